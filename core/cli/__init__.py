@@ -1,0 +1,1 @@
+"""The `batchline` command line."""

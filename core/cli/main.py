@@ -1,0 +1,72 @@
+"""Entry point of the `batchline` command: global options and dispatch to subcommands.
+
+Each subcommand lives in its own module under `core.cli` and exposes
+``register(subparsers) -> None``, which adds its parser and sets ``func`` to a callable
+taking the parsed ``argparse.Namespace`` and returning an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from core import __version__
+from core.errors import BatchlineError, InputError
+
+# Subcommand modules, in the order `--help` lists them.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"batchline: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="batchline", description="Batch runner for ComfyUI.")
+    parser.add_argument("--version", action="version", version=f"batchline {__version__}")
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="ledger folder (default: $BATCHLINE_HOME, else the "
+        "user data folder)"
+    )
+    parser.add_argument("--server", metavar="URL", help="ComfyUI address for this invocation")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return EXIT_OK
+    try:
+        code: int = func(args)
+    except InputError as exc:
+        print(f"batchline: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BatchlineError as exc:
+        print(f"batchline: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

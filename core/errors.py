@@ -1,0 +1,178 @@
+"""Batchline's one exception tree.
+
+Policies classify failures by class, never by message text::
+
+    BatchlineError
+    ├── LedgerError                  the job ledger refused or could not do something
+    │   ├── LedgerFormatError        the file is not a Batchline ledger, or is from a newer schema
+    │   ├── LeaseTakenError          another process holds the controller lease
+    │   ├── IllegalTransition        a state change the transition table forbids
+    │   └── UnknownRecord            no job / batch / preset with that id or name
+    ├── InputError                   bad input from the user (file, option, value): exit code 2
+    │   ├── PresetError              a preset file that cannot be loaded or converted
+    │   └── CompositionError         a batch spec that cannot be composed
+    └── ComfyError                   talking to a ComfyUI server failed
+        ├── TransientComfyError      the answer is unknown; safe to retry after checking
+        │   ├── ComfyConnectionError connect/read failure
+        │   ├── ComfyTimeout         no answer in time
+        │   └── ComfyServerError     HTTP 5xx
+        ├── ComfyRejected            HTTP 400 from /prompt, with parsed node errors
+        ├── ComfyAuthError           HTTP 401/403: token missing or wrong
+        ├── ComfyNotFound            HTTP 404 (an output file, a job)
+        └── ComfyProtocolError       a body that is not what the route promises
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class BatchlineError(Exception):
+    """Base of every error Batchline raises on purpose."""
+
+
+# --- ledger -----------------------------------------------------------------------------------
+
+
+class LedgerError(BatchlineError):
+    """The job ledger refused or could not do something."""
+
+
+class LedgerFormatError(LedgerError):
+    """The database file is not a Batchline ledger, or was written by a newer Batchline."""
+
+
+class LeaseTakenError(LedgerError):
+    """Another process already acts as the controller for this ledger."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid = pid
+        who = f"pid {pid}" if pid else "pid unknown"
+        super().__init__(f"another Batchline controller is running, {who}")
+
+
+class IllegalTransition(LedgerError):
+    """A state change that the transition table does not allow."""
+
+
+class UnknownRecord(LedgerError):
+    """No record with the given id or name."""
+
+
+# --- user input -------------------------------------------------------------------------------
+
+
+class InputError(BatchlineError):
+    """Bad input from the user; the message names the file, node or input that is wrong."""
+
+
+class PresetError(InputError):
+    """A preset file that cannot be loaded, parsed or converted."""
+
+
+class CompositionError(InputError):
+    """A batch spec that cannot be turned into jobs."""
+
+
+# --- ComfyUI ----------------------------------------------------------------------------------
+
+
+class ComfyError(BatchlineError):
+    """Talking to a ComfyUI server failed.
+
+    Attributes:
+        route: the route that failed, such as ``POST /prompt``.
+    """
+
+    def __init__(self, message: str, route: str = "") -> None:
+        self.route = route
+        super().__init__(f"{route}: {message}" if route else message)
+
+
+class TransientComfyError(ComfyError):
+    """The outcome is unknown (the request may or may not have been carried out)."""
+
+
+class ComfyConnectionError(TransientComfyError):
+    """The server could not be reached, or the connection broke before an answer."""
+
+
+class ComfyTimeout(TransientComfyError):
+    """The server did not answer in time."""
+
+
+class ComfyServerError(TransientComfyError):
+    """The server answered with HTTP 5xx."""
+
+    def __init__(self, message: str, route: str = "", status: int = 500) -> None:
+        self.status = status
+        super().__init__(message, route)
+
+
+class ComfyAuthError(ComfyError):
+    """The server (or the proxy in front of it) refused our credentials."""
+
+
+class ComfyNotFound(ComfyError):
+    """The server answered 404 for something we asked for."""
+
+
+class ComfyProtocolError(ComfyError):
+    """The server's answer does not have the shape the route promises."""
+
+
+@dataclass(frozen=True)
+class NodeError:
+    """One validation error of one node, as ComfyUI reports it in ``node_errors``."""
+
+    node_id: str
+    class_type: str
+    type: str
+    message: str
+    details: str = ""
+    input_name: str | None = None
+
+    def describe(self) -> str:
+        where = f"node {self.node_id} ({self.class_type})"
+        if self.input_name:
+            where += f", input {self.input_name!r}"
+        detail = f": {self.details}" if self.details and self.details != self.input_name else ""
+        return f"{where}: {self.message}{detail}"
+
+
+@dataclass(frozen=True)
+class PromptError:
+    """The top-level ``error`` object of a rejected prompt."""
+
+    type: str
+    message: str
+    details: str = ""
+
+
+class ComfyRejected(ComfyError):
+    """ComfyUI refused the prompt with HTTP 400 (validation failed)."""
+
+    def __init__(
+        self, error: PromptError, node_errors: tuple[NodeError, ...] = (), route: str = ""
+    ) -> None:
+        self.error = error
+        self.node_errors = node_errors
+        text = error.message + (f" ({error.details})" if error.details else "")
+        if node_errors:
+            text += "; " + "; ".join(e.describe() for e in node_errors)
+        super().__init__(text, route)
+
+
+@dataclass(frozen=True)
+class ExecutionFailure:
+    """Why a prompt failed while executing (from history or an ``execution_error`` event).
+
+    ``kind`` is ``oom``, ``interrupted`` or ``other``.
+    """
+
+    kind: str
+    node_id: str | None = None
+    node_type: str | None = None
+    exception_type: str | None = None
+    message: str = ""
+    extra: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Batchline's Qt desktop application: thin views and models over `core`."""
