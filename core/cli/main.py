@@ -11,10 +11,13 @@ import argparse
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core import __version__
 from core.errors import BatchlineError, InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = ()
@@ -33,8 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="batchline", description="Batch runner for ComfyUI.")
     parser.add_argument("--version", action="version", version=f"batchline {__version__}")
     parser.add_argument(
-        "--data-dir", metavar="DIR", help="ledger folder (default: $BATCHLINE_HOME, else the "
-        "user data folder)"
+        "--data-dir",
+        metavar="DIR",
+        help="ledger folder (default: $BATCHLINE_HOME, else the user data folder)",
     )
     parser.add_argument("--server", metavar="URL", help="ComfyUI address for this invocation")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")

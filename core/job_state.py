@@ -1,0 +1,127 @@
+"""Job states, attempt results and reasons (DESIGN.md's names), and the transition table."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JobState(StrEnum):
+    """Where a job stands; stored and printed in lowercase."""
+
+    pending = "pending"  # in the ledger, not (yet) accepted by ComfyUI
+    queued = "queued"  # ComfyUI accepted the current attempt; it waits in queue_pending
+    running = "running"  # seen in queue_running or announced by execution_start
+    cancelling = "cancelling"  # the artist asked to cancel; ComfyUI has not confirmed yet
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in TERMINAL_STATES
+
+    @property
+    def is_active(self) -> bool:
+        """The job may still do something without a manual retry."""
+        return self not in TERMINAL_STATES
+
+
+TERMINAL_STATES = frozenset({JobState.succeeded, JobState.failed, JobState.cancelled})
+
+
+class AttemptResult(StrEnum):
+    """What became of one submission of a job."""
+
+    submitting = "submitting"  # prompt_id written, POST /prompt not yet answered
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+    lost = "lost"  # the server no longer knows the prompt
+
+    @property
+    def is_final(self) -> bool:
+        return self in FINAL_RESULTS
+
+
+FINAL_RESULTS = frozenset(
+    {AttemptResult.succeeded, AttemptResult.failed, AttemptResult.cancelled, AttemptResult.lost}
+)
+
+
+class Reason(StrEnum):
+    """Why an attempt or a job failed or was cancelled (DESIGN.md, "Retry by cause")."""
+
+    connection_error = "connection_error"
+    timeout = "timeout"
+    server_lost = "server_lost"
+    server_error = "server_error"
+    validation_error = "validation_error"
+    oom = "oom"
+    execution_error = "execution_error"
+    cancelled = "cancelled"
+    interrupted_elsewhere = "interrupted_elsewhere"
+    removed_elsewhere = "removed_elsewhere"
+
+    @property
+    def retried_automatically(self) -> bool:
+        return self in AUTOMATIC_RETRY_REASONS
+
+
+AUTOMATIC_RETRY_REASONS = frozenset(
+    {Reason.connection_error, Reason.timeout, Reason.server_lost, Reason.server_error}
+)
+
+_S = JobState
+# Job-level moves the ledger accepts. A move to `pending` is only ever made together with a new
+# attempt (automatic retry or manual retry), so within one attempt states only move forward.
+ALLOWED_TRANSITIONS: dict[JobState, frozenset[JobState]] = {
+    _S.pending: frozenset(
+        {_S.pending, _S.queued, _S.running, _S.cancelling, _S.succeeded, _S.failed, _S.cancelled}
+    ),
+    _S.queued: frozenset(
+        {_S.pending, _S.running, _S.cancelling, _S.succeeded, _S.failed, _S.cancelled}
+    ),
+    _S.running: frozenset({_S.pending, _S.cancelling, _S.succeeded, _S.failed, _S.cancelled}),
+    _S.cancelling: frozenset({_S.succeeded, _S.failed, _S.cancelled}),
+    _S.succeeded: frozenset(),
+    _S.failed: frozenset({_S.pending}),
+    _S.cancelled: frozenset({_S.pending}),
+}
+
+# Forward order of the states an observation can report within one attempt.
+_RANK = {_S.pending: 0, _S.queued: 1, _S.running: 2, _S.cancelling: 3}
+
+_RESULT_ORDER = {
+    AttemptResult.submitting: 0,
+    AttemptResult.queued: 1,
+    AttemptResult.running: 2,
+}
+
+
+def can_transition(current: JobState, target: JobState) -> bool:
+    """Whether the table allows the job-level move ``current -> target``."""
+    return target in ALLOWED_TRANSITIONS[current]
+
+
+def is_forward(current: JobState, target: JobState) -> bool:
+    """Whether an observation moving ``current -> target`` within one attempt is forward.
+
+    Terminal targets are always forward from a non-terminal state; ``cancelling`` is never left
+    for ``queued`` or ``running`` (the job keeps showing that it is being cancelled).
+    """
+    if current.is_terminal:
+        return False
+    if target.is_terminal:
+        return True
+    return _RANK[target] > _RANK[current]
+
+
+def result_is_forward(current: AttemptResult, target: AttemptResult) -> bool:
+    """Whether an attempt may move from result ``current`` to ``target``."""
+    if current.is_final:
+        return False
+    if target.is_final:
+        return True
+    return _RESULT_ORDER[target] > _RESULT_ORDER[current]

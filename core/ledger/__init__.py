@@ -1,0 +1,26 @@
+"""The job ledger (peewee on SQLite): batches, jobs, attempts, transitions, presets, settings."""
+
+from core.ledger.ledger import Ledger
+from core.ledger.records import (
+    AttemptRecord,
+    BatchRecord,
+    JobRecord,
+    NewJob,
+    PresetRecord,
+    RequestRecord,
+    TransitionRecord,
+)
+from core.ledger.stores import PresetContent, PresetOutcome
+
+__all__ = [
+    "AttemptRecord",
+    "BatchRecord",
+    "JobRecord",
+    "Ledger",
+    "NewJob",
+    "PresetContent",
+    "PresetOutcome",
+    "PresetRecord",
+    "RequestRecord",
+    "TransitionRecord",
+]

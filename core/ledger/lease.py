@@ -1,0 +1,92 @@
+"""The controller lease: an OS file lock beside the ledger, held by at most one process."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import IO, TYPE_CHECKING
+
+from core.errors import LeaseTakenError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+class ControllerLease:
+    """Exclusive right to act as the controller of one ledger, for as long as it is held.
+
+    The lock is the operating system's (``flock`` on POSIX, ``msvcrt.locking`` on Windows), so it
+    is released by the OS when the holder dies, however it dies. The holder's pid is written into
+    the lock file so a refused process can say who holds it.
+    """
+
+    def __init__(self, ledger_file: Path) -> None:
+        self.path = ledger_file.with_name(ledger_file.name + ".controller.lock")
+        self._handle: IO[str] | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._handle is not None
+
+    def acquire(self) -> None:
+        """Take the lease, or raise LeaseTakenError naming the holder's pid."""
+        if self._handle is not None:
+            return
+        handle = self.path.open("a+", encoding="ascii")
+        if not _try_lock(handle):
+            handle.seek(0)
+            pid = handle.read().strip()
+            handle.close()
+            raise LeaseTakenError(int(pid) if pid.isdigit() else None)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is None:
+            return
+        with contextlib.suppress(OSError):
+            self._handle.truncate(0)
+        _unlock(self._handle)
+        self._handle.close()
+        self._handle = None
+
+    def __enter__(self) -> ControllerLease:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds only
+    import msvcrt
+
+    def _try_lock(handle: IO[str]) -> bool:
+        try:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(handle: IO[str]) -> None:
+        with contextlib.suppress(OSError):
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(handle: IO[str]) -> bool:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(handle: IO[str]) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,274 @@
+"""The job ledger: the durable record of every batch, job, attempt and transition."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from peewee import SQL, fn
+
+from core.errors import UnknownRecord
+from core.job_state import FINAL_RESULTS, JobState
+from core.ledger import schema
+from core.ledger.database import open_database
+from core.ledger.lease import ControllerLease
+from core.ledger.records import (
+    AttemptRecord,
+    BatchRecord,
+    JobRecord,
+    NewJob,
+    TransitionRecord,
+)
+from core.ledger.stores import PresetStore, RequestQueue, SettingsStore
+from core.ledger.transitions import TransitionVerbs
+from core.paths import ledger_path
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+
+_JOB_COLUMNS = (
+    "id, batch_id, requester, params_json, priority, state, attempt, auto_attempts, "
+    "created_at, updated_at, seq"
+)
+
+
+class Ledger(TransitionVerbs):
+    """One ledger database, opened by any number of processes; at most one is the controller.
+
+    Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
+    Attributes ``presets``, ``settings`` and ``requests`` hold the smaller tables' stores.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.path = ledger_path(folder)
+        self._db = open_database(self.path)
+        self.lease = ControllerLease(self.path)
+        self.presets = PresetStore(self)
+        self.settings = SettingsStore(self)
+        self.requests = RequestQueue(self)
+
+    def close(self) -> None:
+        self.lease.release()
+        self._db.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def tx(self) -> Iterator[None]:
+        """A write transaction that holds SQLite's write lock from its first statement."""
+        with self._db.bind_ctx(schema.MODELS), self._db.atomic("IMMEDIATE"):
+            yield
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[None]:
+        with self._db.bind_ctx(schema.MODELS), self._db.atomic():
+            yield
+
+    @staticmethod
+    def now() -> float:
+        return time.time()
+
+    def allocate(self, family: str, count: int = 1) -> int:
+        """Reserve ``count`` consecutive numbers of ``family``; returns the first. In a tx."""
+        row = schema.Counter.get_or_none(schema.Counter.key == family)
+        first = (row.value if row else 0) + 1
+        schema.Counter.insert(key=family, value=first + count - 1).on_conflict_replace().execute()
+        return first
+
+    def next_seq(self, count: int = 1) -> int:
+        """First of ``count`` change-feed positions (in a tx)."""
+        return self.allocate("seq", count)
+
+    # --- batches and jobs ----------------------------------------------------------------------
+
+    def create_batch(
+        self,
+        preset_name: str,
+        jobs: Sequence[NewJob],
+        *,
+        requester: str,
+        priority: int = 0,
+        spec: dict[str, Any] | None = None,
+    ) -> tuple[BatchRecord, list[str]]:
+        """Create a batch of the named preset and its jobs, all pending, in one transaction."""
+        now = self.now()
+        with self.tx():
+            preset = self.presets.row(preset_name)
+            date = datetime.fromtimestamp(now, UTC).strftime("%Y%m%d")
+            batch_id = _format_id("batch", date, self.allocate(f"batch_{date}"))
+            schema.Batch.create(
+                id=batch_id,
+                preset=preset.name,
+                workflow=preset.workflow_hash,
+                requester=requester,
+                priority=priority,
+                spec_json=json.dumps(spec or {}),
+                created_at=now,
+            )
+            job_ids = self._insert_jobs(batch_id, date, jobs, requester, priority, now)
+        return self.batch(batch_id), job_ids
+
+    def _insert_jobs(
+        self,
+        batch_id: str,
+        date: str,
+        jobs: Sequence[NewJob],
+        requester: str,
+        priority: int,
+        now: float,
+    ) -> list[str]:
+        first = self.allocate(f"job_{date}", len(jobs))
+        seq = self.next_seq(len(jobs))
+        ids = [_format_id("job", date, first + i) for i in range(len(jobs))]
+        rows = [
+            (
+                job_id,
+                batch_id,
+                job.requester or requester,
+                json.dumps(job.params, sort_keys=True),
+                priority if job.priority is None else job.priority,
+                JobState.pending.value,
+                1,
+                1,
+                now,
+                now,
+                seq + i,
+            )
+            for i, (job_id, job) in enumerate(zip(ids, jobs, strict=True))
+        ]
+        self._db.cursor().executemany(
+            f"INSERT INTO job ({_JOB_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
+        )
+        return ids
+
+    def batch(self, batch_id: str) -> BatchRecord:
+        with self.read():
+            row = schema.Batch.get_or_none(schema.Batch.id == batch_id)
+            if row is None:
+                raise UnknownRecord(f"no batch {batch_id!r}")
+            return _batch_record(row)
+
+    def batches(self) -> list[BatchRecord]:
+        with self.read():
+            return [_batch_record(r) for r in schema.Batch.select().order_by(schema.Batch.id)]
+
+    def workflow(self, workflow_hash: str) -> dict[str, Any]:
+        """The API workflow stored under ``workflow_hash``."""
+        with self.read():
+            row = schema.Workflow.get_or_none(schema.Workflow.hash == workflow_hash)
+            if row is None:
+                raise UnknownRecord(f"no workflow {workflow_hash}")
+            result: dict[str, Any] = json.loads(row.api_json)
+            return result
+
+    def job(self, job_id: str) -> JobRecord:
+        with self.read():
+            return JobRecord.from_row(self.job_row(job_id))
+
+    def job_row(self, job_id: str) -> schema.Job:
+        row = schema.Job.get_or_none(schema.Job.id == job_id)
+        if row is None:
+            raise UnknownRecord(f"no job {job_id!r}")
+        return row
+
+    def jobs(
+        self,
+        *,
+        batch: str | None = None,
+        states: Sequence[JobState] | None = None,
+        requester: str | None = None,
+    ) -> list[JobRecord]:
+        """Jobs in creation order, optionally of one batch, in some states, of one requester."""
+        with self.read():
+            query = schema.Job.select()
+            if batch is not None:
+                query = query.where(schema.Job.batch == batch)
+            if states is not None:
+                query = query.where(schema.Job.state.in_([s.value for s in states]))
+            if requester is not None:
+                query = query.where(schema.Job.requester == requester)
+            return [JobRecord.from_row(r) for r in query.order_by(SQL("rowid"))]
+
+    def count_by_state(self, batch: str | None = None) -> dict[JobState, int]:
+        with self.read():
+            query = schema.Job.select(schema.Job.state, fn.COUNT(schema.Job.id).alias("n"))
+            if batch is not None:
+                query = query.where(schema.Job.batch == batch)
+            rows = cast("list[tuple[str, int]]", list(query.group_by(schema.Job.state).tuples()))
+            return {JobState(state): n for state, n in rows}
+
+    def attempts(self, job_id: str) -> list[AttemptRecord]:
+        with self.read():
+            query = schema.Attempt.select().where(schema.Attempt.job == job_id)
+            return [AttemptRecord.from_row(r) for r in query.order_by(schema.Attempt.n)]
+
+    def attempt(self, prompt_id: str) -> AttemptRecord | None:
+        with self.read():
+            row = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
+            return AttemptRecord.from_row(row) if row else None
+
+    def live_attempts(self) -> list[AttemptRecord]:
+        """Current attempts that are not final: what the controller must follow on the server."""
+        final = [result.value for result in FINAL_RESULTS]
+        with self.read():
+            query = (
+                schema.Attempt.select()
+                .join(schema.Job)
+                .where(schema.Attempt.n == schema.Job.attempt, schema.Attempt.result.not_in(final))
+                .order_by(schema.Attempt.id)
+            )
+            return [AttemptRecord.from_row(r) for r in query]
+
+    def transitions(self, job_id: str) -> list[TransitionRecord]:
+        with self.read():
+            query = schema.Transition.select().where(schema.Transition.job == job_id)
+            return [TransitionRecord.from_row(r) for r in query.order_by(schema.Transition.id)]
+
+    # --- change feed ---------------------------------------------------------------------------
+
+    def changes_since(self, seq: int, limit: int = 5000) -> tuple[list[JobRecord], int]:
+        """Jobs written after feed position ``seq`` (by any process), and the position reached.
+
+        Call again with the returned position to follow the ledger without rescanning it.
+        """
+        with self.read():
+            query = (
+                schema.Job.select()
+                .where(schema.Job.seq > seq)
+                .order_by(schema.Job.seq)
+                .limit(limit)
+            )
+            jobs = [JobRecord.from_row(r) for r in query]
+        return jobs, (jobs[-1].seq if jobs else seq)
+
+    def latest_seq(self) -> int:
+        with self.read():
+            return int(schema.Job.select(fn.COALESCE(fn.MAX(schema.Job.seq), 0)).scalar())
+
+
+def _format_id(family: str, date: str, counter: int) -> str:
+    return f"{family}_{date}_{counter:04d}"
+
+
+def _batch_record(row: schema.Batch) -> BatchRecord:
+    return BatchRecord(
+        id=row.id,
+        preset=row.preset,
+        workflow_hash=row.workflow_hash,
+        requester=row.requester,
+        priority=row.priority,
+        spec=json.loads(row.spec_json),
+        created_at=row.created_at,
+    )

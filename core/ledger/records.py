@@ -1,0 +1,155 @@
+"""Immutable snapshots of ledger rows, handed to the controller, the CLI and the GUI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.job_state import AttemptResult, JobState
+
+if TYPE_CHECKING:
+    from core.ledger import schema
+
+JsonValue = Any
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    id: str
+    batch: str
+    requester: str
+    params: dict[str, JsonValue]
+    priority: int
+    state: JobState
+    reason: str | None
+    warning: str | None
+    attempt: int
+    auto_attempts: int
+    created_at: float
+    updated_at: float
+    seq: int
+
+    @classmethod
+    def from_row(cls, row: schema.Job) -> JobRecord:
+        return cls(
+            id=row.id,
+            batch=row.batch_id,
+            requester=row.requester,
+            params=json.loads(row.params_json),
+            priority=row.priority,
+            state=JobState(row.state),
+            reason=row.reason,
+            warning=row.warning,
+            attempt=row.attempt,
+            auto_attempts=row.auto_attempts,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            seq=row.seq,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    job_id: str
+    n: int
+    prompt_id: str
+    server: str
+    number: float | None
+    result: AttemptResult
+    reason: str | None
+    error: dict[str, JsonValue] | None
+    workflow_hash: str
+    stalled: bool
+    created_at: float
+    queued_at: float | None
+    started_at: float | None
+    finished_at: float | None
+    outputs: list[str]
+
+    @classmethod
+    def from_row(cls, row: schema.Attempt) -> AttemptRecord:
+        return cls(
+            job_id=row.job_id,
+            n=row.n,
+            prompt_id=row.prompt_id,
+            server=row.server,
+            number=row.number,
+            result=AttemptResult(row.result),
+            reason=row.reason,
+            error=json.loads(row.error_json) if row.error_json else None,
+            workflow_hash=row.workflow_hash,
+            stalled=row.stalled,
+            created_at=row.created_at,
+            queued_at=row.queued_at,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+            outputs=json.loads(row.outputs_json),
+        )
+
+    @property
+    def is_final(self) -> bool:
+        return self.result.is_final
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionRecord:
+    job_id: str
+    attempt: int
+    at: float
+    from_state: JobState
+    to_state: JobState
+    cause: str
+
+    @classmethod
+    def from_row(cls, row: schema.Transition) -> TransitionRecord:
+        return cls(
+            job_id=row.job_id,
+            attempt=row.attempt,
+            at=row.at,
+            from_state=JobState(row.from_state),
+            to_state=JobState(row.to_state),
+            cause=row.cause,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRecord:
+    id: str
+    preset: str
+    workflow_hash: str
+    requester: str
+    priority: int
+    spec: dict[str, JsonValue]
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PresetRecord:
+    name: str
+    workflow_hash: str
+    api_workflow: dict[str, JsonValue]
+    editor_workflow: dict[str, JsonValue] | None
+    source: str
+    info: dict[str, JsonValue]
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    id: int
+    kind: str
+    target: str
+    created_at: float
+    done_at: float | None
+    outcome: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """What a batch needs to know about each job it creates (from batch composition)."""
+
+    params: dict[str, JsonValue]
+    requester: str | None = None
+    priority: int | None = None

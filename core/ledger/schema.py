@@ -1,0 +1,145 @@
+"""The ledger's tables as peewee models (bound per ledger at run time)."""
+
+from __future__ import annotations
+
+from peewee import (
+    AutoField,
+    BooleanField,
+    CharField,
+    DatabaseProxy,
+    FloatField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+# "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
+APPLICATION_ID = 0x42544C4E
+# PRAGMA user_version of a ledger this code writes; see migrations.py for the path up to it.
+SCHEMA_VERSION = 1
+
+database_proxy = DatabaseProxy()
+
+
+class BaseModel(Model):
+    class Meta:
+        database = database_proxy
+        legacy_table_names = False
+
+
+class Counter(BaseModel):
+    """Next free number per id family and UTC date (job ids, batch ids, the change feed)."""
+
+    key = CharField(primary_key=True)
+    value = IntegerField()
+
+
+class Workflow(BaseModel):
+    """An API-format workflow, stored once by the sha256 of its canonical JSON."""
+
+    hash = CharField(primary_key=True)
+    api_json = TextField()
+
+
+class Preset(BaseModel):
+    id = AutoField()
+    name = CharField(unique=True)
+    workflow_hash: str
+    workflow = ForeignKeyField(Workflow, column_name="workflow_hash")
+    editor_json = TextField(null=True)  # the editor-format graph, when the source had one
+    source = TextField(default="")  # the file it was loaded from
+    info_json = TextField(default="{}")  # what Batchline learned: seed inputs, notices, ...
+    created_at = FloatField()
+    updated_at = FloatField()
+
+
+class Batch(BaseModel):
+    id = CharField(primary_key=True)
+    workflow_hash: str
+    preset = CharField()  # the preset's name when the batch was made (presets may go later)
+    workflow = ForeignKeyField(Workflow, column_name="workflow_hash")
+    requester = CharField()
+    priority = IntegerField(default=0)
+    spec_json = TextField(default="{}")
+    created_at = FloatField()
+
+
+class Job(BaseModel):
+    batch_id: str
+    id = CharField(primary_key=True)
+    batch = ForeignKeyField(Batch, column_name="batch_id", index=True)
+    requester = CharField(index=True)
+    params_json = TextField()  # exactly the values this job varies, "NODE.INPUT" -> value
+    priority = IntegerField(default=0)
+    state = CharField(index=True)
+    reason = CharField(null=True)
+    warning = TextField(null=True)
+    attempt = IntegerField(default=1)  # the current attempt's number
+    auto_attempts = IntegerField(default=1)  # attempts opened since the last manual retry
+    created_at = FloatField()
+    updated_at = FloatField()
+    seq = IntegerField(index=True)  # change-feed position: bumped by every write to the job
+
+
+class Attempt(BaseModel):
+    job_id: str
+    id = AutoField()
+    job = ForeignKeyField(Job, column_name="job_id", backref="attempts", on_delete="CASCADE")
+    n = IntegerField()
+    prompt_id = CharField(unique=True)
+    server = CharField()
+    number = FloatField(null=True)  # ComfyUI's queue number
+    result = CharField()
+    reason = CharField(null=True)
+    error_json = TextField(null=True)  # node id, node type, exception type, message, kind
+    workflow_hash = CharField()
+    stalled = BooleanField(default=False)
+    created_at = FloatField()
+    queued_at = FloatField(null=True)
+    started_at = FloatField(null=True)
+    finished_at = FloatField(null=True)
+    outputs_json = TextField(default="[]")
+
+    class Meta:
+        indexes = ((("job", "n"), True),)
+
+
+class Transition(BaseModel):
+    job_id: str
+    id = AutoField()
+    job = ForeignKeyField(Job, column_name="job_id", backref="transitions", on_delete="CASCADE")
+    attempt = IntegerField()
+    at = FloatField()
+    from_state = CharField()
+    to_state = CharField()
+    cause = TextField()
+
+
+class Setting(BaseModel):
+    key = CharField(primary_key=True)
+    value_json = TextField()
+
+
+class Request(BaseModel):
+    """A command (cancel, retry, ...) written by one process for the controller to carry out."""
+
+    id = AutoField()
+    kind = CharField()
+    target = CharField(default="")
+    created_at = FloatField()
+    done_at = FloatField(null=True, index=True)
+    outcome = TextField(null=True)
+
+
+MODELS: tuple[type[BaseModel], ...] = (
+    Counter,
+    Workflow,
+    Preset,
+    Batch,
+    Job,
+    Attempt,
+    Transition,
+    Setting,
+    Request,
+)

@@ -1,0 +1,177 @@
+"""The ledger's smaller tables: presets, settings, and requests between processes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from core.errors import InputError, UnknownRecord
+from core.ledger import schema
+from core.ledger.records import PresetRecord, RequestRecord
+
+if TYPE_CHECKING:
+    from core.ledger.ledger import Ledger
+
+
+class PresetOutcome(StrEnum):
+    created = "created"
+    replaced = "replaced"
+    unchanged = "unchanged"
+
+
+@dataclass(frozen=True)
+class PresetContent:
+    """What a preset stores: its API workflow (by hash), editor graph, source and learned info."""
+
+    workflow_hash: str
+    api_workflow: dict[str, Any]
+    editor_workflow: dict[str, Any] | None = None
+    source: str = ""
+    info: dict[str, Any] | None = None
+
+
+class PresetStore:
+    """Presets by unique name; each API workflow is stored once, by content hash."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def add(self, name: str, content: PresetContent, *, replace: bool = False) -> PresetOutcome:
+        """Store ``content`` under ``name``.
+
+        Raises:
+            InputError: the name is taken by different content and ``replace`` is false.
+        """
+        if not name.strip():
+            raise InputError("a preset needs a non-empty name")
+        now = self._ledger.now()
+        editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
+        with self._ledger.tx():
+            existing = schema.Preset.get_or_none(schema.Preset.name == name)
+            if existing and existing.workflow_hash == content.workflow_hash:
+                return PresetOutcome.unchanged
+            if existing and not replace:
+                raise InputError(
+                    f"a preset named {name!r} already exists with other content; "
+                    "use --replace to overwrite it"
+                )
+            _store_workflow(content)
+            fields = {
+                "workflow": content.workflow_hash,
+                "editor_json": editor,
+                "source": content.source,
+                "info_json": json.dumps(content.info or {}),
+                "updated_at": now,
+            }
+            if existing:
+                schema.Preset.update(**fields).where(schema.Preset.id == existing.id).execute()
+                return PresetOutcome.replaced
+            schema.Preset.create(name=name, created_at=now, **fields)
+            return PresetOutcome.created
+
+    def row(self, name: str) -> schema.Preset:
+        row = schema.Preset.get_or_none(schema.Preset.name == name)
+        if row is None:
+            raise UnknownRecord(f"no preset named {name!r}")
+        return row
+
+    def get(self, name: str) -> PresetRecord:
+        with self._ledger.read():
+            return _preset_record(self.row(name))
+
+    def names(self) -> list[str]:
+        with self._ledger.read():
+            return [r.name for r in schema.Preset.select().order_by(schema.Preset.name)]
+
+    def all(self) -> list[PresetRecord]:
+        with self._ledger.read():
+            query = schema.Preset.select().order_by(schema.Preset.name)
+            return [_preset_record(r) for r in query]
+
+    def remove(self, name: str) -> None:
+        """Forget the preset; batches made from it keep their stored workflow."""
+        with self._ledger.tx():
+            self.row(name).delete_instance()
+
+
+def _store_workflow(content: PresetContent) -> None:
+    api = json.dumps(content.api_workflow, sort_keys=True)
+    schema.Workflow.insert(hash=content.workflow_hash, api_json=api).on_conflict_ignore().execute()
+
+
+def _preset_record(row: schema.Preset) -> PresetRecord:
+    return PresetRecord(
+        name=row.name,
+        workflow_hash=row.workflow_hash,
+        api_workflow=json.loads(row.workflow.api_json),
+        editor_workflow=json.loads(row.editor_json) if row.editor_json else None,
+        source=row.source,
+        info=json.loads(row.info_json),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class SettingsStore:
+    """Settings shared by the GUI and the CLI, as JSON values by key."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def get(self, key: str, default: Any = None) -> Any:
+        with self._ledger.read():
+            row = schema.Setting.get_or_none(schema.Setting.key == key)
+            return json.loads(row.value_json) if row else default
+
+    def set(self, key: str, value: Any) -> None:
+        with self._ledger.tx():
+            query = schema.Setting.insert(key=key, value_json=json.dumps(value))
+            query.on_conflict_replace().execute()
+
+    def all(self) -> dict[str, Any]:
+        with self._ledger.read():
+            return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
+
+
+class RequestQueue:
+    """Commands written by one process (the CLI) for the controller in another to carry out."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def post(self, kind: str, target: str = "") -> int:
+        with self._ledger.tx():
+            row = schema.Request.create(kind=kind, target=target, created_at=self._ledger.now())
+            return int(row.id)
+
+    def open(self) -> list[RequestRecord]:
+        """Requests not yet carried out, oldest first."""
+        with self._ledger.read():
+            query = schema.Request.select().where(schema.Request.done_at.is_null())
+            return [_request_record(r) for r in query.order_by(schema.Request.id)]
+
+    def get(self, request_id: int) -> RequestRecord:
+        with self._ledger.read():
+            row = schema.Request.get_or_none(schema.Request.id == request_id)
+            if row is None:
+                raise UnknownRecord(f"no request {request_id}")
+            return _request_record(row)
+
+    def complete(self, request_id: int, outcome: str) -> None:
+        with self._ledger.tx():
+            schema.Request.update(done_at=self._ledger.now(), outcome=outcome).where(
+                schema.Request.id == request_id
+            ).execute()
+
+
+def _request_record(row: schema.Request) -> RequestRecord:
+    return RequestRecord(
+        id=row.id,
+        kind=row.kind,
+        target=row.target,
+        created_at=row.created_at,
+        done_at=row.done_at,
+        outcome=row.outcome,
+    )
