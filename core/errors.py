@@ -20,6 +20,7 @@ Policies classify failures by class, never by message text::
         ├── ComfyAuthError           HTTP 401/403: token missing or wrong
         ├── ComfyNotFound            HTTP 404 (an output file, a job)
         └── ComfyProtocolError       a body that is not what the route promises
+            └── ComfyOutputTooLarge  a downloaded output exceeds the size limit
 """
 
 from __future__ import annotations
@@ -121,6 +122,14 @@ class ComfyProtocolError(ComfyError):
     """The server's answer does not have the shape the route promises."""
 
 
+class ComfyOutputTooLarge(ComfyProtocolError):
+    """A downloaded output is larger than the caller's size limit; nothing was kept."""
+
+    def __init__(self, message: str, route: str = "", limit: int = 0) -> None:
+        self.limit = limit
+        super().__init__(message, route)
+
+
 @dataclass(frozen=True)
 class NodeError:
     """One validation error of one node, as ComfyUI reports it in ``node_errors``."""
@@ -131,6 +140,7 @@ class NodeError:
     message: str
     details: str = ""
     input_name: str | None = None
+    dependent_outputs: tuple[str, ...] = ()
 
     def describe(self) -> str:
         where = f"node {self.node_id} ({self.class_type})"

@@ -1,0 +1,68 @@
+"""The ComfyUI client: HTTP routes (ComfyClient), WebSocket events (Listener) and their types."""
+
+from core.comfy.auth import BasicAuth, BearerAuth
+from core.comfy.backoff import Backoff
+from core.comfy.client import DEFAULT_TIMEOUT, ComfyClient, new_prompt_id
+from core.comfy.download import DEFAULT_MAX_BYTES
+from core.comfy.events import (
+    Connected,
+    Disconnected,
+    Event,
+    Executed,
+    Executing,
+    ExecutionCached,
+    ExecutionError,
+    ExecutionInterrupted,
+    ExecutionStart,
+    ExecutionSuccess,
+    Progress,
+    Reconnected,
+    Status,
+)
+from core.comfy.failures import is_oom
+from core.comfy.jobs import JobInfo, PromptLookup, PromptState
+from core.comfy.listener import Listener
+from core.comfy.responses import (
+    Device,
+    HistoryEntry,
+    ImageRef,
+    QueueItem,
+    QueueSnapshot,
+    SubmitResult,
+    SystemStats,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_TIMEOUT",
+    "Backoff",
+    "BasicAuth",
+    "BearerAuth",
+    "ComfyClient",
+    "Connected",
+    "Device",
+    "Disconnected",
+    "Event",
+    "Executed",
+    "Executing",
+    "ExecutionCached",
+    "ExecutionError",
+    "ExecutionInterrupted",
+    "ExecutionStart",
+    "ExecutionSuccess",
+    "HistoryEntry",
+    "ImageRef",
+    "JobInfo",
+    "Listener",
+    "Progress",
+    "PromptLookup",
+    "PromptState",
+    "QueueItem",
+    "QueueSnapshot",
+    "Reconnected",
+    "Status",
+    "SubmitResult",
+    "SystemStats",
+    "is_oom",
+    "new_prompt_id",
+]

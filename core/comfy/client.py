@@ -1,0 +1,362 @@
+"""ComfyClient: the async HTTP client of one ComfyUI server over one long-lived AsyncClient."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import quote
+
+import httpx
+
+from core.comfy.auth import Auth, Verify, auth_headers, ssl_context
+from core.comfy.download import DEFAULT_MAX_BYTES, check_declared_size, stream_to_file
+from core.comfy.http_errors import status_error, transport_error
+from core.comfy.jobs import (
+    JOB_PENDING,
+    JOB_RUNNING,
+    JobInfo,
+    PromptLookup,
+    PromptState,
+    parse_job_detail,
+    parse_jobs,
+)
+from core.comfy.listener import Listener
+from core.comfy.node_errors import parse_rejection
+from core.comfy.responses import (
+    HistoryEntry,
+    ImageRef,
+    QueueSnapshot,
+    SubmitResult,
+    SystemStats,
+    parse_history,
+    parse_object_info,
+    parse_queue,
+    parse_submit,
+    parse_system_stats,
+)
+from core.comfy.shapes import JsonObject, Shape, parse_json
+from core.errors import ComfyProtocolError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from types import TracebackType
+
+    from core.comfy.backoff import Backoff
+
+# Connecting is quick or hopeless; answers may wait behind a busy server (object_info is MBs).
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+
+
+def new_prompt_id() -> str:
+    """A fresh canonical lowercase UUID: the form newer servers require for client prompt ids."""
+    return str(uuid.uuid4())
+
+
+class ComfyClient:
+    """Talks HTTP to one ComfyUI server; one instance per server, closed with ``aclose``.
+
+    Every answer is validated: a wrong shape raises ComfyProtocolError naming the route, and
+    transport failures and status codes map onto the core.errors tree. Whether the server has
+    the newer jobs API is probed once per client and then preferred.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        client_id: str | None = None,
+        auth: Auth | None = None,
+        verify: Verify = True,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """Create the client (no I/O yet).
+
+        Args:
+            base_url: ``http://host:port`` (or https, optionally with a path prefix).
+            client_id: routes this client's WebSocket events; a stable random id by default.
+            auth: bearer or basic credentials sent on every request and the WebSocket.
+            verify: certificate verification for https: on by default; False, a CA bundle
+                path or an SSLContext as in httpx.
+            timeout: per-request timeouts.
+            transport: an httpx transport to use instead of the network (tests).
+        """
+        url = httpx.URL(base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ValueError(f"not an http(s) server address: {base_url!r}")
+        self.base_url = str(url).rstrip("/")
+        self.client_id = client_id or uuid.uuid4().hex
+        self._auth = auth
+        self._verify = verify
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=auth_headers(auth),
+            verify=ssl_context(verify) if isinstance(verify, str) else verify,
+            timeout=timeout,
+            transport=transport,
+        )
+        self._jobs_api: bool | None = None
+        self._probe_lock = asyncio.Lock()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # --- prompts and the queue ----------------------------------------------------------------
+
+    async def submit(
+        self,
+        prompt: Mapping[str, Any],
+        prompt_id: str,
+        *,
+        extra_data: Mapping[str, Any] | None = None,
+    ) -> SubmitResult:
+        """Queue an API-format prompt under our own ``prompt_id`` (``POST /prompt``).
+
+        A 200 whose ``node_errors`` is not empty is returned, not raised: the server dropped
+        those outputs and runs the rest. ``SubmitResult.prompt_id`` is the id the server
+        reports (an old server ignores ours).
+
+        Raises:
+            ComfyRejected: HTTP 400, with the parsed error and node errors.
+        """
+        _segment(prompt_id)  # refuses an empty id
+        body = {
+            "prompt": dict(prompt),
+            "prompt_id": prompt_id,
+            "client_id": self.client_id,
+            "extra_data": dict(extra_data or {}),
+        }
+        response = await self._call("POST", "/prompt", json=body, accept=(400,))
+        if response.status_code == 400:
+            raise parse_rejection(self._json(response), _route(response))
+        return parse_submit(self._json(response), _route(response))
+
+    async def queue(self) -> QueueSnapshot:
+        """``GET /queue``: running and pending prompts, pending in run order."""
+        response = await self._call("GET", "/queue")
+        return parse_queue(self._json(response), _route(response))
+
+    async def delete(self, *prompt_ids: str) -> None:
+        """Remove pending prompts (``POST /queue`` delete); a running one is untouched."""
+        if prompt_ids:
+            await self._call("POST", "/queue", json={"delete": list(prompt_ids)})
+
+    async def interrupt(self, prompt_id: str) -> None:
+        """Interrupt ``prompt_id`` only if it is running now; never the global form."""
+        if not prompt_id:
+            raise ValueError("an empty prompt_id would interrupt whatever runs")
+        await self._call("POST", "/interrupt", json={"prompt_id": prompt_id})
+
+    # --- history ------------------------------------------------------------------------------
+
+    async def history(self, prompt_id: str) -> HistoryEntry | None:
+        """``GET /history/{id}``: the entry, or None while the server does not know it."""
+        response = await self._call("GET", f"/history/{_segment(prompt_id)}")
+        entries = parse_history(self._json(response), _route(response))
+        for entry in entries:
+            if entry.prompt_id == prompt_id:
+                return entry
+        if entries:
+            raise Shape(_route(response)).fail("body", f"an entry for {prompt_id!r}", entries)
+        return None
+
+    async def recent_history(self, max_items: int) -> tuple[HistoryEntry, ...]:
+        """The newest ``max_items`` history entries, oldest first."""
+        if max_items < 1:
+            raise ValueError("max_items must be at least 1")
+        response = await self._call("GET", "/history", params={"max_items": max_items})
+        return parse_history(self._json(response), _route(response))
+
+    # --- other routes -------------------------------------------------------------------------
+
+    async def download(
+        self, image: ImageRef, dest: Path, *, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> int:
+        """Stream an output image from ``/view`` into exactly ``dest``; returns its size.
+
+        The server's file name is only sent as a query value, never used as a local path.
+        The file appears complete or not at all.
+
+        Raises:
+            ComfyOutputTooLarge: the body exceeds ``max_bytes`` (nothing is kept).
+            ComfyNotFound: the server has no such file.
+        """
+        params = {"filename": image.filename, "subfolder": image.subfolder, "type": image.type}
+        route = "GET /view"
+        try:
+            async with self._http.stream("GET", "/view", params=params) as response:
+                await self._raise_for_status(response, route)
+                check_declared_size(response, max_bytes, route)
+                return await stream_to_file(response, Path(dest), max_bytes, route)
+        except httpx.HTTPError as exc:
+            raise transport_error(exc, route) from exc
+
+    async def system_stats(self) -> SystemStats:
+        response = await self._call("GET", "/system_stats")
+        return parse_system_stats(self._json(response), _route(response))
+
+    async def object_info(self) -> dict[str, JsonObject]:
+        """The node catalogue: class name → definition."""
+        response = await self._call("GET", "/object_info")
+        return parse_object_info(self._json(response), _route(response))
+
+    # --- jobs API (newer servers) and the version-independent verbs ---------------------------
+
+    async def has_jobs_api(self) -> bool:
+        """Whether the server has ``/api/jobs``; probed once per client."""
+        async with self._probe_lock:
+            if self._jobs_api is None:
+                self._jobs_api = await self._probe_jobs_api()
+            return self._jobs_api
+
+    async def jobs(
+        self, *, status: Iterable[str] = (), limit: int | None = None
+    ) -> tuple[JobInfo, ...]:
+        """``GET /api/jobs`` filtered by status names (newer servers only)."""
+        params: dict[str, str | int] = {}
+        if statuses := ",".join(status):
+            params["status"] = statuses
+        if limit is not None:
+            params["limit"] = limit
+        response = await self._call("GET", "/api/jobs", params=params)
+        return parse_jobs(self._json(response), _route(response))
+
+    async def job(self, prompt_id: str) -> JobInfo | None:
+        """``GET /api/jobs/{id}`` with outputs; None when the server does not know it."""
+        response = await self._call("GET", f"/api/jobs/{_segment(prompt_id)}", accept=(404,))
+        if response.status_code == 404:
+            return None
+        return parse_job_detail(self._json(response), _route(response))
+
+    async def cancel(self, prompt_id: str) -> bool | None:
+        """Cancel one prompt whether pending or running.
+
+        Returns:
+            The server's answer on servers with the jobs API (False: it was not pending or
+            running); None on older servers, which give no feedback (delete, then targeted
+            interrupt): confirm with ``lookup``.
+        """
+        if await self.has_jobs_api():
+            response = await self._call("POST", f"/api/jobs/{_segment(prompt_id)}/cancel")
+            shape = Shape(_route(response))
+            body = shape.obj(self._json(response), "body")
+            return shape.flag(shape.key(body, "cancelled", "body"), "cancelled")
+        await self.delete(prompt_id)
+        await self.interrupt(prompt_id)
+        return None
+
+    async def lookup(self, prompt_id: str) -> PromptLookup:
+        """Where the prompt is now: pending, running, finished (with its entry) or unknown."""
+        if await self.has_jobs_api():
+            return _lookup_from_job(await self.job(prompt_id), f"GET /api/jobs/{prompt_id}")
+        # /queue before /history: a prompt finishing between the reads is then seen in
+        # history; the other order could miss it in both (protocol notes 13.2).
+        place = (await self.queue()).place_of(prompt_id)
+        if place is not None:
+            return PromptLookup(PromptState(place))
+        entry = await self.history(prompt_id)
+        if entry is None:
+            return PromptLookup(PromptState.unknown)
+        return PromptLookup(PromptState.finished, entry)
+
+    def listener(
+        self, *, prompt_ids: Iterable[str] | None = None, backoff: Backoff | None = None
+    ) -> Listener:
+        """A WebSocket listener for this client's id, with the same credentials and TLS rules.
+
+        Args:
+            prompt_ids: pass only events about these prompts (None: all events).
+            backoff: the reconnect delays (default: 0.5 s doubling up to 30 s, jittered).
+        """
+        url = httpx.URL(self.base_url)
+        scheme = "wss" if url.scheme == "https" else "ws"
+        path = url.path.rstrip("/") + "/ws"
+        ws_url = url.copy_with(scheme=scheme, path=path, params={"clientId": self.client_id})
+        return Listener(
+            str(ws_url),
+            self.client_id,
+            headers=auth_headers(self._auth),
+            ssl_context=ssl_context(self._verify) if scheme == "wss" else None,
+            prompt_ids=prompt_ids,
+            backoff=backoff,
+        )
+
+    # --- internals ----------------------------------------------------------------------------
+
+    async def _probe_jobs_api(self) -> bool:
+        response = await self._call("GET", "/api/jobs", params={"limit": 1}, accept=(404, 405))
+        if response.status_code != 200:
+            return False
+        try:
+            body = self._json(response)
+        except ComfyProtocolError:
+            return False
+        return isinstance(body, dict) and isinstance(body.get("jobs"), list)
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+        accept: tuple[int, ...] = (),
+    ) -> httpx.Response:
+        """Send one request; map failures; return 2xx answers and those with ``accept`` codes."""
+        route = f"{method} {path}"
+        try:
+            response = await self._http.request(method, path, params=params, json=json)
+        except httpx.HTTPError as exc:
+            raise transport_error(exc, route) from exc
+        if response.status_code not in accept:
+            await self._raise_for_status(response, route)
+        return response
+
+    @staticmethod
+    async def _raise_for_status(response: httpx.Response, route: str) -> None:
+        if 200 <= response.status_code < 300:
+            return
+        await response.aread()
+        error = status_error(response, route)
+        if error is not None:
+            raise error
+
+    @staticmethod
+    def _json(response: httpx.Response) -> Any:
+        return parse_json(response.content, _route(response))
+
+
+def _route(response: httpx.Response) -> str:
+    return f"{response.request.method} {response.request.url.path}"
+
+
+def _segment(value: str) -> str:
+    """One URL path segment: a prompt id can never add path parts or a query."""
+    if not value:
+        raise ValueError("empty prompt_id")
+    return quote(value, safe="")
+
+
+def _lookup_from_job(job: JobInfo | None, route: str) -> PromptLookup:
+    if job is None:
+        return PromptLookup(PromptState.unknown)
+    if job.status == JOB_PENDING:
+        return PromptLookup(PromptState.pending)
+    if job.status == JOB_RUNNING:
+        return PromptLookup(PromptState.running)
+    if job.finished:
+        return PromptLookup(PromptState.finished, job.to_history_entry())
+    Shape(route).fail("job.status", "a known job status", job.status)

@@ -1,0 +1,208 @@
+"""The WebSocket listener: an async iterator of typed events that reconnects with backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Self
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+from core.comfy.backoff import Backoff
+from core.comfy.events import (
+    Connected,
+    Disconnected,
+    Event,
+    Reconnected,
+    Status,
+    parse_event,
+    prompt_of,
+)
+from core.errors import ComfyAuthError
+
+if TYPE_CHECKING:
+    import ssl
+    from collections.abc import Iterable, Mapping
+    from types import TracebackType
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 32 * 1024 * 1024  # executed/progress_state messages of big graphs exceed 1 MiB
+STABLE_AFTER = 10.0  # a connection that lived this long resets the backoff
+_CONNECTION_EVENTS = (Connected, Disconnected, Reconnected, Status)
+
+
+class Listener:
+    """Reads ``/ws?clientId=...`` and yields typed events; reconnects on its own.
+
+    Events: ``Connected`` once, then server events; when the socket drops, ``Disconnected``
+    (also for each failed attempt), then ``Reconnected`` when a new socket is open. Nothing
+    missed in between is replayed: on ``Reconnected`` re-read ``/queue`` and ``/history``.
+    With ``prompt_ids`` set, only events about those prompts pass (plus connection events and
+    ``Status``); an ``executing`` without a prompt_id is never attributed to one. Binary
+    frames, unknown types and malformed messages are skipped.
+
+    Usage::
+
+        async with client.listener(prompt_ids=[pid]) as events:
+            async for event in events:
+                ...
+    """
+
+    def __init__(
+        self,
+        url: str,
+        client_id: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        prompt_ids: Iterable[str] | None = None,
+        backoff: Backoff | None = None,
+        open_timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.client_id = client_id
+        self._headers = dict(headers or {})
+        self._ssl = ssl_context
+        self._prompt_ids = None if prompt_ids is None else set(prompt_ids)
+        self._backoff = backoff or Backoff()
+        self._open_timeout = open_timeout
+        self._socket: ClientConnection | None = None
+        self._queued: collections.deque[Event] = collections.deque()
+        self._closing = asyncio.Event()
+        self._delay = 0.0
+        self._connects = 0
+        self._connected_at = 0.0
+
+    @property
+    def connected(self) -> bool:
+        return self._socket is not None
+
+    def watch(self, *prompt_ids: str) -> None:
+        """Also pass events about these prompts (no-op when not filtering)."""
+        if self._prompt_ids is not None:
+            self._prompt_ids.update(prompt_ids)
+
+    def unwatch(self, *prompt_ids: str) -> None:
+        if self._prompt_ids is not None:
+            self._prompt_ids.difference_update(prompt_ids)
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Event:
+        while not self._closing.is_set():
+            if self._queued:
+                return self._queued.popleft()
+            if self._socket is None:
+                await self._connect()
+                continue
+            event = await self._receive(self._socket)
+            if event is not None and self._wanted(event):
+                return event
+        raise StopAsyncIteration
+
+    async def aclose(self) -> None:
+        """Stop: close the socket and end any running ``async for``."""
+        self._closing.set()
+        socket, self._socket = self._socket, None
+        if socket is not None:
+            await socket.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _wanted(self, event: Event) -> bool:
+        if self._prompt_ids is None or isinstance(event, _CONNECTION_EVENTS):
+            return True
+        prompt_id = prompt_of(event)
+        return prompt_id is not None and prompt_id in self._prompt_ids
+
+    async def _connect(self) -> None:
+        """One attempt (after the pending delay): queues Connected/Reconnected or Disconnected."""
+        await self._pause(self._delay)
+        if self._closing.is_set():
+            return
+        try:
+            socket = await self._open()
+        except (OSError, TimeoutError, InvalidHandshake) as exc:
+            self._retry_later(f"connect failed: {_describe(exc)}")
+            return
+        if self._closing.is_set():
+            await socket.close()
+            return
+        self._opened(socket)
+
+    async def _open(self) -> ClientConnection:
+        try:
+            return await connect(
+                self.url,
+                additional_headers=self._headers,
+                ssl=self._ssl,
+                max_size=MAX_MESSAGE,
+                open_timeout=self._open_timeout,
+                origin=None,  # ComfyUI's origin check 403s a mismatched Origin; send none
+            )
+        except InvalidStatus as exc:
+            if exc.response.status_code in (401, 403):
+                raise ComfyAuthError("credentials refused", "WS /ws") from exc
+            raise
+
+    def _opened(self, socket: ClientConnection) -> None:
+        self._socket = socket
+        self._connected_at = time.monotonic()
+        self._connects += 1
+        if self._connects == 1:
+            self._queued.append(Connected(self.client_id))
+        else:
+            self._queued.append(Reconnected(self.client_id, attempt=self._connects - 1))
+
+    async def _receive(self, socket: ClientConnection) -> Event | None:
+        try:
+            frame = await socket.recv()
+        except ConnectionClosed as exc:
+            await self._dropped(socket, exc)
+            return None
+        if isinstance(frame, bytes):  # previews; we do not show them
+            return None
+        return parse_event(frame)
+
+    async def _dropped(self, socket: ClientConnection, exc: ConnectionClosed) -> None:
+        # Close the old socket before any new one opens: a stale socket with our clientId
+        # would unregister the new one when it finally closes (protocol notes 13.7).
+        await socket.close()
+        self._socket = None
+        if self._closing.is_set():
+            return
+        if time.monotonic() - self._connected_at >= STABLE_AFTER:
+            self._backoff.reset()
+        self._retry_later(f"connection closed: {_describe(exc)}")
+
+    def _retry_later(self, reason: str) -> None:
+        self._delay = self._backoff.next_delay()
+        log.info("WebSocket %s; retrying in %.2f s", reason, self._delay)
+        self._queued.append(Disconnected(reason, retry_in=self._delay))
+
+    async def _pause(self, delay: float) -> None:
+        if delay > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), delay)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
