@@ -1,0 +1,45 @@
+"""Recognising and validating API-format workflows (`{id: {class_type, inputs}}`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.errors import PresetError
+
+
+def is_api_workflow(data: object) -> bool:
+    """True for a non-empty mapping whose values all carry a `class_type` (ComfyUI's API format)."""
+    return (
+        isinstance(data, Mapping)
+        and bool(data)
+        and all(isinstance(n, Mapping) and "class_type" in n for n in data.values())
+    )
+
+
+def is_link(value: object) -> bool:
+    """A link is `[source_node_id, output_index]`."""
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], int)
+        and not isinstance(value[1], bool)
+    )
+
+
+def validate_api_workflow(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Check an API workflow's shape and links; return it as a plain dict."""
+    for node_id, node in data.items():
+        if not isinstance(node.get("class_type"), str) or not node["class_type"]:
+            raise PresetError(f"node {node_id} has no class_type")
+        inputs = node.get("inputs", {})
+        if not isinstance(inputs, Mapping):
+            raise PresetError(f"node {node_id} ({node['class_type']}): inputs is not an object")
+        for name, value in inputs.items():
+            if is_link(value) and value[0] not in data:
+                raise PresetError(
+                    f"node {node_id} ({node['class_type']}), input {name!r}: "
+                    f"link to node {value[0]}, which does not exist"
+                )
+    return {str(k): v for k, v in data.items()}

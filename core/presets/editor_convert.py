@@ -1,0 +1,150 @@
+"""Conversion of editor-format ComfyUI workflows to API format, driven by a node catalogue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.catalogue import Catalogue, NodeClass
+from core.errors import PresetError
+from core.presets.expand import expand_group_nodes, expand_subgraphs, widget_pairs
+from core.presets.graph import MODE_BYPASSED, MODE_MUTED, Graph, Node, parse_graph
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+REROUTE = "Reroute"
+PRIMITIVE = "PrimitiveNode"
+VIRTUAL_TYPES = frozenset({REROUTE, PRIMITIVE, "Note", "MarkdownNote"})
+MAX_TRACE = 1000
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """The API workflow made from an editor workflow, and notices for the artist."""
+
+    api_workflow: dict[str, Any]
+    notices: tuple[str, ...]
+
+
+def convert_editor(workflow: Mapping[str, Any], catalogue: Catalogue | None = None) -> Conversion:
+    """Convert an editor-format workflow to API format.
+
+    Without a catalogue the bundled one (ComfyUI 0.3.64) is used, and a notice says so.
+    Raises PresetError naming the node (and input) for anything that cannot be converted.
+    """
+    notices: list[str] = []
+    if catalogue is None:
+        catalogue = Catalogue.bundled()
+        notices.append(f"converted with the {catalogue.version} node catalogue (no server)")
+    graph = parse_graph(workflow)
+    expand_subgraphs(graph, workflow)
+    expand_group_nodes(graph, workflow, catalogue)
+    _check_links(graph)
+    emitted = _emitted_nodes(graph, catalogue)
+    api = {node.id: _api_node(graph, node, cls) for node, cls in emitted}
+    if not api:
+        raise PresetError("the workflow has no nodes to run")
+    return Conversion(api, tuple(notices))
+
+
+def _emitted_nodes(graph: Graph, catalogue: Catalogue) -> list[tuple[Node, NodeClass]]:
+    """The nodes that become API nodes; unknown node types are reported all at once."""
+    emitted, missing = [], []
+    for node in graph.nodes.values():
+        if node.type in VIRTUAL_TYPES or node.mode in (MODE_MUTED, MODE_BYPASSED):
+            continue
+        cls = catalogue.get(node.type)
+        if cls is not None:
+            emitted.append((node, cls))
+        elif node.inputs or node.outputs:  # frontend-only nodes have no sockets: skip them
+            missing.append(node)
+    if missing:
+        raise PresetError(_missing_message(missing, catalogue))
+    return emitted
+
+
+def _missing_message(missing: list[Node], catalogue: Catalogue) -> str:
+    by_type: dict[str, list[str]] = {}
+    for node in missing:
+        by_type.setdefault(node.type, []).append(node.id)
+    if any(t.startswith("workflow>") or t.startswith("workflow/") for t in by_type):
+        hint = "; recreate group nodes as subgraphs"
+    else:
+        hint = " (custom nodes not installed, or newer than the server)"
+    listed = ", ".join(f"{t} (node {', '.join(ids)})" for t, ids in sorted(by_type.items()))
+    return f"node types unknown to the {catalogue.version} catalogue: {listed}{hint}"
+
+
+def _check_links(graph: Graph) -> None:
+    for node in graph.nodes.values():
+        for socket in node.inputs:
+            if socket.link is None:
+                continue
+            link = graph.links.get(socket.link)
+            if link is None or link.source not in graph.nodes:
+                raise PresetError(
+                    f"node {node.id} ({node.type}), input {socket.name!r}: "
+                    f"link {socket.link} is dangling (its source node is missing)"
+                )
+
+
+def _api_node(graph: Graph, node: Node, cls: NodeClass) -> dict[str, Any]:
+    inputs = _widget_inputs(node, cls)
+    inputs.update({name: wrap_value(value) for name, value in node.overrides.items()})
+    for socket in node.inputs:
+        if socket.link is not None:
+            resolved = _resolve(graph, socket.link, socket.type)
+            if resolved is not _DROPPED:
+                inputs[socket.name] = resolved
+    return {
+        "inputs": inputs,
+        "class_type": node.type,
+        "_meta": {"title": node.title or cls.display_name},
+    }
+
+
+def _widget_inputs(node: Node, cls: NodeClass) -> dict[str, Any]:
+    pairs, _ = widget_pairs(cls, node.widgets_values)
+    return {spec.name: wrap_value(value) for spec, value in pairs}
+
+
+def wrap_value(value: Any) -> Any:
+    """Literal lists are wrapped so the server does not read them as links."""
+    return {"__value__": value} if isinstance(value, list) else value
+
+
+def _resolve(graph: Graph, key: str, want: str) -> Any:
+    """What an input linked by `key` receives: `[node, slot]`, an inlined literal, or nothing."""
+    for _ in range(MAX_TRACE):
+        link = graph.links.get(key)
+        source = graph.nodes.get(link.source) if link else None
+        if link is None or source is None:
+            return _DROPPED
+        if source.mode == MODE_MUTED:
+            return _DROPPED
+        if source.type == PRIMITIVE:
+            return wrap_value(source.widgets_values[0]) if source.widgets_values else _DROPPED
+        if source.type == REROUTE or source.mode == MODE_BYPASSED:
+            following = _pass_through(source, link.slot, want)
+            if following is None:
+                return _DROPPED
+            key = following
+            continue
+        return [source.id, link.slot]
+    raise PresetError(f"a link loops through reroute or bypassed nodes (link {key})")
+
+
+def _pass_through(node: Node, slot: int, want: str) -> str | None:
+    """The input link a reroute or bypassed node passes to its output `slot`."""
+    if node.type == REROUTE:
+        return node.inputs[0].link if node.inputs else None
+    order = [slot, *range(len(node.inputs))]
+    for index in order:
+        if index < len(node.inputs) and node.inputs[index].type == want:
+            link: str | None = node.inputs[index].link
+            return link
+    return None
+
+
+_DROPPED = object()

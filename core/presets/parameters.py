@@ -1,0 +1,72 @@
+"""Listing the editable parameters (literal inputs) of an API workflow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from core.presets.api_format import is_link
+from core.presets.model import InputRef, Parameter
+
+if TYPE_CHECKING:
+    from core.catalogue import Catalogue, InputSpec
+
+
+def list_parameters(
+    api: Mapping[str, Any], catalogue: Catalogue, seeds: Iterable[InputRef] = ()
+) -> tuple[Parameter, ...]:
+    """Every literal input of the workflow, with title, type and range from the catalogue."""
+    seed_refs = set(seeds)
+    return tuple(
+        _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs)
+        for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
+        for name, value in _inputs(node).items()
+        if not is_link(value)
+    )
+
+
+def node_sort_key(node_id: str) -> tuple[int, ...]:
+    """Sort node ids numerically, part by part (`3` < `10` < `10:2`)."""
+    return tuple(int(p) if p.isdigit() else -1 for p in str(node_id).split(":"))
+
+
+def _parameter(
+    ref: InputRef, node: Mapping[str, Any], value: Any, catalogue: Catalogue, seeds: set[InputRef]
+) -> Parameter:
+    class_type = str(node.get("class_type"))
+    cls = catalogue.get(class_type)
+    spec = cls.input(ref.input) if cls else None
+    meta = node.get("_meta")
+    title = meta.get("title") if isinstance(meta, Mapping) else None
+    return Parameter(
+        ref=ref,
+        node_title=str(title or (cls.display_name if cls else class_type)),
+        class_type=class_type,
+        type=spec.type if spec else _type_of(value),
+        value=value,
+        minimum=spec.minimum if spec else None,
+        maximum=spec.maximum if spec else None,
+        step=_step(spec),
+        choices=spec.choices if spec else (),
+        is_seed=ref in seeds,
+    )
+
+
+def _step(spec: InputSpec | None) -> int | float | None:
+    step = spec.options.get("step") if spec else None
+    return step if isinstance(step, int | float) and not isinstance(step, bool) else None
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "INT"
+    if isinstance(value, float):
+        return "FLOAT"
+    return "STRING" if isinstance(value, str) else "*"
+
+
+def _inputs(node: Any) -> Mapping[str, Any]:
+    inputs = node.get("inputs") if isinstance(node, Mapping) else None
+    return inputs if isinstance(inputs, Mapping) else {}
