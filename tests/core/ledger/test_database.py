@@ -1,0 +1,90 @@
+"""Opening ledger files: bad files are refused untouched; old schemas are migrated."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.errors import LedgerFormatError
+from core.ledger import Ledger
+from core.ledger import database as database_module
+from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
+from core.paths import ledger_path
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_new_ledger_is_marked_as_batchline(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        assert ledger.path == ledger_path(tmp_path)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def test_a_text_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = ledger_path(tmp_path)
+    path.write_text("these are my notes, not a database\n")
+    before = _digest(path)
+    with pytest.raises(LedgerFormatError, match="not a Batchline ledger"):
+        Ledger(tmp_path)
+    assert _digest(path) == before
+
+
+def test_another_programs_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = ledger_path(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE contacts (name TEXT)")
+    conn.execute("INSERT INTO contacts VALUES ('Ada')")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(LedgerFormatError, match="another program's database"):
+        Ledger(tmp_path)
+    assert _digest(path) == before
+
+
+def test_a_ledger_from_a_newer_batchline_is_refused_and_left_alone(tmp_path: Path) -> None:
+    Ledger(tmp_path).close()
+    path = ledger_path(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(LedgerFormatError, match="newer Batchline"):
+        Ledger(tmp_path)
+    assert _digest(path) == before
+
+
+def test_an_older_schema_is_migrated_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migration path: a ledger at version N is brought up through each step to N + 1."""
+    Ledger(tmp_path).close()
+    target = SCHEMA_VERSION + 1
+
+    def add_note_column(db: object, migrator: database_module.SqliteMigrator) -> None:
+        from peewee import TextField
+        from playhouse.migrate import migrate
+
+        migrate(migrator.add_column("job", "note", TextField(null=True)))
+
+    monkeypatch.setattr(database_module, "SCHEMA_VERSION", target)
+    monkeypatch.setitem(database_module.MIGRATIONS, target, add_note_column)
+    database_module.open_database(ledger_path(tmp_path)).close()
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(job)")]
+        assert "note" in columns
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == target
+    finally:
+        conn.close()

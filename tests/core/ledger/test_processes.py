@@ -1,0 +1,152 @@
+"""The ledger shared by several processes: lease, id allocation, crashes, the change feed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from core.errors import LeaseTakenError
+from core.job_state import JobState
+from core.ledger import Ledger
+from tests.core.ledger.conftest import make_jobs
+
+PRELUDE = """
+import sys, time
+from pathlib import Path
+from core.ledger import Ledger, NewJob, PresetContent
+home = Path(sys.argv[1])
+"""
+
+
+def _spawn(script: str, home: Path, *args: str) -> subprocess.Popen[str]:
+    code = PRELUDE + textwrap.dedent(script)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, str(home), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_line(proc: subprocess.Popen[str], expected: str) -> None:
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    assert line == expected, (
+        f"child said {line!r}; stderr: {proc.stderr.read() if proc.stderr else ''}"
+    )
+
+
+def test_lease_is_exclusive_across_processes(ledger: Ledger) -> None:
+    with _spawn(
+        """
+        ledger = Ledger(home)
+        ledger.lease.acquire()
+        print("held", flush=True)
+        time.sleep(60)
+        """,
+        ledger.folder,
+    ) as holder:
+        _wait_for_line(holder, "held")
+        with pytest.raises(LeaseTakenError, match=f"pid {holder.pid}") as caught:
+            ledger.lease.acquire()
+        assert "another Batchline controller is running" in str(caught.value)
+        assert not ledger.lease.held
+        holder.kill()
+    ledger.lease.acquire()  # the OS released the dead holder's lock
+    assert ledger.lease.held
+
+
+def test_second_lease_in_the_same_process_is_refused_too(ledger: Ledger) -> None:
+    ledger.lease.acquire()
+    with Ledger(ledger.folder) as other, pytest.raises(LeaseTakenError, match=str(os.getpid())):
+        other.lease.acquire()
+    ledger.lease.release()
+
+
+def test_ids_from_two_processes_at_once_never_collide(ledger: Ledger) -> None:
+    script = """
+        ledger = Ledger(home)
+        for _ in range(25):
+            ledger.create_batch("demo", [NewJob({"1.color": i}) for i in range(4)],
+                                requester=sys.argv[2])
+        print("done", flush=True)
+        """
+    with _spawn(script, ledger.folder, "a") as first, _spawn(script, ledger.folder, "b") as second:
+        for child in (first, second):
+            _wait_for_line(child, "done")
+            assert child.wait() == 0
+    jobs = ledger.jobs()
+    ids = [job.id for job in jobs]
+    assert len(ids) == 200 == len(set(ids))
+    counters = sorted(int(job_id.rsplit("_", 1)[1]) for job_id in ids)
+    assert counters == list(range(1, 201))
+    assert len({batch.id for batch in ledger.batches()}) == 50
+    seqs = [job.seq for job in jobs]
+    assert len(set(seqs)) == 200, "every job has its own change-feed position"
+
+
+def test_process_killed_mid_transaction_leaves_nothing_half_written(ledger: Ledger) -> None:
+    make_jobs(ledger, 3)
+    with _spawn(
+        """
+        import core.ledger.ledger as module
+        original = module.Ledger._insert_jobs
+        def slow_insert(self, *args, **kwargs):
+            ids = original(self, *args, **kwargs)
+            print("inserted", flush=True)   # rows written, transaction not committed
+            time.sleep(60)
+            return ids
+        module.Ledger._insert_jobs = slow_insert
+        ledger = Ledger(home)
+        ledger.create_batch("demo", [NewJob({"1.color": i}) for i in range(2000)],
+                            requester="crash")
+        """,
+        ledger.folder,
+    ) as child:
+        _wait_for_line(child, "inserted")
+        os.kill(child.pid, signal.SIGKILL)
+    with Ledger(ledger.folder) as reopened:
+        assert len(reopened.jobs()) == 3
+        assert len(reopened.batches()) == 1
+        assert reopened.count_by_state() == {JobState.pending: 3}
+        # The ledger keeps working: ids continue without reusing the lost transaction's.
+        make_jobs(reopened, 1)
+        assert len(reopened.jobs()) == 4
+
+
+def test_change_feed_sees_another_process_writes(ledger: Ledger) -> None:
+    seen, position = ledger.changes_since(0)
+    assert seen == []
+    with _spawn(
+        """
+        ledger = Ledger(home)
+        _, ids = ledger.create_batch("demo", [NewJob({"1.color": 1}), NewJob({"1.color": 2})],
+                                     requester="cli")
+        ledger.request_cancel(ids[1])
+        print("written", flush=True)
+        """,
+        ledger.folder,
+    ) as writer:
+        _wait_for_line(writer, "written")
+        assert writer.wait() == 0
+    changed, position = ledger.changes_since(position)
+    assert [(job.requester, job.state) for job in changed] == [
+        ("cli", JobState.pending),
+        ("cli", JobState.cancelled),
+    ]
+    assert ledger.changes_since(position) == ([], position)
+
+
+def test_change_feed_pages_through_large_changes(ledger: Ledger) -> None:
+    make_jobs(ledger, 25)
+    first, position = ledger.changes_since(0, limit=10)
+    second, position = ledger.changes_since(position, limit=10)
+    third, position = ledger.changes_since(position, limit=10)
+    assert [len(page) for page in (first, second, third)] == [10, 10, 5]
+    assert position == ledger.latest_seq()

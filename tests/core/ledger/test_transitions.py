@@ -1,0 +1,289 @@
+"""Every verb against every state: what the ledger accepts, ignores and refuses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import count
+
+import pytest
+
+from core.errors import IllegalTransition
+from core.job_state import AttemptResult, JobState, Reason
+from core.ledger import Ledger
+from tests.core.ledger.conftest import make_jobs
+
+_ids = count()
+
+
+def _pid() -> str:
+    return f"prompt-{next(_ids)}"
+
+
+def _submitted(ledger: Ledger) -> tuple[str, str]:
+    job = make_jobs(ledger, 1)[0]
+    pid = _pid()
+    ledger.submit_attempt(job, pid, "http://127.0.0.1:8188", "wf")
+    return job, pid
+
+
+# Each setup returns (job id, prompt id of its current attempt or a prompt id nobody knows).
+def _fresh(ledger: Ledger) -> tuple[str, str]:
+    return make_jobs(ledger, 1)[0], "unknown-prompt"
+
+
+def _queued(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _submitted(ledger)
+    assert ledger.observe_queued(pid, 1)
+    return job, pid
+
+
+def _running(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _queued(ledger)
+    assert ledger.observe_running(pid)
+    return job, pid
+
+
+def _cancelling(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _queued(ledger)
+    assert ledger.request_cancel(job) == JobState.cancelling
+    return job, pid
+
+
+def _succeeded(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _running(ledger)
+    assert ledger.observe_succeeded(pid, ["/out/a.png"])
+    return job, pid
+
+
+def _failed(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _running(ledger)
+    assert ledger.observe_failed(pid, Reason.oom, {"node_id": "3"})
+    return job, pid
+
+
+def _cancelled(ledger: Ledger) -> tuple[str, str]:
+    job, pid = _cancelling(ledger)
+    assert ledger.observe_cancelled(pid)
+    return job, pid
+
+
+SETUPS: dict[str, Callable[[Ledger], tuple[str, str]]] = {
+    "pending": _fresh,
+    "submitting": _submitted,
+    "queued": _queued,
+    "running": _running,
+    "cancelling": _cancelling,
+    "succeeded": _succeeded,
+    "failed": _failed,
+    "cancelled": _cancelled,
+}
+
+VERBS: dict[str, Callable[[Ledger, str, str], object]] = {
+    "queued": lambda lg, job, pid: lg.observe_queued(pid, 7),
+    "running": lambda lg, job, pid: lg.observe_running(pid),
+    "succeeded": lambda lg, job, pid: lg.observe_succeeded(pid, []),
+    "failed": lambda lg, job, pid: lg.observe_failed(pid, Reason.execution_error),
+    "cancelled": lambda lg, job, pid: lg.observe_cancelled(pid, Reason.removed_elsewhere),
+    "lost": lambda lg, job, pid: lg.observe_retryable(pid, AttemptResult.lost, Reason.server_lost),
+    "cancel": lambda lg, job, pid: lg.request_cancel(job),
+    "retry": lambda lg, job, pid: lg.retry(job),
+    "submit": lambda lg, job, pid: lg.submit_attempt(job, _pid(), "http://x", "wf"),
+}
+
+# (state, verb) -> the job's state afterwards, "ignored" (an observation that writes nothing), or
+# "refused" (a command that raises IllegalTransition).
+# "unchanged": a command that is already satisfied (cancel while cancelling) writes nothing either.
+IGNORED, REFUSED, UNCHANGED = "ignored", "refused", "unchanged"
+EXPECTED: dict[str, dict[str, str]] = {
+    "pending": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": IGNORED,
+        "failed": IGNORED,
+        "cancelled": IGNORED,
+        "lost": IGNORED,
+        "cancel": "cancelled",
+        "retry": REFUSED,
+        "submit": "pending",
+    },
+    "submitting": {
+        "queued": "queued",
+        "running": "running",
+        "succeeded": "succeeded",
+        "failed": "failed",
+        "cancelled": "cancelled",
+        "lost": "pending",
+        "cancel": "cancelling",
+        "retry": REFUSED,
+        "submit": REFUSED,
+    },
+    "queued": {
+        "queued": IGNORED,
+        "running": "running",
+        "succeeded": "succeeded",
+        "failed": "failed",
+        "cancelled": "cancelled",
+        "lost": "pending",
+        "cancel": "cancelling",
+        "retry": REFUSED,
+        "submit": REFUSED,
+    },
+    "running": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": "succeeded",
+        "failed": "failed",
+        "cancelled": "cancelled",
+        "lost": "pending",
+        "cancel": "cancelling",
+        "retry": REFUSED,
+        "submit": REFUSED,
+    },
+    "cancelling": {
+        "queued": IGNORED,
+        "running": "cancelling",
+        "succeeded": "succeeded",
+        "failed": "failed",
+        "cancelled": "cancelled",
+        "lost": "cancelled",
+        "cancel": UNCHANGED,
+        "retry": REFUSED,
+        "submit": REFUSED,
+    },
+    "succeeded": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": IGNORED,
+        "failed": IGNORED,
+        "cancelled": IGNORED,
+        "lost": IGNORED,
+        "cancel": REFUSED,
+        "retry": REFUSED,
+        "submit": REFUSED,
+    },
+    "failed": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": IGNORED,
+        "failed": IGNORED,
+        "cancelled": IGNORED,
+        "lost": IGNORED,
+        "cancel": REFUSED,
+        "retry": "pending",
+        "submit": REFUSED,
+    },
+    "cancelled": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": IGNORED,
+        "failed": IGNORED,
+        "cancelled": IGNORED,
+        "lost": IGNORED,
+        "cancel": REFUSED,
+        "retry": "pending",
+        "submit": REFUSED,
+    },
+}
+
+CASES = [(state, verb) for state in SETUPS for verb in VERBS]
+
+
+@pytest.mark.parametrize(("state", "verb"), CASES)
+def test_verb_in_state(ledger: Ledger, state: str, verb: str) -> None:
+    job, pid = SETUPS[state](ledger)
+    before = ledger.job(job)
+    history = ledger.transitions(job)
+    expected = EXPECTED[state][verb]
+    if expected == REFUSED:
+        with pytest.raises(IllegalTransition):
+            VERBS[verb](ledger, job, pid)
+        assert ledger.job(job) == before
+        return
+    outcome = VERBS[verb](ledger, job, pid)
+    after = ledger.job(job)
+    if expected in (IGNORED, UNCHANGED):
+        assert outcome is False or expected == UNCHANGED
+        assert after == before, "an ignored observation must write nothing"
+        assert ledger.transitions(job) == history
+        return
+    assert after.state == JobState(expected)
+    assert after.seq > before.seq, "every accepted change moves the job in the change feed"
+    moved = after.state != before.state or after.attempt != before.attempt
+    assert len(ledger.transitions(job)) == len(history) + (1 if moved else 0)
+
+
+def test_transition_rows_tell_the_story(ledger: Ledger) -> None:
+    job, pid = _running(ledger)
+    ledger.observe_succeeded(pid, ["/out/x.png"])
+    story = [(t.from_state, t.to_state, t.attempt) for t in ledger.transitions(job)]
+    assert story == [
+        (JobState.pending, JobState.queued, 1),
+        (JobState.queued, JobState.running, 1),
+        (JobState.running, JobState.succeeded, 1),
+    ]
+    attempt = ledger.attempts(job)[0]
+    assert attempt.result == AttemptResult.succeeded
+    assert attempt.outputs == ["/out/x.png"]
+    assert attempt.queued_at is not None
+    assert attempt.started_at is not None
+    assert attempt.finished_at is not None
+
+
+def test_news_about_an_older_attempt_is_ignored(ledger: Ledger) -> None:
+    job, old = _running(ledger)
+    assert ledger.observe_retryable(old, AttemptResult.lost, Reason.server_lost)
+    new = "prompt-new"
+    ledger.submit_attempt(job, new, "http://x", "wf")
+    before = ledger.job(job)
+    assert ledger.observe_succeeded(old, []) is False
+    assert ledger.observe_running(old) is False
+    assert ledger.job(job) == before
+    assert ledger.observe_queued(new, 3)
+    assert ledger.job(job).state == JobState.queued
+
+
+def test_automatic_attempts_stop_at_the_limit(ledger: Ledger) -> None:
+    job = make_jobs(ledger, 1)[0]
+    for n in (1, 2, 3):
+        pid = f"p{n}"
+        ledger.submit_attempt(job, pid, "http://x", "wf")
+        assert ledger.job(job).attempt == n
+        assert ledger.observe_retryable(pid, AttemptResult.lost, Reason.server_lost)
+    final = ledger.job(job)
+    assert final.state == JobState.failed
+    assert final.reason == Reason.server_lost
+    assert [a.result for a in ledger.attempts(job)] == [AttemptResult.lost] * 3
+    assert "gave up after 3 attempts" in ledger.transitions(job)[-1].cause
+
+
+def test_manual_retry_opens_the_next_attempt_and_a_fresh_budget(ledger: Ledger) -> None:
+    job, _ = _failed(ledger)
+    retried = ledger.retry(job)
+    assert (retried.state, retried.attempt, retried.auto_attempts) == (JobState.pending, 2, 1)
+    assert retried.reason is None
+    ledger.submit_attempt(job, "second", "http://x", "wf")
+    assert ledger.observe_retryable("second", AttemptResult.failed, Reason.connection_error)
+    assert ledger.job(job).attempt == 3
+    last = ledger.transitions(job)[-1]
+    assert (last.from_state, last.to_state, last.attempt) == (JobState.pending, JobState.pending, 2)
+
+
+def test_cancel_of_a_finished_job_names_its_state(ledger: Ledger) -> None:
+    job, _ = _succeeded(ledger)
+    with pytest.raises(IllegalTransition, match="already succeeded"):
+        ledger.request_cancel(job)
+
+
+def test_success_while_cancelling_says_the_cancel_was_too_late(ledger: Ledger) -> None:
+    job, pid = _cancelling(ledger)
+    ledger.observe_running(pid)
+    assert ledger.observe_succeeded(pid, [])
+    assert ledger.transitions(job)[-1].cause == "finished before the cancel landed"
+
+
+def test_stalled_flag_is_visible_and_not_a_state(ledger: Ledger) -> None:
+    job, pid = _running(ledger)
+    assert ledger.set_stalled(pid, True)
+    assert ledger.set_stalled(pid, True) is False
+    assert ledger.attempts(job)[0].stalled
+    assert ledger.job(job).state == JobState.running
