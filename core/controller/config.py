@@ -1,0 +1,60 @@
+"""The controller's knobs, with DESIGN.md's defaults; stored in the ledger's settings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import TYPE_CHECKING, Any
+
+from core.errors import InputError
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+DEFAULT_SERVER = "http://127.0.0.1:8188"
+SETTINGS_KEY = "controller"
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Caps, intervals and limits of one controller.
+
+    Attributes:
+        global_cap: ComfyUI running + pending (all clients) at which we stop submitting.
+        per_requester_cap: queued + running jobs one requester may have at once.
+        max_queue_depth: hard maximum of prompts waiting in ComfyUI that we keep to feed the
+            GPU when jobs are short (only used when the global cap is higher).
+        max_attempts: automatic attempts per job.
+        poll_active_s / poll_idle_s: /queue + /history polling while jobs are active / idle.
+        grace_s: how long a prompt may be in neither queue nor history before it counts as gone.
+        stall_s: a prompt running longer than this is flagged stalled (never failed).
+    """
+
+    global_cap: int = 3
+    per_requester_cap: int = 3
+    max_queue_depth: int = 8
+    max_attempts: int = 3
+    poll_active_s: float = 1.0
+    poll_idle_s: float = 5.0
+    grace_s: float = 10.0
+    stall_s: float = 30 * 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name.replace('_', '-')} must be at least 1")
+        for name in ("poll_active_s", "poll_idle_s", "grace_s", "stall_s"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"{name} must be positive")
+
+    def with_overrides(self, **overrides: Any) -> ControllerConfig:
+        """A copy with the given fields replaced (None values are ignored)."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    @classmethod
+    def from_settings(cls, ledger: Ledger) -> ControllerConfig:
+        stored = ledger.settings.get(SETTINGS_KEY, {})
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in stored.items() if k in known})
+
+    def save(self, ledger: Ledger) -> None:
+        ledger.settings.set(SETTINGS_KEY, asdict(self))

@@ -1,0 +1,62 @@
+"""What the controller tells its observers (GUI status bar, CLI): an immutable snapshot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Connection(StrEnum):
+    connecting = "connecting"
+    connected = "connected"
+    reconnecting = "reconnecting"
+    offline = "offline"
+
+
+@dataclass(frozen=True)
+class Progress:
+    value: int
+    max: int
+
+    @property
+    def fraction(self) -> float:
+        return self.value / self.max if self.max else 0.0
+
+
+@dataclass(frozen=True)
+class ControllerStatus:
+    """One moment of the controller's view of the server.
+
+    Attributes:
+        connection: connected, reconnecting (the WebSocket dropped), offline (HTTP fails).
+        server: the server's address.
+        server_queue: ComfyUI's running + pending count, all clients.
+        in_flight: our jobs queued or running in ComfyUI.
+        paused: dispatch is paused.
+        positions: job id -> place in ComfyUI's queue (0 = running, 1 = next, ...).
+        progress: job id -> progress of the running node.
+        stalled: job ids running beyond the stall limit.
+        recent_durations: seconds of recently finished jobs, newest last.
+        done_per_minute: jobs finished in the last minute.
+    """
+
+    connection: Connection = Connection.connecting
+    server: str = ""
+    server_queue: int = 0
+    in_flight: int = 0
+    global_cap: int = 3
+    per_requester_cap: int = 3
+    paused: bool = False
+    positions: dict[str, int] = field(default_factory=dict)
+    progress: dict[str, Progress] = field(default_factory=dict)
+    stalled: frozenset[str] = frozenset()
+    recent_durations: tuple[float, ...] = ()
+    done_per_minute: float = 0.0
+    last_error: str = ""
+
+    def estimated_job_seconds(self) -> float | None:
+        """Median of recent job durations, or None before any job finished."""
+        if not self.recent_durations:
+            return None
+        ordered = sorted(self.recent_durations)
+        return ordered[len(ordered) // 2]
