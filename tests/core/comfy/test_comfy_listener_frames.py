@@ -1,0 +1,197 @@
+"""Listener against a scripted aiohttp WebSocket: frames and handshakes the simulator lacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+
+from core.comfy import (
+    Backoff,
+    BearerAuth,
+    ComfyClient,
+    Connected,
+    Disconnected,
+    Event,
+    Executing,
+    ExecutionStart,
+    Listener,
+    Reconnected,
+    Status,
+)
+from core.errors import ComfyAuthError
+
+
+def fast() -> Backoff:
+    return Backoff(initial=0.02, cap=0.1)
+
+
+def text(kind: str, data: dict[str, Any]) -> str:
+    return json.dumps({"type": kind, "data": data})
+
+
+@dataclass
+class Script:
+    """What the scripted server sends per connection, and what it saw."""
+
+    frames: list[str | bytes] = field(default_factory=list)
+    close_after: bool = False
+    status: int = 101
+    handshakes: list[dict[str, str]] = field(default_factory=list)
+
+
+@pytest_asyncio.fixture
+async def script() -> AsyncIterator[tuple[Script, str]]:
+    script = Script()
+
+    async def ws(request: web.Request) -> web.StreamResponse:
+        script.handshakes.append({**request.headers, "clientId": request.query["clientId"]})
+        if script.status != 101:
+            return web.Response(status=script.status)
+        sock = web.WebSocketResponse()
+        await sock.prepare(request)
+        for frame in script.frames:
+            if isinstance(frame, bytes):
+                await sock.send_bytes(frame)
+            else:
+                await sock.send_str(frame)
+        if not script.close_after:
+            async for _ in sock:
+                pass
+        await sock.close()
+        return sock
+
+    app = web.Application()
+    app.router.add_get("/ws", ws)
+    runner = web.AppRunner(app, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    yield script, f"http://127.0.0.1:{port}"
+    await runner.cleanup()
+
+
+async def take(listener: Listener, count: int) -> list[Event]:
+    events: list[Event] = []
+    async with asyncio.timeout(5):
+        async for event in listener:
+            events.append(event)
+            if len(events) == count:
+                break
+    return events
+
+
+P1_FRAMES: list[str | bytes] = [
+    text("status", {"status": {"exec_info": {"queue_remaining": 1}}, "sid": "me"}),
+    text("executing", {"node": "3"}),  # the reconnect message: names no prompt
+    b"\x00\x00\x00\x01\x00\x00\x00\x02PNGDATA",
+    text("crystools.monitor", {"cpu": 3}),
+    "{broken",
+    text("execution_start", {"prompt_id": "p2", "timestamp": 1}),
+    text("execution_start", {"prompt_id": "p1", "timestamp": 2}),
+    text("executing", {"node": None, "prompt_id": "p1"}),
+]
+
+
+@pytest.mark.asyncio
+async def test_filters_by_prompt_and_skips_junk(script: tuple[Script, str]) -> None:
+    server, url = script
+    server.frames = P1_FRAMES
+    client = ComfyClient(url, client_id="me")
+    async with client, client.listener(prompt_ids=["p1"], backoff=fast()) as listener:
+        events = await take(listener, 4)
+    assert events == [
+        Connected("me"),
+        Status(queue_remaining=1),
+        ExecutionStart("p1", 2),
+        Executing("p1", None),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_unfiltered_keeps_the_unattributed_executing(script: tuple[Script, str]) -> None:
+    server, url = script
+    server.frames = P1_FRAMES
+    async with ComfyClient(url, client_id="me") as client, client.listener() as listener:
+        events = await take(listener, 6)
+    assert events[2] == Executing(prompt_id=None, node="3")
+    assert [e.prompt_id for e in events[3:5]] == ["p2", "p1"]  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_drop_is_announced_then_reconnect_with_same_id(script: tuple[Script, str]) -> None:
+    server, url = script
+    server.frames = [text("status", {"status": {"exec_info": {"queue_remaining": 0}}})]
+    server.close_after = True
+    auth = BearerAuth("tok")
+    client = ComfyClient(url, client_id="me", auth=auth)
+    async with client, client.listener(backoff=fast()) as listener:
+        events = await take(listener, 4)
+    assert isinstance(events[0], Connected)
+    assert isinstance(events[2], Disconnected)
+    assert events[2].retry_in > 0
+    assert events[3] == Reconnected("me", attempt=1)
+    assert {h["clientId"] for h in server.handshakes} == {"me"}
+    assert all(h["Authorization"] == "Bearer tok" for h in server.handshakes)
+    assert not any("Origin" in h for h in server.handshakes)
+
+
+@pytest.mark.asyncio
+async def test_refused_credentials_end_the_listener(script: tuple[Script, str]) -> None:
+    server, url = script
+    server.status = 401
+    async with ComfyClient(url) as client, client.listener(backoff=fast()) as listener:
+        with pytest.raises(ComfyAuthError, match="WS /ws"):
+            await take(listener, 1)
+
+
+@pytest.mark.asyncio
+async def test_big_messages_pass(script: tuple[Script, str]) -> None:
+    server, url = script
+    blob = {"images": [{"filename": "x" * 2_000_000, "subfolder": "", "type": "output"}]}
+    server.frames = [text("executed", {"node": "9", "output": blob, "prompt_id": "p"})]
+    async with ComfyClient(url) as client, client.listener(backoff=fast()) as listener:
+        events = await take(listener, 2)
+    assert len(events[1].images[0].filename) == 2_000_000  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_aclose_ends_a_waiting_iteration(script: tuple[Script, str]) -> None:
+    _, url = script
+    async with ComfyClient(url) as client:
+        listener = client.listener(backoff=fast())
+        assert isinstance(await anext(listener), Connected)
+        waiting = asyncio.create_task(anext(listener))
+        await asyncio.sleep(0.05)
+        await listener.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiting, 2)
+        assert not listener.connected
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.asyncio
+async def test_unreachable_server_backs_off_and_closes_promptly() -> None:
+    async with ComfyClient(f"http://127.0.0.1:{free_port()}") as client:
+        listener = client.listener(backoff=Backoff(initial=0.05, factor=2.0, cap=0.2, jitter=0.0))
+        events = await take(listener, 3)
+        assert [e.retry_in for e in events] == [0.05, 0.1, 0.2]  # type: ignore[union-attr]
+        waiting = asyncio.create_task(anext(listener))
+        await asyncio.sleep(0.01)
+        await listener.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiting, 1)
