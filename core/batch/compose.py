@@ -1,0 +1,121 @@
+"""Turning a preset and a batch spec into job specs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from core.batch.seeds import MAX_JOBS, seed_rows
+from core.batch.spec import BatchSpec, GridAxis, JobSpec
+from core.batch.values import checked_value, parse_assignment
+from core.batch.workflow import build_workflow, workflow_hash
+from core.catalogue import Catalogue
+from core.errors import CompositionError
+from core.presets.model import InputRef, Preset
+
+MAX_GRID_AXES = 2
+
+
+def compose(preset: Preset, spec: BatchSpec, catalogue: Catalogue | None = None) -> list[JobSpec]:
+    """The jobs of a batch: the seed rows crossed with the grid, overrides on every job.
+
+    Raises:
+        CompositionError: for a bad override or grid value (naming node and input), or when two
+            jobs would send the identical workflow.
+    """
+    cat = catalogue or Catalogue.bundled()
+    api = preset.api_workflow
+    overrides = parse_overrides(api, cat, spec.overrides)
+    axes = _grid_axes(api, cat, spec.grid)
+    rows = seed_rows(spec.seeds, preset.seed_inputs)
+    points = list(itertools.product(*(range(len(values)) for _, values in axes)))
+    if len(rows) * len(points) > MAX_JOBS:
+        raise CompositionError(f"the batch would have more than {MAX_JOBS} jobs")
+    _check_disjoint(overrides, axes, rows[0])
+    jobs = [
+        _job(preset, spec, len(points) * r + p, row, axes, point, overrides)
+        for r, row in enumerate(rows)
+        for p, point in enumerate(points)
+    ]
+    _check_distinct(jobs)
+    return jobs
+
+
+def parse_overrides(
+    api: Mapping[str, Any], catalogue: Catalogue, overrides: tuple[str, ...] | Mapping[str, Any]
+) -> dict[str, Any]:
+    """`NODE_ID.INPUT=value` strings (or a mapping) as checked values keyed `NODE_ID.INPUT`."""
+    if isinstance(overrides, Mapping):
+        pairs = [(_ref(key), value) for key, value in overrides.items()]
+    else:
+        pairs = [parse_assignment(text) for text in overrides]
+    return {str(ref): checked_value(api, catalogue, ref, value) for ref, value in pairs}
+
+
+def _grid_axes(
+    api: Mapping[str, Any], catalogue: Catalogue, grid: tuple[GridAxis, ...]
+) -> list[tuple[str, list[Any]]]:
+    if len(grid) > MAX_GRID_AXES:
+        raise CompositionError(f"a grid has at most {MAX_GRID_AXES} axes")
+    axes = []
+    for axis in grid:
+        ref = _ref(axis.input)
+        if not axis.values:
+            raise CompositionError(f"grid axis {ref} has no values")
+        axes.append((str(ref), [checked_value(api, catalogue, ref, v) for v in axis.values]))
+    if len({key for key, _ in axes}) < len(axes):
+        raise CompositionError("the two grid axes sweep the same input")
+    return axes
+
+
+def _job(
+    preset: Preset,
+    spec: BatchSpec,
+    index: int,
+    seeds: dict[str, int],
+    axes: list[tuple[str, list[Any]]],
+    point: tuple[int, ...],
+    overrides: dict[str, Any],
+) -> JobSpec:
+    grid_values = {key: values[i] for (key, values), i in zip(axes, point, strict=True)}
+    params = {**overrides, **grid_values, **seeds}
+    workflow = build_workflow(preset.api_workflow, params)
+    return JobSpec(
+        index=index,
+        params=params,
+        requester=spec.requester,
+        priority=spec.priority,
+        workflow_hash=workflow_hash(workflow),
+        grid=point,
+        seeds=dict(seeds),
+    )
+
+
+def _check_disjoint(
+    overrides: dict[str, Any], axes: list[tuple[str, list[Any]]], seeds: dict[str, int]
+) -> None:
+    for key, _ in axes:
+        if key in overrides or key in seeds:
+            raise CompositionError(f"{key} is swept by the grid and also set otherwise")
+    for key in overrides:
+        if key in seeds:
+            raise CompositionError(f"{key} is a seed the batch varies; it cannot be overridden")
+
+
+def _check_distinct(jobs: list[JobSpec]) -> None:
+    seen: dict[str, int] = {}
+    for job in jobs:
+        if job.workflow_hash in seen:
+            raise CompositionError(
+                f"jobs {seen[job.workflow_hash] + 1} and {job.index + 1} would send the identical "
+                "workflow (ComfyUI would not run the second): vary a seed or a parameter"
+            )
+        seen[job.workflow_hash] = job.index
+
+
+def _ref(text: str) -> InputRef:
+    try:
+        return InputRef.parse(text)
+    except ValueError as exc:
+        raise CompositionError(str(exc)) from None
