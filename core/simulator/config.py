@@ -1,0 +1,78 @@
+"""Settings of a simulated ComfyUI server: version, auth, timing, output folder and faults."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BASELINE_VERSION = "0.3.64"
+DEFAULT_STEPS = 20
+
+
+@dataclass
+class FaultSettings:
+    """What the simulator should get wrong, settable at start and at run time.
+
+    Rates are shares of requests in [0, 1], drawn from one seeded ``random.Random`` so runs are
+    reproducible. ``routes`` limits the HTTP faults to requests whose ``"METHOD /path"`` (with
+    any ``/api`` prefix removed) is listed, e.g. ``["POST /prompt"]``; empty means every route.
+    """
+
+    fail_oom: int = 0
+    fail_error: int = 0
+    error_rate: float = 0.0
+    drop_rate: float = 0.0
+    drop_after_queue_rate: float = 0.0
+    delay_seconds: float = 0.0
+    routes: list[str] = field(default_factory=list)
+    hang_next: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "fail_oom": self.fail_oom,
+            "fail_error": self.fail_error,
+            "error_rate": self.error_rate,
+            "drop_rate": self.drop_rate,
+            "drop_after_queue_rate": self.drop_after_queue_rate,
+            "delay_seconds": self.delay_seconds,
+            "routes": list(self.routes),
+            "hang_next": self.hang_next,
+        }
+
+
+@dataclass
+class SimulatorConfig:
+    """How a `Simulator` presents itself and behaves.
+
+    ``job_seconds`` is the time of one simulated job whose sampler runs ``DEFAULT_STEPS`` steps
+    (a sampler with more steps takes proportionally longer; a job without a sampler spreads
+    ``job_seconds`` over its nodes). ``cpu_time_scale`` scales the emulated CPU cost of real
+    image nodes such as ImageBlur (1.0 is roughly a desktop CPU running ComfyUI; 0 disables it).
+    ``ram_bytes`` is the memory a simulated allocation may use before it fails like ComfyUI on
+    CPU. ``output_dir`` defaults to a fresh temporary folder.
+    """
+
+    version: str = BASELINE_VERSION
+    token: str | None = None
+    job_seconds: float = 0.5
+    cpu_time_scale: float = 1.0
+    ram_bytes: int = 25_276_502_016
+    output_dir: Path | None = None
+    seed: int = 0
+    faults: FaultSettings = field(default_factory=FaultSettings)
+
+    @property
+    def has_jobs_api(self) -> bool:
+        """Whether this version serves ``/api/jobs`` (ComfyUI 0.4 and later)."""
+        return version_tuple(self.version) >= (0, 4, 0)
+
+    def resolved_output_dir(self) -> Path:
+        if self.output_dir is None:
+            self.output_dir = Path(tempfile.mkdtemp(prefix="batchline-sim-"))
+        return self.output_dir
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"0.3.64"`` → ``(0, 3, 64)``; non-numeric parts count as 0."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))

@@ -1,0 +1,98 @@
+"""Injected faults: failing, hanging or slow jobs, and 500s, drops and delays on HTTP routes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.simulator.config import FaultSettings
+from core.simulator.nodes import NodeFailure, failure_traceback
+
+OOM_MESSAGE = (
+    "Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+    "Currently allocated     : 21.57 GiB\n"
+    "Requested               : 2.50 GiB\n"
+    "Device limit            : 23.99 GiB\n"
+    "Free (according to CUDA): 0 bytes\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n"
+    "                        : 17179869184.00 GiB"
+)
+OOM_TIPS = (
+    "This error means you ran out of memory on your GPU.\n\n"
+    "TIPS: If the workflow worked before you might have accidentally set the batch_size to a "
+    "large number."
+)
+ERROR_MESSAGE = "simulated failure injected by the Batchline simulator"
+
+
+@dataclass
+class JobFault:
+    """What goes wrong in one job: ``oom``, ``error`` or ``hang``, at its heaviest node."""
+
+    kind: str
+
+    def strikes(
+        self, node_id: str, order: list[str], steps: Callable[[str], int | None]
+    ) -> bool:
+        """True for the first sampler of the run, or its first node if it has no sampler."""
+        target = next((n for n in order if steps(n) is not None), order[0] if order else None)
+        return node_id == target
+
+    async def fire(self, class_type: str) -> None:
+        if self.kind == "hang":
+            await asyncio.Event().wait()  # until a restart cancels the worker
+        if self.kind == "oom":
+            raise NodeFailure(
+                "torch.OutOfMemoryError", OOM_MESSAGE, failure_traceback(class_type), OOM_TIPS
+            )
+        raise NodeFailure("RuntimeError", ERROR_MESSAGE, failure_traceback(class_type))
+
+
+def take_job_fault(faults: FaultSettings) -> JobFault | None:
+    """Consume one pending job fault: hangs first, then out-of-memory, then other errors."""
+    if faults.hang_next > 0:
+        faults.hang_next -= 1
+        return JobFault("hang")
+    if faults.fail_oom > 0:
+        faults.fail_oom -= 1
+        return JobFault("oom")
+    if faults.fail_error > 0:
+        faults.fail_error -= 1
+        return JobFault("error")
+    return None
+
+
+class HttpFaults:
+    """Decides, per request and reproducibly, whether to answer 500, drop, or drop later."""
+
+    def __init__(self, settings: FaultSettings, seed: int) -> None:
+        self.settings = settings
+        self.rng = random.Random(seed)
+        self.counts = {"error": 0, "drop": 0, "drop_after_queue": 0}
+
+    def applies(self, method: str, path: str) -> bool:
+        routes = self.settings.routes
+        if not routes:
+            return not path.startswith("/_sim")
+        bare = path[4:] if path.startswith("/api/") else path
+        return f"{method} {bare}" in routes or f"{method} {path}" in routes
+
+    def decide(self, method: str, path: str) -> str | None:
+        """``"error"``, ``"drop"``, ``"drop_after_queue"`` (POST /prompt only) or None."""
+        if not self.applies(method, path):
+            return None
+        s = self.settings
+        draw = self.rng.random()
+        is_prompt = method == "POST" and path in ("/prompt", "/api/prompt")
+        for kind, rate in (
+            ("error", s.error_rate),
+            ("drop", s.drop_rate),
+            ("drop_after_queue", s.drop_after_queue_rate if is_prompt else 0.0),
+        ):
+            if draw < rate:
+                self.counts[kind] += 1
+                return kind
+            draw -= rate
+        return None

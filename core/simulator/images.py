@@ -1,0 +1,95 @@
+"""Pictures the simulator computes: real Pillow images and seed-derived synthetic renders."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from PIL import Image, ImageDraw
+
+# Above this many pixels per batch the simulator keeps downscaled frames (it is not a GPU box).
+REAL_PIXEL_LIMIT = 16_777_216
+
+
+@dataclass
+class SimImage:
+    """An IMAGE value: nominal size and batch, plus the frames actually held in memory.
+
+    Frames are real RGB images; for very large nominal sizes they are downscaled copies.
+    """
+
+    width: int
+    height: int
+    frames: list[Image.Image]
+    seed: int | None = None
+
+    @property
+    def batch(self) -> int:
+        return len(self.frames)
+
+
+@dataclass
+class Latent:
+    """A LATENT value: the pixel size it decodes to, its batch, and the seed that made it."""
+
+    width: int
+    height: int
+    batch: int = 1
+    seed: int | None = None
+    steps: list[str] = field(default_factory=list)
+
+
+def frame_size(width: int, height: int, batch: int) -> tuple[int, int]:
+    """The in-memory size of one frame, downscaled when the batch exceeds the pixel budget."""
+    pixels = max(1, width * height * batch)
+    if pixels <= REAL_PIXEL_LIMIT:
+        return max(1, width), max(1, height)
+    factor = math.sqrt(REAL_PIXEL_LIMIT / pixels)
+    return max(1, int(width * factor)), max(1, int(height * factor))
+
+
+def solid(width: int, height: int, batch: int, color: int) -> SimImage:
+    """ComfyUI's EmptyImage: every frame filled with 0xRRGGBB."""
+    rgb = ((color >> 16) & 0xFF, (color >> 8) & 0xFF, color & 0xFF)
+    size = frame_size(width, height, min(batch, 64))
+    frames = [Image.new("RGB", size, rgb) for _ in range(min(batch, 64))]
+    return SimImage(width, height, frames)
+
+
+def synthetic(width: int, height: int, batch: int, seed: int) -> SimImage:
+    """A picture derived from the seed: different seeds give visibly different images."""
+    count = max(1, min(batch, 64))
+    size = frame_size(width, height, count)
+    frames = [_render(size, seed + index, width, height) for index in range(count)]
+    return SimImage(width, height, frames, seed)
+
+
+def _render(size: tuple[int, int], seed: int, width: int, height: int) -> Image.Image:
+    rng = random.Random(seed)
+    top, bottom = _random_color(rng), _random_color(rng)
+    image = _gradient(size, top, bottom)
+    draw = ImageDraw.Draw(image)
+    w, h = size
+    for _ in range(rng.randint(4, 9)):
+        x, y = rng.randrange(w), rng.randrange(h)
+        r = max(2, int(min(w, h) * rng.uniform(0.05, 0.3)))
+        box = (x - r, y - r, x + r, y + r)
+        if rng.random() < 0.5:
+            draw.ellipse(box, fill=_random_color(rng))
+        else:
+            draw.rectangle(box, fill=_random_color(rng))
+    draw.text((4, 4), f"seed {seed}  {width}x{height}", fill=(255, 255, 255))
+    draw.text((4, 16), "Batchline simulator", fill=(0, 0, 0))
+    return image
+
+
+def _gradient(size: tuple[int, int], top: tuple[int, int, int], bottom: tuple[int, int, int]) -> Image.Image:
+    column = Image.new("RGB", (1, 256))
+    for y in range(256):
+        column.putpixel((0, y), tuple(a + (b - a) * y // 255 for a, b in zip(top, bottom, strict=True)))
+    return column.resize(size, Image.Resampling.BILINEAR)
+
+
+def _random_color(rng: random.Random) -> tuple[int, int, int]:
+    return rng.randrange(256), rng.randrange(256), rng.randrange(256)

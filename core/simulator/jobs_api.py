@@ -1,0 +1,183 @@
+"""The newer servers' jobs API (``/api/jobs``): job summaries over queue and history."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import web
+
+from core.simulator.prompt_queue import QueueItem
+from core.simulator.responses import json_body, json_response
+from core.simulator.routes import DualRoutes
+from core.simulator.state import ServerState
+
+STATUSES = ("pending", "in_progress", "completed", "failed", "cancelled")
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+class BadQuery(ValueError):
+    """A query parameter the jobs API refuses with 400."""
+
+
+class JobsApi:
+    """Lists, describes and cancels jobs, as ComfyUI 0.4+ ``comfy_execution/jobs.py`` does."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+
+    def register(self, routes: DualRoutes) -> None:
+        routes.add("GET", "/api/jobs", self.list_jobs)
+        routes.add("POST", "/api/jobs/cancel", self.cancel_many)
+        routes.add("GET", "/api/jobs/{job_id}", self.get_job)
+        routes.add("POST", "/api/jobs/{job_id}/cancel", self.cancel_one)
+
+    # --- building jobs ------------------------------------------------------------------
+
+    def _all_jobs(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        queue = self.state.queue
+        jobs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        if queue.running is not None:
+            jobs.append((self._queued_job(queue.running, "in_progress"), None))
+        for item in sorted(queue.pending()):
+            jobs.append((self._queued_job(item, "pending"), None))
+        for prompt_id, entry in self.state.history.items():
+            jobs.append((self._finished_job(prompt_id, entry), entry))
+        return jobs
+
+    def _queued_job(self, item: QueueItem, status: str) -> dict[str, Any]:
+        times = self.state.times.get(item.prompt_id)
+        job = {
+            "id": item.prompt_id,
+            "status": status,
+            "priority": item.number,
+            "create_time": item.extra_data.get("create_time"),
+            "execution_start_time": times.start if times and status == "in_progress" else None,
+            "workflow_id": _workflow_id(item.extra_data),
+        }
+        return {k: v for k, v in job.items() if v is not None}
+
+    def _finished_job(self, prompt_id: str, entry: dict[str, Any]) -> dict[str, Any]:
+        number, _, _, extra, _ = entry["prompt"]
+        messages = entry["status"]["messages"]
+        events = {event: data for event, data in messages}
+        images = [
+            {**image, "nodeId": node_id, "mediaType": "images"}
+            for node_id, ui in entry["outputs"].items()
+            for image in (ui.get("images") or [])
+        ]
+        job = {
+            "id": prompt_id,
+            "status": _final_status(entry),
+            "priority": number,
+            "create_time": extra.get("create_time"),
+            "execution_start_time": events.get("execution_start", {}).get("timestamp"),
+            "execution_end_time": messages[-1][1].get("timestamp") if messages else None,
+            "execution_error": events.get("execution_error"),
+            "outputs_count": sum(len(v) for ui in entry["outputs"].values() for v in ui.values()),
+            "previewable_outputs_count": len(images),
+            "preview_output": images[0] if images else None,
+            "workflow_id": _workflow_id(extra),
+        }
+        return {k: v for k, v in job.items() if v is not None}
+
+    # --- routes -------------------------------------------------------------------------
+
+    async def list_jobs(self, request: web.Request) -> web.StreamResponse:
+        try:
+            jobs = self._select(dict(request.rel_url.query))
+        except BadQuery as exc:
+            return json_response({"error": str(exc)}, status=400)
+        return json_response(jobs)
+
+    def _select(self, query: dict[str, str]) -> dict[str, Any]:
+        wanted = set(query.get("status", ",".join(STATUSES)).split(","))
+        if not wanted <= set(STATUSES):
+            raise BadQuery(f"Invalid status filter: {query['status']}")
+        sort_by = query.get("sort_by", "created_at")
+        order = query.get("sort_order", "desc")
+        if sort_by not in ("created_at", "execution_duration") or order not in ("asc", "desc"):
+            raise BadQuery("Invalid sort_by or sort_order")
+        limit, offset = _int(query, "limit", None), _int(query, "offset", 0) or 0
+        jobs = [job for job, _ in self._all_jobs() if job["status"] in wanted]
+        if "workflow_id" in query:
+            jobs = [job for job in jobs if job.get("workflow_id") == query["workflow_id"]]
+        jobs.sort(key=lambda job: _sort_key(job, sort_by), reverse=order == "desc")
+        page = jobs[offset : offset + limit if limit is not None else None]
+        has_more = offset + len(page) < len(jobs)
+        pagination = {"offset": offset, "limit": limit, "total": len(jobs), "has_more": has_more}
+        return {"jobs": page, "pagination": pagination}
+
+    async def get_job(self, request: web.Request) -> web.StreamResponse:
+        job_id = request.match_info["job_id"]
+        for job, entry in self._all_jobs():
+            if job["id"] == job_id:
+                return json_response(self._detail(job, entry))
+        return json_response({"error": "Job not found"}, status=404)
+
+    def _detail(self, job: dict[str, Any], entry: dict[str, Any] | None) -> dict[str, Any]:
+        if entry is not None:
+            _, _, prompt, extra, _ = entry["prompt"]
+            detail = {"outputs": entry["outputs"], "execution_status": entry["status"]}
+            return {**job, **detail, "workflow": {"prompt": prompt, "extra_data": extra}}
+        queue = self.state.queue
+        item = queue.running if job["status"] == "in_progress" else queue.find_pending(job["id"])
+        workflow = {"prompt": item.prompt, "extra_data": item.extra_data} if item else None
+        return {**job, "workflow": workflow}
+
+    async def cancel_one(self, request: web.Request) -> web.StreamResponse:
+        return json_response({"cancelled": self.cancel(request.match_info["job_id"])})
+
+    async def cancel_many(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await json_body(request)
+            ids = body["job_ids"]
+        except (ValueError, KeyError, TypeError):
+            return json_response({"error": "job_ids must be a list of UUIDs"}, status=400)
+        if not isinstance(ids, list) or not all(isinstance(i, str) and UUID.match(i) for i in ids):
+            return json_response({"error": "job_ids must be a list of UUIDs"}, status=400)
+        results = [self.cancel(job_id) for job_id in ids]
+        return json_response({"cancelled": any(results)})
+
+    def cancel(self, job_id: str) -> bool:
+        """Dequeue a pending job, or interrupt it if it is running right now."""
+        if self.state.queue.delete(job_id):
+            return True
+        running = self.state.queue.running
+        if running is not None and running.prompt_id == job_id:
+            self.state.interrupt(job_id)
+            return True
+        return False
+
+
+def _final_status(entry: dict[str, Any]) -> str:
+    status = entry["status"]
+    if status["status_str"] == "success":
+        return "completed"
+    events = [event for event, _ in status["messages"]]
+    return "cancelled" if "execution_interrupted" in events else "failed"
+
+
+def _workflow_id(extra: dict[str, Any]) -> str | None:
+    workflow = (extra.get("extra_pnginfo") or {}).get("workflow")
+    value = workflow.get("id") if isinstance(workflow, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _int(query: dict[str, str], name: str, default: int | None) -> int | None:
+    if name not in query:
+        return default
+    try:
+        value = int(query[name])
+    except ValueError as exc:
+        raise BadQuery(f"Invalid {name}") from exc
+    if value < 0:
+        raise BadQuery(f"Invalid {name}")
+    return value
+
+
+def _sort_key(job: dict[str, Any], sort_by: str) -> float:
+    if sort_by == "execution_duration":
+        start, end = job.get("execution_start_time"), job.get("execution_end_time")
+        return float(end - start) if start is not None and end is not None else 0.0
+    return float(job.get("create_time") or 0)

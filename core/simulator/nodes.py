@@ -1,0 +1,201 @@
+"""What each node does when the simulator runs it: real Pillow work or a simulated stand-in."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageFilter, ImageOps
+
+from core.simulator.images import Latent, SimImage, frame_size, solid, synthetic
+from core.simulator.outputs import OutsideOutputFolder, pnginfo, save_images, temp_prefix
+
+
+class NodeFailure(Exception):
+    """A node raised while executing; carries the type name ComfyUI would report."""
+
+    def __init__(
+        self, exception_type: str, message: str, traceback: list[str], tips: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.exception_type = exception_type
+        self.message = message
+        self.traceback = traceback
+        self.tips = tips
+
+
+@dataclass
+class NodeEnv:
+    """What a node may touch: folders, the prompt for PNG text, the RAM budget, randomness."""
+
+    output_dir: Path
+    temp_dir: Path
+    input_dir: Path
+    prompt: dict[str, Any]
+    extra_pnginfo: dict[str, Any] | None
+    ram_bytes: int
+    rng: random.Random
+
+
+NodeOutput = tuple[tuple[Any, ...], dict[str, Any] | None]
+RealNode = Callable[[dict[str, Any], NodeEnv], NodeOutput]
+
+
+def _empty_image(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    width, height, batch = inputs["width"], inputs["height"], inputs["batch_size"]
+    wanted = 4 * batch * height * width  # torch.full([batch, height, width, 1]) in float32
+    if wanted > env.ram_bytes:
+        raise NodeFailure("RuntimeError", cpu_alloc_message(wanted), _tb("nodes.py", "generate"))
+    return (solid(width, height, batch, inputs["color"]),), None
+
+
+def cpu_alloc_message(size: int) -> str:
+    """PyTorch's CPU allocation failure, as the recording of ComfyUI on CPU shows it."""
+    return (
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+        f"memory: you tried to allocate {size} bytes. Error code 12 (Cannot allocate memory)"
+    )
+
+
+def _map_frames(image: SimImage, change: Callable[[Image.Image], Image.Image]) -> SimImage:
+    return SimImage(image.width, image.height, [change(f) for f in image.frames], image.seed)
+
+
+def _blur(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    image: SimImage = inputs["image"]
+    radius = min(float(inputs["sigma"]), float(inputs["blur_radius"]))
+    return (_map_frames(image, lambda f: f.filter(ImageFilter.GaussianBlur(radius))),), None
+
+
+def _invert(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    return (_map_frames(inputs["image"], ImageOps.invert),), None
+
+
+def _scaled(image: SimImage, width: int, height: int) -> SimImage:
+    width, height = width or image.width, height or image.height
+    size = frame_size(width, height, image.batch)
+    frames = [f.resize(size, Image.Resampling.BICUBIC) for f in image.frames]
+    return SimImage(width, height, frames, image.seed)
+
+
+def _scale(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    return (_scaled(inputs["image"], inputs["width"], inputs["height"]),), None
+
+
+def _scale_by(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    image: SimImage = inputs["image"]
+    factor = float(inputs["scale_by"])
+    width, height = round(image.width * factor), round(image.height * factor)
+    return (_scaled(image, max(1, width), max(1, height)),), None
+
+
+def _batch(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    first, second = inputs["image1"], inputs["image2"]
+    size = first.frames[0].size
+    frames = first.frames + [f.resize(size) for f in second.frames]
+    return (SimImage(first.width, first.height, frames, first.seed),), None
+
+
+def _empty_latent(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    return (Latent(inputs["width"], inputs["height"], inputs["batch_size"]),), None
+
+
+def _load_image(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    with Image.open(env.input_dir / inputs["image"]) as opened:
+        frame = opened.convert("RGB")
+    return (SimImage(frame.width, frame.height, [frame]), "<MASK from LoadImage>"), None
+
+
+def _save(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    info = pnginfo(env.prompt, env.extra_pnginfo)
+    prefix = str(inputs["filename_prefix"])
+    try:
+        images = save_images(inputs["images"], prefix, env.output_dir, "output", info)
+    except OutsideOutputFolder as exc:
+        raise NodeFailure("Exception", str(exc), _tb("nodes.py", "save_images")) from exc
+    return (), {"images": images}
+
+
+def _preview(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    info = pnginfo(env.prompt, env.extra_pnginfo)
+    images = save_images(inputs["images"], temp_prefix(env.rng), env.temp_dir, "temp", info)
+    return (), {"images": images}
+
+
+def _preview_any(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    return (), {"text": [str(inputs.get("source"))]}
+
+
+def _primitive(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
+    return (inputs.get("value"),), None
+
+
+REAL_NODES: dict[str, RealNode] = {
+    "EmptyImage": _empty_image,
+    "ImageBlur": _blur,
+    "ImageInvert": _invert,
+    "ImageScale": _scale,
+    "ImageScaleBy": _scale_by,
+    "ImageBatch": _batch,
+    "EmptyLatentImage": _empty_latent,
+    "LoadImage": _load_image,
+    "SaveImage": _save,
+    "PreviewImage": _preview,
+    "PreviewAny": _preview_any,
+    "PrimitiveInt": _primitive,
+    "PrimitiveFloat": _primitive,
+    "PrimitiveString": _primitive,
+    "PrimitiveStringMultiline": _primitive,
+    "PrimitiveBoolean": _primitive,
+}
+
+
+def cpu_seconds(class_type: str, inputs: dict[str, Any]) -> float:
+    """Emulated CPU time of a real node on ComfyUI (ImageBlur 2048² r31 ≈ 3.7 s)."""
+    if class_type != "ImageBlur":
+        return 0.0
+    image: SimImage = inputs["image"]
+    kernel = 2 * int(inputs["blur_radius"]) + 1
+    return image.width * image.height * image.batch * kernel * 1.4e-8
+
+
+def simulate(class_type: str, inputs: dict[str, Any], output_types: list[str]) -> NodeOutput:
+    """A model node's stand-in outputs: latents and images carry size and seed downstream."""
+    width, height, batch, seed = _upstream_picture(inputs)
+    values: list[Any] = []
+    for kind in output_types:
+        if kind == "IMAGE":
+            values.append(synthetic(width, height, batch, seed))
+        elif kind == "LATENT":
+            values.append(Latent(width, height, batch, seed))
+        else:
+            values.append(f"<{kind} from {class_type}>")
+    return tuple(values), None
+
+
+def _upstream_picture(inputs: dict[str, Any]) -> tuple[int, int, int, int]:
+    width, height, batch, seed = 512, 512, 1, 0
+    for value in inputs.values():
+        if isinstance(value, Latent | SimImage):
+            width, height, batch = value.width, value.height, value.batch
+            seed = value.seed if value.seed is not None else seed
+    for name in ("seed", "noise_seed"):
+        if isinstance(inputs.get(name), int):
+            seed = inputs[name]
+    return width, height, batch, seed
+
+
+def _tb(module: str, function: str) -> list[str]:
+    return [
+        '  File "/opt/ComfyUI/execution.py", line 277, in process_inputs\n'
+        "    result = f(**inputs)\n",
+        f'  File "/opt/ComfyUI/{module}", line 1, in {function}\n    (simulated)\n',
+    ]
+
+
+def failure_traceback(class_type: str) -> list[str]:
+    """A plausible traceback for an injected failure in this class."""
+    return _tb("nodes.py", class_type)

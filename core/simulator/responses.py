@@ -1,0 +1,28 @@
+"""Answers shaped like aiohttp's and ComfyUI's: JSON, empty 200s and the generic text 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+SERVER_ERROR_TEXT = "500 Internal Server Error\n\nServer got itself in trouble"
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=json.dumps)
+
+
+def empty_ok() -> web.Response:
+    return web.Response(status=200)
+
+
+def server_error() -> web.Response:
+    """What aiohttp answers when a ComfyUI handler raises (non-JSON body, wrong types...)."""
+    return web.Response(status=500, text=SERVER_ERROR_TEXT)
+
+
+async def json_body(request: web.Request) -> Any:
+    """The decoded body; raises ValueError on non-JSON like ``request.json()`` does."""
+    return json.loads(await request.text())

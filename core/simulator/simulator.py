@@ -1,0 +1,216 @@
+"""The simulated ComfyUI server: an aiohttp app over `ServerState`, a worker, fault controls."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import dataclasses
+import ipaddress
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from core.simulator.admin import AdminRoutes
+from core.simulator.config import FaultSettings, SimulatorConfig
+from core.simulator.execution import JobRun
+from core.simulator.faults import HttpFaults
+from core.simulator.jobs_api import JobsApi
+from core.simulator.middleware import auth_middleware, fault_middleware
+from core.simulator.routes import DualRoutes
+from core.simulator.server import ComfyRoutes
+from core.simulator.state import Folders, JobTimes, ServerState, now_ms
+from core.simulator.view import ViewRoute
+from core.simulator.websocket import WebSocketRoute
+
+log = logging.getLogger(__name__)
+
+FAULT_FIELDS = frozenset(f.name for f in dataclasses.fields(FaultSettings))
+
+
+def check_loopback(host: str) -> None:
+    """The simulator never listens beyond this machine."""
+    if host == "localhost":
+        return
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise ValueError(f"the simulator only listens on loopback, not {host!r}")
+
+
+class Simulator:
+    """A faithful stand-in for a ComfyUI server on loopback, with fault injection.
+
+    ``await start()`` returns the base URL; ``stop()`` closes everything. Faults can be set
+    in-process (``set_faults``, ``fail_next``, ``hang_next``, ``restart``,
+    ``drop_websockets``) or over HTTP under ``/_sim``.
+    """
+
+    def __init__(self, config: SimulatorConfig | None = None) -> None:
+        self.config = copy.deepcopy(config) if config is not None else SimulatorConfig()
+        self.folders = self._make_folders()
+        self.state = ServerState(self.config, self.folders)
+        self.http_faults = HttpFaults(self.config.faults, self.config.seed)
+        self._runner: web.AppRunner | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._url: str | None = None
+
+    def _make_folders(self) -> Folders:
+        output = self.config.resolved_output_dir()
+        output.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="batchline-sim-"))
+        (scratch / "input").mkdir()
+        (scratch / "temp").mkdir()
+        self._scratch = scratch
+        return Folders(output=output, input=scratch / "input", temp=scratch / "temp")
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            raise RuntimeError("the simulator is not started")
+        return self._url
+
+    @property
+    def faults(self) -> FaultSettings:
+        return self.config.faults
+
+    @property
+    def output_dir(self) -> Path:
+        return self.folders.output
+
+    @property
+    def input_dir(self) -> Path:
+        return self.folders.input
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
+        check_loopback(host)
+        self._runner = web.AppRunner(self._build_app(), handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        bound_port = self._runner.addresses[0][1]
+        self._url = f"http://{host}:{bound_port}"
+        self.state.hub.start()
+        self._worker = asyncio.create_task(self._work())
+        return self._url
+
+    def _build_app(self) -> web.Application:
+        middlewares = [fault_middleware(self.http_faults)]
+        if self.config.token:
+            middlewares.insert(0, auth_middleware(self.config.token))
+        app = web.Application(middlewares=middlewares, client_max_size=104_857_600)
+        routes = DualRoutes()
+        ComfyRoutes(self.state).register(routes)
+        routes.add("GET", "/view", ViewRoute(self.folders).get)
+        routes.add("GET", "/ws", WebSocketRoute(self.state).handle)
+        if self.config.has_jobs_api:
+            JobsApi(self.state).register(routes)
+        routes.install(app)
+        AdminRoutes(self).install(app)
+        return app
+
+    async def stop(self) -> None:
+        await self._stop_worker()
+        await self.state.hub.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        shutil.rmtree(self._scratch, ignore_errors=True)
+        self._url = None
+
+    async def __aenter__(self) -> Simulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # --- the worker -------------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        state = self.state
+        while True:
+            item = await state.queue.get()
+            state.times.setdefault(item.prompt_id, JobTimes()).start = now_ms()
+            run = JobRun(state, item)
+            try:
+                await run.run()
+            except Exception:  # a simulator bug must not kill the worker
+                log.exception("simulated job %s crashed", item.prompt_id)
+            state.times[item.prompt_id].end = now_ms()
+            state.queue.task_done()
+            state.running_client = None
+            if run.client_id is not None:
+                state.hub.send("executing", {"node": None, "prompt_id": item.prompt_id}, run.client_id)
+
+    async def _stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._worker = None
+
+    # --- faults and controls ----------------------------------------------------------------
+
+    def set_faults(self, **changes: Any) -> None:
+        """Change fault settings by name (see `FaultSettings`); unknown names raise TypeError."""
+        unknown = set(changes) - FAULT_FIELDS
+        if unknown:
+            raise TypeError(f"unknown fault settings: {', '.join(sorted(unknown))}")
+        for name, value in changes.items():
+            setattr(self.faults, name, list(value) if name == "routes" else value)
+
+    def fail_next(self, count: int = 1, kind: str = "oom") -> None:
+        """Make the next ``count`` jobs fail: ``kind`` is ``"oom"`` or ``"error"``."""
+        if kind not in ("oom", "error"):
+            raise ValueError(f"unknown failure kind {kind!r}")
+        if kind == "oom":
+            self.faults.fail_oom += count
+        else:
+            self.faults.fail_error += count
+
+    def hang_next(self, count: int = 1) -> None:
+        """Make the next ``count`` jobs hang forever (until a restart)."""
+        self.faults.hang_next += count
+
+    async def drop_websockets(self) -> None:
+        """Close every WebSocket connection (clients must reconnect)."""
+        await self.state.hub.close_all()
+
+    async def restart(self) -> None:
+        """Forget queue, history, cache and counter; close sockets; the running job vanishes."""
+        await self._stop_worker()
+        await self.state.hub.close_all()
+        self.state.reset()
+        self.state.restarts += 1
+        shutil.rmtree(self.folders.temp, ignore_errors=True)
+        self.folders.temp.mkdir(parents=True, exist_ok=True)
+        self._worker = asyncio.create_task(self._work())
+
+    def execution_count(self, prompt_id: str) -> int:
+        """How many times execution of ``prompt_id`` started (survives restarts)."""
+        return self.state.execution_counts[prompt_id]
+
+    def stats(self) -> dict[str, Any]:
+        state = self.state
+        running = state.queue.running
+        return {
+            "version": self.config.version,
+            "restarts": state.restarts,
+            "queue_counter": state.queue.counter,
+            "queue_remaining": state.queue.remaining,
+            "running": running.prompt_id if running is not None else None,
+            "history_size": len(state.history),
+            "websockets": len(state.hub.sockets),
+            "execution_counts": dict(state.execution_counts),
+            "http_faults_injected": dict(self.http_faults.counts),
+            "faults": self.faults.to_json(),
+        }

@@ -1,0 +1,82 @@
+"""The WebSocket side of the server: sockets by clientId and ComfyUI's routing of messages."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from aiohttp import WSCloseCode, web
+
+log = logging.getLogger(__name__)
+
+
+class SocketHub:
+    """Registered sockets by clientId; sends a message to one client or to all of them.
+
+    Messages are queued and written by one task in order, like ComfyUI's ``send_sync`` →
+    ``publish_loop``, so the worker never waits on a slow socket.
+    """
+
+    def __init__(self) -> None:
+        self.sockets: dict[str, web.WebSocketResponse] = {}
+        self._outbox: asyncio.Queue[tuple[str, Any, str | None]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._publish_loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.close_all()
+
+    def send(self, event: str, data: Any, sid: str | None) -> None:
+        """Queue ``{"type": event, "data": data}`` for client ``sid``, or for all if None."""
+        self._outbox.put_nowait((event, data, sid))
+
+    def register(self, sid: str, ws: web.WebSocketResponse) -> None:
+        self.sockets[sid] = ws
+
+    def unregister(self, sid: str, ws: web.WebSocketResponse) -> None:
+        # ComfyUI pops by id, even if a newer socket took the id over (protocol pitfall 7).
+        self.sockets.pop(sid, None)
+
+    async def close_all(self) -> None:
+        sockets = list(self.sockets.values())
+        self.sockets.clear()
+        for ws in sockets:
+            with contextlib.suppress(Exception):
+                await ws.close(code=WSCloseCode.GOING_AWAY, message=b"simulated restart")
+
+    async def send_now(self, ws: web.WebSocketResponse, event: str, data: Any) -> None:
+        await _send(ws, event, data)
+
+    async def flush(self) -> None:
+        """Wait until every queued message was written (for orderly shutdowns and tests)."""
+        while not self._outbox.empty():
+            await asyncio.sleep(0.001)
+
+    async def _publish_loop(self) -> None:
+        while True:
+            event, data, sid = await self._outbox.get()
+            if sid is None:
+                targets = list(self.sockets.values())
+            else:
+                targets = [ws] if (ws := self.sockets.get(sid)) is not None else []
+            for ws in targets:
+                await _send(ws, event, data)
+
+
+async def _send(ws: web.WebSocketResponse, event: str, data: Any) -> None:
+    if ws.closed:
+        return
+    try:
+        await ws.send_str(json.dumps({"type": event, "data": data}))
+    except (ConnectionError, RuntimeError) as exc:
+        log.debug("dropping a message to a closed socket: %s", exc)

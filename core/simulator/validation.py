@@ -1,0 +1,207 @@
+"""ComfyUI 0.3.64's prompt validation: the same checks, order, coercions and error shapes."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.catalogue import Catalogue, InputSpec, NodeClass
+from core.simulator.value_checks import check_value
+
+Prompt = dict[str, Any]
+Reason = dict[str, Any]
+
+
+@dataclass
+class Verdict:
+    """The outcome of validating a prompt: ``error`` is None when at least one output is valid."""
+
+    error: Reason | None
+    outputs: list[str] = field(default_factory=list)
+    node_errors: dict[str, Any] = field(default_factory=dict)
+
+
+def error(kind: str, message: str, details: str = "", **extra: Any) -> Reason:
+    return {"type": kind, "message": message, "details": details, "extra_info": extra}
+
+
+class Validator:
+    """Checks prompts against a catalogue and the simulator's input folder.
+
+    ``raw`` is the served object_info, used for ``input_config`` exactly as ComfyUI echoes it;
+    ``check_combo_type`` enables the newer servers' list check of ``"COMBO"``-typed inputs.
+    """
+
+    def __init__(
+        self, catalogue: Catalogue, raw: dict[str, Any], input_dir: Path, check_combo_type: bool
+    ) -> None:
+        self.catalogue = catalogue
+        self.raw = raw
+        self.input_dir = input_dir
+        self.check_combo_type = check_combo_type
+
+    def validate(self, prompt: Prompt, targets: list[str] | None) -> Verdict:
+        outputs: list[str] = []
+        for node_id, node in prompt.items():
+            if "class_type" not in node:
+                message = "Cannot execute because a node is missing the class_type property."
+                return Verdict(error("invalid_prompt", message, f"Node ID '#{node_id}'"))
+            node_class = self.catalogue.get(node["class_type"])
+            if node_class is None:
+                message = f"Cannot execute because node {node['class_type']} does not exist."
+                return Verdict(error("invalid_prompt", message, f"Node ID '#{node_id}'"))
+            if node_class.output_node and (targets is None or node_id in targets):
+                outputs.append(node_id)
+        if not outputs:
+            return Verdict(error("prompt_no_outputs", "Prompt has no outputs"))
+        return _PromptCheck(self, prompt).run(outputs)
+
+
+class _PromptCheck:
+    """One validation run: ``validated`` memoises each node's (valid, reasons)."""
+
+    def __init__(self, validator: Validator, prompt: Prompt) -> None:
+        self.v = validator
+        self.prompt = prompt
+        self.validated: dict[str, tuple[bool, list[Reason]]] = {}
+
+    def run(self, outputs: list[str]) -> Verdict:
+        good: list[str] = []
+        failed: list[tuple[str, list[Reason]]] = []
+        node_errors: dict[str, Any] = {}
+        for output in outputs:
+            valid, reasons = self._validate_output(output)
+            if valid:
+                good.append(output)
+                continue
+            failed.append((output, reasons))
+            self._collect(node_errors, output)
+        if good:
+            return Verdict(None, good, node_errors)
+        details = "\n".join(f"{r['message']}: {r['details']}" for _, rs in failed for r in rs)
+        message = "Prompt outputs failed validation"
+        return Verdict(error("prompt_outputs_failed_validation", message, details), [], node_errors)
+
+    def _validate_output(self, output: str) -> tuple[bool, list[Reason]]:
+        try:
+            return self.node(output)
+        except Exception as exc:
+            reasons = [_exception_reason("exception_during_validation", exc)]
+            self.validated[output] = (False, reasons)
+            return False, reasons
+
+    def _collect(self, node_errors: dict[str, Any], output: str) -> None:
+        for node_id, (valid, reasons) in self.validated.items():
+            if valid or not reasons:
+                continue
+            entry = node_errors.setdefault(
+                node_id,
+                {
+                    "errors": reasons,
+                    "dependent_outputs": [],
+                    "class_type": self.prompt[node_id]["class_type"],
+                },
+            )
+            entry["dependent_outputs"].append(output)
+
+    def node(self, node_id: str) -> tuple[bool, list[Reason]]:
+        if node_id in self.validated:
+            return self.validated[node_id]
+        node = self.prompt[node_id]
+        node_class = self.v.catalogue.get(node["class_type"])
+        assert node_class is not None  # every class was checked before
+        inputs: dict[str, Any] = node["inputs"]
+        errors: list[Reason] = []
+        valid = True
+        for spec in node_class.inputs:
+            ok, reason = self._check_input(node_class, spec, inputs)
+            valid = valid and ok
+            if reason is not None:
+                errors.append(reason)
+        result = (valid and not errors, errors)
+        self.validated[node_id] = result
+        return result
+
+    def _check_input(
+        self, node_class: NodeClass, spec: InputSpec, inputs: dict[str, Any]
+    ) -> tuple[bool, Reason | None]:
+        name = spec.name
+        if name not in inputs:
+            if spec.required:
+                return False, error(
+                    "required_input_missing", "Required input is missing", name, input_name=name
+                )
+            return True, None
+        if isinstance(inputs[name], list):
+            return self._check_link(node_class, spec, inputs[name])
+        raw = self.raw_spec(node_class, spec)
+        v = self.v
+        return True, check_value(
+            node_class.name, raw, inputs, spec.name, v.input_dir, v.check_combo_type
+        )
+
+    def _check_link(
+        self, node_class: NodeClass, spec: InputSpec, link: list[Any]
+    ) -> tuple[bool, Reason | None]:
+        info = self.input_config(node_class, spec)
+        name = spec.name
+        if len(link) != 2:
+            message = "Bad linked input, must be a length-2 list of [node_id, slot_index]"
+            return False, error(
+                "bad_linked_input", message, name,
+                input_name=name, input_config=info, received_value=link,
+            )  # fmt: skip
+        source_id, slot = link
+        source = self.v.catalogue.get(self.prompt[source_id]["class_type"])
+        assert source is not None
+        received = source.outputs[slot]
+        if not types_match(received, self._declared_type(node_class, spec)):
+            details = f"{name}, received_type({received}) mismatch input_type({info[0]})"
+            return False, error(
+                "return_type_mismatch", "Return type mismatch between linked nodes", details,
+                input_name=name, input_config=info, received_type=received, linked_node=link,
+            )  # fmt: skip
+        try:
+            valid, _ = self.node(str(source_id))
+        except Exception as exc:
+            return False, _exception_reason("exception_during_inner_validation", exc, name)
+        return valid, None
+
+    def _declared_type(self, node_class: NodeClass, spec: InputSpec) -> str:
+        head = self.raw_spec(node_class, spec)[0]
+        return "COMBO" if isinstance(head, list) else str(head)
+
+    def raw_spec(self, node_class: NodeClass, spec: InputSpec) -> list[Any]:
+        section = "required" if spec.required else "optional"
+        raw = self.v.raw[node_class.name]["input"][section][spec.name]
+        return list(raw) if isinstance(raw, list | tuple) else [raw]
+
+    def input_config(self, node_class: NodeClass, spec: InputSpec) -> list[Any]:
+        raw = self.raw_spec(node_class, spec)
+        return [raw[0], raw[1] if len(raw) > 1 else {}]
+
+
+def types_match(received: str, declared: str) -> bool:
+    """ComfyUI's ``validate_node_input``: equal, a wildcard, or overlapping comma unions."""
+    if received == declared or "*" in (received, declared):
+        return True
+    got = {t.strip() for t in received.split(",")}
+    want = {t.strip() for t in declared.split(",")}
+    return bool(got & want)
+
+
+def _exception_reason(kind: str, exc: Exception, input_name: str | None = None) -> Reason:
+    name = type(exc).__qualname__
+    module = type(exc).__module__
+    extra: dict[str, Any] = {
+        "exception_type": name if module == "builtins" else f"{module}.{name}",
+        "traceback": traceback.format_tb(exc.__traceback__),
+    }
+    if input_name is not None:
+        extra["input_name"] = input_name
+    message = "Exception when validating node" if input_name is None else (
+        "Exception when validating inner node"
+    )
+    return {"type": kind, "message": message, "details": str(exc), "extra_info": extra}

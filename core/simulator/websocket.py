@@ -1,0 +1,48 @@
+"""``GET /ws``: register the socket, greet with ``status``, answer ``feature_flags``."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from aiohttp import WSMsgType, web
+
+from core.simulator.state import ServerState
+from core.simulator.system_info import features
+
+
+class WebSocketRoute:
+    """ComfyUI's websocket handler over the simulator's socket hub."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        sid = request.rel_url.query.get("clientId", "") or uuid.uuid4().hex
+        hub = self.state.hub
+        hub.register(sid, ws)
+        try:
+            await hub.send_now(ws, "status", self.state.status_data(sid))
+            if self.state.running_client == sid and self.state.last_node_id is not None:
+                await hub.send_now(ws, "executing", {"node": self.state.last_node_id})
+            await self._listen(ws)
+        finally:
+            hub.unregister(sid, ws)
+        return ws
+
+    async def _listen(self, ws: web.WebSocketResponse) -> None:
+        first = True
+        async for message in ws:
+            if message.type == WSMsgType.TEXT and first:
+                await self._maybe_feature_flags(ws, message.data)
+            first = False
+
+    async def _maybe_feature_flags(self, ws: web.WebSocketResponse, text: str) -> None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return
+        if isinstance(data, dict) and data.get("type") == "feature_flags":
+            await self.state.hub.send_now(ws, "feature_flags", features())
