@@ -1,0 +1,93 @@
+"""`batchline simulate`: serve a simulated ComfyUI (for demos, manual tests and fault drills)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_cache_dir
+
+from core.simulator import SimulatorConfig
+from core.simulator.config import BASELINE_VERSION, FaultSettings
+from core.simulator.simulator import Simulator
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="run a simulated ComfyUI server (not a real ComfyUI)",
+        description="Serve a faithful ComfyUI stand-in on loopback until Ctrl-C.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8188, help="port (default 8188)")
+    parser.add_argument(
+        "--version", dest="comfy_version", default=BASELINE_VERSION,
+        help=f"ComfyUI version to present (default {BASELINE_VERSION}; 0.4+ adds /api/jobs)",
+    )  # fmt: skip
+    parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
+    parser.add_argument("--job-seconds", type=float, default=0.5, help="time per simulated job")
+    parser.add_argument("--cpu-time-scale", type=float, default=1.0,
+                        help="scale of emulated CPU cost of real image nodes (0 = none)")  # fmt: skip
+    parser.add_argument("--output-dir", type=Path, help="output folder (default: a cache folder)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice")
+    _fault_options(parser)
+    parser.set_defaults(func=run)
+
+
+def _fault_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("faults")
+    group.add_argument("--fail-oom", type=int, default=0, metavar="N",
+                       help="the next N jobs fail with out-of-memory")  # fmt: skip
+    group.add_argument("--fail-error", type=int, default=0, metavar="N",
+                       help="the next N jobs fail with a RuntimeError")  # fmt: skip
+    group.add_argument("--hang", type=int, default=0, metavar="N",
+                       help="the next N jobs hang until a restart")  # fmt: skip
+    group.add_argument("--error-rate", type=float, default=0.0, metavar="R",
+                       help="share of requests answered with HTTP 500")  # fmt: skip
+    group.add_argument("--drop-rate", type=float, default=0.0, metavar="R",
+                       help="share of requests whose connection is dropped")  # fmt: skip
+    group.add_argument("--drop-after-queue-rate", type=float, default=0.0, metavar="R",
+                       help="share of POST /prompt queued but answered by a dropped connection")  # fmt: skip
+    group.add_argument("--delay", type=float, default=0.0, metavar="S",
+                       help="seconds to delay every answer")  # fmt: skip
+    group.add_argument("--fault-route", action="append", default=[], metavar="'METHOD /path'",
+                       help="limit HTTP faults to this route (repeatable)")  # fmt: skip
+
+
+def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
+    faults = FaultSettings(
+        fail_oom=args.fail_oom, fail_error=args.fail_error, hang_next=args.hang,
+        error_rate=args.error_rate, drop_rate=args.drop_rate,
+        drop_after_queue_rate=args.drop_after_queue_rate, delay_seconds=args.delay,
+        routes=list(args.fault_route),
+    )  # fmt: skip
+    output = args.output_dir or Path(user_cache_dir("batchline")) / "simulator-output"
+    return SimulatorConfig(
+        version=args.comfy_version, token=args.token, job_seconds=args.job_seconds,
+        cpu_time_scale=args.cpu_time_scale, output_dir=output, seed=args.seed, faults=faults,
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve(config, args.host, args.port))
+    return 0
+
+
+async def _serve(config: SimulatorConfig, host: str, port: int) -> None:
+    simulator = Simulator(config)
+    url = await simulator.start(host, port)
+    auth = " (token required)" if config.token else ""
+    print(
+        f"Batchline simulated ComfyUI {config.version} — not a real ComfyUI; "
+        f"listening on {url}{auth}\nOutputs in {simulator.output_dir}. Press Ctrl-C to stop.",
+        flush=True,
+    )
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await simulator.stop()
