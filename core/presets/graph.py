@@ -90,8 +90,10 @@ def parse_node(raw: Any, prefix: str = "") -> Node:
         type=raw["type"],
         mode=_int(raw.get("mode")),
         title=raw.get("title") if isinstance(raw.get("title"), str) else None,
-        inputs=[_parse_input(i, prefix) for i in raw.get("inputs") or () if isinstance(i, Mapping)],
-        outputs=[_output_type(o) for o in raw.get("outputs") or ()],
+        inputs=[
+            _parse_input(i, prefix) for i in _items(raw.get("inputs")) if isinstance(i, Mapping)
+        ],
+        outputs=[_output_type(o) for o in _items(raw.get("outputs"))],
         widgets_values=_widget_list(values),
     )
 
@@ -151,6 +153,10 @@ def _list(value: Any, what: str) -> list[Any]:
     if not isinstance(value, list):
         raise PresetError(f"the workflow's {what} is not a list")
     return value
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int:

@@ -139,7 +139,11 @@ def _from_png(data: bytes, catalogue: Catalogue | None) -> _Parts:
 
 
 def _from_editor(editor: Any, catalogue: Catalogue | None, fmt: PresetFormat) -> _Parts:
-    conversion = convert_editor(editor, catalogue)
+    try:
+        conversion = convert_editor(editor, catalogue)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        # A last guard for shapes of untrusted JSON the converter's checks did not foresee.
+        raise PresetError(f"the editor workflow is malformed ({type(exc).__name__})") from None
     api = validate_api_workflow(conversion.api_workflow)
     return _Parts(api, dict(editor), fmt, conversion.notices)
 
