@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_cache_dir
 
 from core.simulator import SimulatorConfig
 from core.simulator.config import BASELINE_VERSION, FaultSettings
 from core.simulator.simulator import Simulator
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(subparsers: Any) -> None:
@@ -24,13 +26,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8188, help="port (default 8188)")
     parser.add_argument(
-        "--version", dest="comfy_version", default=BASELINE_VERSION,
+        "--version",
+        dest="comfy_version",
+        default=BASELINE_VERSION,
         help=f"ComfyUI version to present (default {BASELINE_VERSION}; 0.4+ adds /api/jobs)",
-    )  # fmt: skip
+    )
     parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
     parser.add_argument("--job-seconds", type=float, default=0.5, help="time per simulated job")
-    parser.add_argument("--cpu-time-scale", type=float, default=1.0,
-                        help="scale of emulated CPU cost of real image nodes (0 = none)")  # fmt: skip
+    parser.add_argument(
+        "--cpu-time-scale",
+        type=float,
+        default=1.0,
+        help="scale of emulated CPU cost of real image nodes (0 = none)",
+    )
     parser.add_argument("--output-dir", type=Path, help="output folder (default: a cache folder)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice")
     _fault_options(parser)
@@ -39,36 +47,77 @@ def register(subparsers: Any) -> None:
 
 def _fault_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("faults")
-    group.add_argument("--fail-oom", type=int, default=0, metavar="N",
-                       help="the next N jobs fail with out-of-memory")  # fmt: skip
-    group.add_argument("--fail-error", type=int, default=0, metavar="N",
-                       help="the next N jobs fail with a RuntimeError")  # fmt: skip
-    group.add_argument("--hang", type=int, default=0, metavar="N",
-                       help="the next N jobs hang until a restart")  # fmt: skip
-    group.add_argument("--error-rate", type=float, default=0.0, metavar="R",
-                       help="share of requests answered with HTTP 500")  # fmt: skip
-    group.add_argument("--drop-rate", type=float, default=0.0, metavar="R",
-                       help="share of requests whose connection is dropped")  # fmt: skip
-    group.add_argument("--drop-after-queue-rate", type=float, default=0.0, metavar="R",
-                       help="share of POST /prompt queued but answered by a dropped connection")  # fmt: skip
-    group.add_argument("--delay", type=float, default=0.0, metavar="S",
-                       help="seconds to delay every answer")  # fmt: skip
-    group.add_argument("--fault-route", action="append", default=[], metavar="'METHOD /path'",
-                       help="limit HTTP faults to this route (repeatable)")  # fmt: skip
+    group.add_argument(
+        "--fail-oom",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the next N jobs fail with out-of-memory",
+    )
+    group.add_argument(
+        "--fail-error",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the next N jobs fail with a RuntimeError",
+    )
+    group.add_argument(
+        "--hang", type=int, default=0, metavar="N", help="the next N jobs hang until a restart"
+    )
+    group.add_argument(
+        "--error-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of requests answered with HTTP 500",
+    )
+    group.add_argument(
+        "--drop-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of requests whose connection is dropped",
+    )
+    group.add_argument(
+        "--drop-after-queue-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of POST /prompt queued but answered by a dropped connection",
+    )
+    group.add_argument(
+        "--delay", type=float, default=0.0, metavar="S", help="seconds to delay every answer"
+    )
+    group.add_argument(
+        "--fault-route",
+        action="append",
+        default=[],
+        metavar="'METHOD /path'",
+        help="limit HTTP faults to this route (repeatable)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
     faults = FaultSettings(
-        fail_oom=args.fail_oom, fail_error=args.fail_error, hang_next=args.hang,
-        error_rate=args.error_rate, drop_rate=args.drop_rate,
-        drop_after_queue_rate=args.drop_after_queue_rate, delay_seconds=args.delay,
+        fail_oom=args.fail_oom,
+        fail_error=args.fail_error,
+        hang_next=args.hang,
+        error_rate=args.error_rate,
+        drop_rate=args.drop_rate,
+        drop_after_queue_rate=args.drop_after_queue_rate,
+        delay_seconds=args.delay,
         routes=list(args.fault_route),
-    )  # fmt: skip
+    )
     output = args.output_dir or Path(user_cache_dir("batchline")) / "simulator-output"
     return SimulatorConfig(
-        version=args.comfy_version, token=args.token, job_seconds=args.job_seconds,
-        cpu_time_scale=args.cpu_time_scale, output_dir=output, seed=args.seed, faults=faults,
-    )  # fmt: skip
+        version=args.comfy_version,
+        token=args.token,
+        job_seconds=args.job_seconds,
+        cpu_time_scale=args.cpu_time_scale,
+        output_dir=output,
+        seed=args.seed,
+        faults=faults,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
-
 from core.simulator.responses import json_body, json_response
 
 if TYPE_CHECKING:
+    from aiohttp import web
+
     from core.simulator.simulator import Simulator
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.simulator.config import DEFAULT_STEPS
 from core.simulator.faults import JobFault, take_job_fault
 from core.simulator.graph import execution_order, is_link, signatures
 from core.simulator.nodes import REAL_NODES, NodeEnv, NodeFailure, cpu_seconds, simulate
-from core.simulator.prompt_queue import QueueItem
 from core.simulator.state import CacheEntry, ServerState, now_ms
+
+if TYPE_CHECKING:
+    from core.simulator.prompt_queue import QueueItem
 
 
 class Interrupted(Exception):

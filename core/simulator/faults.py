@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from core.simulator.config import FaultSettings
 from core.simulator.nodes import NodeFailure, failure_traceback
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.simulator.config import FaultSettings
 
 OOM_MESSAGE = (
     "Allocation on device 0 would exceed allowed memory. (out of memory)\n"
@@ -33,9 +37,7 @@ class JobFault:
 
     kind: str
 
-    def strikes(
-        self, node_id: str, order: list[str], steps: Callable[[str], int | None]
-    ) -> bool:
+    def strikes(self, node_id: str, order: list[str], steps: Callable[[str], int | None]) -> bool:
         """True for the first sampler of the run, or its first node if it has no sampler."""
         target = next((n for n in order if steps(n) is not None), order[0] if order else None)
         return node_id == target

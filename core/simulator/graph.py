@@ -38,7 +38,9 @@ def signatures(prompt: Prompt, outputs: list[str]) -> dict[str, str]:
     return sigs
 
 
-def execution_order(prompt: Prompt, outputs: list[str], cached: set[str], is_output: Any) -> list[str]:
+def execution_order(
+    prompt: Prompt, outputs: list[str], cached: set[str], is_output: Any
+) -> list[str]:
     """The order ComfyUI's ExecutionList runs nodes: ready output nodes first, else first added.
 
     Cached ancestors are not added; cached output nodes are (they re-emit their UI output).

@@ -84,10 +84,14 @@ def _render(size: tuple[int, int], seed: int, width: int, height: int) -> Image.
     return image
 
 
-def _gradient(size: tuple[int, int], top: tuple[int, int, int], bottom: tuple[int, int, int]) -> Image.Image:
+def _gradient(
+    size: tuple[int, int], top: tuple[int, int, int], bottom: tuple[int, int, int]
+) -> Image.Image:
     column = Image.new("RGB", (1, 256))
     for y in range(256):
-        column.putpixel((0, y), tuple(a + (b - a) * y // 255 for a, b in zip(top, bottom, strict=True)))
+        column.putpixel(
+            (0, y), tuple(a + (b - a) * y // 255 for a, b in zip(top, bottom, strict=True))
+        )
     return column.resize(size, Image.Resampling.BILINEAR)
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
-
-from core.simulator.prompt_queue import QueueItem
 from core.simulator.responses import json_body, json_response
-from core.simulator.routes import DualRoutes
-from core.simulator.state import ServerState
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from core.simulator.prompt_queue import QueueItem
+    from core.simulator.routes import DualRoutes
+    from core.simulator.state import ServerState
 
 STATUSES = ("pending", "in_progress", "completed", "failed", "cancelled")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

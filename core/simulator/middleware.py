@@ -6,12 +6,17 @@ import asyncio
 import base64
 import binascii
 import hmac
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from core.simulator.faults import HttpFaults
 from core.simulator.responses import server_error
-from core.simulator.routes import Handler
+
+if TYPE_CHECKING:
+    from aiohttp.typedefs import Middleware
+
+    from core.simulator.faults import HttpFaults
+    from core.simulator.routes import Handler
 
 
 def token_accepted(header: str, token: str) -> bool:
@@ -28,7 +33,7 @@ def token_accepted(header: str, token: str) -> bool:
     return False
 
 
-def auth_middleware(token: str) -> web.middleware:  # type: ignore[valid-type]
+def auth_middleware(token: str) -> Middleware:
     """Refuse every request (HTTP and WebSocket upgrade) without the token: 401."""
 
     @web.middleware
@@ -50,7 +55,7 @@ def drop_connection(request: web.Request) -> web.StreamResponse:
     raise ConnectionResetError("connection dropped by the simulator")
 
 
-def fault_middleware(faults: HttpFaults) -> web.middleware:  # type: ignore[valid-type]
+def fault_middleware(faults: HttpFaults) -> Middleware:
     """Delay answers, answer 500, or drop the connection before or after the handler ran."""
 
     @web.middleware

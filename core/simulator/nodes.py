@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageFilter, ImageOps
 
 from core.simulator.images import Latent, SimImage, frame_size, solid, synthetic
 from core.simulator.outputs import OutsideOutputFolder, pnginfo, save_images, temp_prefix
+
+if TYPE_CHECKING:
+    import random
+    from pathlib import Path
 
 
 class NodeFailure(Exception):

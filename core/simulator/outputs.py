@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL.PngImagePlugin import PngInfo
 
-from core.simulator.images import SimImage
+if TYPE_CHECKING:
+    import random
+
+    from core.simulator.images import SimImage
 
 
 class OutsideOutputFolder(Exception):

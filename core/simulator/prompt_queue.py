@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import heapq
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Prompt = dict[str, Any]
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from typing import Any
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any
 
 from core.simulator.prompt_queue import QueueItem
 from core.simulator.responses import empty_ok, json_body, json_response, server_error
-from core.simulator.routes import DualRoutes
 from core.simulator.state import JobTimes, ServerState, now_ms
 from core.simulator.system_info import features, system_stats
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from core.simulator.routes import DualRoutes
 
 CANONICAL_UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
@@ -61,7 +64,9 @@ class ComfyRoutes:
         if not isinstance(prompt, dict):
             raise TypeError("prompt must be an object")
         if "prompt_id" in body and not self._prompt_id_ok(body["prompt_id"]):
-            bad = _error("invalid_prompt_id", "Invalid prompt_id format", "prompt_id must be a UUID")
+            bad = _error(
+                "invalid_prompt_id", "Invalid prompt_id format", "prompt_id must be a UUID"
+            )
             return json_response({"error": bad, "node_errors": {}}, status=400)
         prompt_id = str(body.get("prompt_id", uuid.uuid4()))
         verdict = self.state.validator.validate(prompt, body.get("partial_execution_targets"))
@@ -75,8 +80,6 @@ class ComfyRoutes:
         return json_response(answer)
 
     def _prompt_id_ok(self, value: Any) -> bool:
-        import re
-
         if not self.state.config.has_jobs_api:
             return True
         return isinstance(value, str) and re.match(CANONICAL_UUID, value) is not None

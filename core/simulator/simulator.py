@@ -149,7 +149,9 @@ class Simulator:
             state.queue.task_done()
             state.running_client = None
             if run.client_id is not None:
-                state.hub.send("executing", {"node": None, "prompt_id": item.prompt_id}, run.client_id)
+                state.hub.send(
+                    "executing", {"node": None, "prompt_id": item.prompt_id}, run.client_id
+                )
 
     async def _stop_worker(self) -> None:
         if self._worker is not None:

@@ -57,11 +57,6 @@ class SocketHub:
     async def send_now(self, ws: web.WebSocketResponse, event: str, data: Any) -> None:
         await _send(ws, event, data)
 
-    async def flush(self) -> None:
-        """Wait until every queued message was written (for orderly shutdowns and tests)."""
-        while not self._outbox.empty():
-            await asyncio.sleep(0.001)
-
     async def _publish_loop(self) -> None:
         while True:
             event, data, sid = await self._outbox.get()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.simulator.config import SimulatorConfig
+if TYPE_CHECKING:
+    from core.simulator.config import SimulatorConfig
 
 MAX_UPLOAD_SIZE = 104_857_600
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.simulator.config import SimulatorConfig
 from core.simulator.simulator import Simulator
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from core.simulator.config import SimulatorConfig
 
 T = TypeVar("T")
 
@@ -25,7 +28,7 @@ class SimulatorThread:
         self.simulator = Simulator(config)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._stopped = threading.Event()
+        self._stop_event: asyncio.Event | None = None
 
     def start(self, host: str = "127.0.0.1", port: int = 0, timeout: float = 30.0) -> str:
         ready: Future[str] = Future()
@@ -42,31 +45,33 @@ class SimulatorThread:
     def _run(self, host: str, port: int, ready: Future[str]) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop
+        self._stop_event = asyncio.Event()
         try:
             ready.set_result(loop.run_until_complete(self.simulator.start(host, port)))
         except BaseException as exc:
             ready.set_exception(exc)
             loop.close()
             return
-        loop.run_until_complete(self._wait_for_stop())
+        loop.run_until_complete(self._stop_event.wait())
         loop.run_until_complete(self.simulator.stop())
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
 
-    async def _wait_for_stop(self) -> None:
-        while not self._stopped.is_set():
-            await asyncio.sleep(0.02)
-
-    def call(self, fn: Callable[[Simulator], T | Coroutine[Any, Any, T]], timeout: float = 30.0) -> T:
+    def call(self, fn: Callable[[Simulator], T], timeout: float = 30.0) -> T:
         """Run ``fn(simulator)`` on the simulator's loop and return its result."""
+
+        async def invoke() -> T:
+            return fn(self.simulator)
+
+        return self.call_async(lambda _sim: invoke(), timeout)
+
+    def call_async(self, fn: Callable[[Simulator], Awaitable[T]], timeout: float = 30.0) -> T:
+        """Await ``fn(simulator)`` on the simulator's loop and return its result."""
         if self._loop is None:
             raise RuntimeError("the simulator thread is not running")
 
         async def invoke() -> T:
-            result = fn(self.simulator)
-            if asyncio.iscoroutine(result):
-                return await result  # type: ignore[no-any-return]
-            return result  # type: ignore[return-value]
+            return await fn(self.simulator)
 
         return asyncio.run_coroutine_threadsafe(invoke(), self._loop).result(timeout)
 
@@ -80,10 +85,10 @@ class SimulatorThread:
         self.call(lambda sim: sim.hang_next(count))
 
     def restart(self) -> None:
-        self.call(lambda sim: sim.restart())
+        self.call_async(lambda sim: sim.restart())
 
     def drop_websockets(self) -> None:
-        self.call(lambda sim: sim.drop_websockets())
+        self.call_async(lambda sim: sim.drop_websockets())
 
     def execution_count(self, prompt_id: str) -> int:
         return self.call(lambda sim: sim.execution_count(prompt_id))
@@ -92,7 +97,10 @@ class SimulatorThread:
         return self.call(lambda sim: sim.stats())
 
     def stop(self, timeout: float = 30.0) -> None:
-        self._stopped.set()
+        """Stop the server and wait for the thread to end."""
+        loop, event = self._loop, self._stop_event
+        if loop is not None and event is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(event.set)
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None

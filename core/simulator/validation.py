@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.catalogue import Catalogue, InputSpec, NodeClass
 from core.simulator.value_checks import check_value
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.catalogue import Catalogue, InputSpec, NodeClass
 
 Prompt = dict[str, Any]
 Reason = dict[str, Any]
@@ -201,7 +204,9 @@ def _exception_reason(kind: str, exc: Exception, input_name: str | None = None) 
     }
     if input_name is not None:
         extra["input_name"] = input_name
-    message = "Exception when validating node" if input_name is None else (
-        "Exception when validating inner node"
+    message = (
+        "Exception when validating node"
+        if input_name is None
+        else ("Exception when validating inner node")
     )
     return {"type": kind, "message": message, "details": str(exc), "extra_info": extra}

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from PIL import Image
 
-from core.simulator.state import Folders
+if TYPE_CHECKING:
+    from core.simulator.state import Folders
 
 ANNOTATIONS = {" [output]": "output", " [input]": "input", " [temp]": "temp"}
 

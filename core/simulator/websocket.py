@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import TYPE_CHECKING
 
 from aiohttp import WSMsgType, web
 
-from core.simulator.state import ServerState
 from core.simulator.system_info import features
+
+if TYPE_CHECKING:
+    from core.simulator.state import ServerState
 
 
 class WebSocketRoute:
