@@ -120,6 +120,16 @@ class Ledger(TransitionVerbs):
             job_ids = self._insert_jobs(batch_id, date, jobs, requester, priority, now)
         return self.batch(batch_id), job_ids
 
+    def add_jobs(self, batch_id: str, jobs: Sequence[NewJob]) -> list[str]:
+        """Add jobs to an existing batch (e.g. "retry smaller"), pending, in one transaction."""
+        now = self.now()
+        with self.tx():
+            batch = schema.Batch.get_or_none(schema.Batch.id == batch_id)
+            if batch is None:
+                raise UnknownRecord(f"no batch {batch_id!r}")
+            date = datetime.fromtimestamp(now, UTC).strftime("%Y%m%d")
+            return self._insert_jobs(batch_id, date, jobs, batch.requester, batch.priority, now)
+
     def _insert_jobs(
         self,
         batch_id: str,
@@ -235,6 +245,34 @@ class Ledger(TransitionVerbs):
         with self.read():
             query = schema.Transition.select().where(schema.Transition.job == job_id)
             return [TransitionRecord.from_row(r) for r in query.order_by(schema.Transition.id)]
+
+    # --- admission queries ---------------------------------------------------------------------
+
+    def pending_lines(self, depth: int) -> dict[str, list[str]]:
+        """Per requester, its first ``depth`` unsent pending jobs (higher priority first)."""
+        sql = """
+            SELECT requester, id FROM (
+              SELECT requester, id, ROW_NUMBER() OVER (
+                PARTITION BY requester ORDER BY priority DESC, rowid) AS place
+              FROM job WHERE state = 'pending' AND NOT EXISTS (
+                SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt))
+            WHERE place <= ? ORDER BY requester, place"""
+        lines: dict[str, list[str]] = {}
+        with self.read():
+            for requester, job_id in self._db.execute_sql(sql, (depth,)).fetchall():
+                lines.setdefault(requester, []).append(job_id)
+        return lines
+
+    def in_flight_by_requester(self) -> dict[str, int]:
+        """Per requester, jobs sent to ComfyUI and not finished (incl. being sent)."""
+        sql = """
+            SELECT requester, COUNT(*) FROM job
+            WHERE state IN ('queued', 'running', 'cancelling') OR (state = 'pending' AND EXISTS (
+              SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt))
+            GROUP BY requester"""
+        with self.read():
+            rows = self._db.execute_sql(sql).fetchall()
+        return {requester: int(n) for requester, n in rows}
 
     # --- change feed ---------------------------------------------------------------------------
 

@@ -120,14 +120,22 @@ class TransitionVerbs:
 
     # --- observations --------------------------------------------------------------------------
 
-    def observe_queued(self, prompt_id: str, number: float, warning: str | None = None) -> bool:
+    def observe_queued(
+        self, prompt_id: str, number: float | None = None, warning: str | None = None
+    ) -> bool:
         extra = {"warning": warning} if warning else {}
+        fields: dict[str, Any] = {"queued_at": self.now()}
+        if number is not None:
+            fields["number"] = number
         return self._observe(
             prompt_id,
             AttemptResult.queued,
             JobState.queued,
             "accepted by ComfyUI",
-            attempt_fields={"number": number, "queued_at": self.now()},
+            attempt_fields={
+                "queued_at": self.now(),
+                **({"number": number} if number is not None else {}),
+            },
             job_fields=extra,
         )
 

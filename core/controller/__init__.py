@@ -1,0 +1,18 @@
+"""The controller: admission, submission, observation, cancel and retry for one ledger."""
+
+from core.controller.batches import default_requester, queue_batch, queue_smaller
+from core.controller.config import DEFAULT_SERVER, ControllerConfig
+from core.controller.controller import Controller
+from core.controller.status import Connection, ControllerStatus, Progress
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "Connection",
+    "Controller",
+    "ControllerConfig",
+    "ControllerStatus",
+    "Progress",
+    "default_requester",
+    "queue_batch",
+    "queue_smaller",
+]

@@ -1,0 +1,76 @@
+"""Queueing a batch: compose jobs from a stored preset and write them to the ledger."""
+
+from __future__ import annotations
+
+import getpass
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.batch import BatchSpec, compose, retry_smaller
+from core.errors import IllegalTransition
+from core.job_state import JobState, Reason
+from core.ledger import NewJob
+from core.presets import Preset, preset_from_api
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from core.catalogue import Catalogue
+    from core.ledger import BatchRecord, Ledger, PresetRecord
+
+
+def default_requester() -> str:
+    """The operating-system user name (DESIGN.md: the default requester)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "artist"
+
+
+def stored_preset(
+    record: PresetRecord,
+    catalogue: Catalogue | None = None,
+    seed_inputs: Sequence[str] | None = None,
+) -> Preset:
+    """A stored preset as the composer needs it; ``seed_inputs`` replaces the detected seeds."""
+    source = Path(record.source or record.name)
+    return preset_from_api(record.api_workflow, source, catalogue, seed_inputs=seed_inputs or None)
+
+
+def queue_batch(
+    ledger: Ledger,
+    preset_name: str,
+    spec: BatchSpec,
+    catalogue: Catalogue | None = None,
+    seed_inputs: Sequence[str] | None = None,
+) -> tuple[BatchRecord, list[str]]:
+    """Compose the batch ``spec`` of the named preset and create its pending jobs.
+
+    Raises:
+        CompositionError: the spec cannot be composed (names the node and input).
+    """
+    record = ledger.presets.get(preset_name)
+    jobs = compose(stored_preset(record, catalogue, seed_inputs), spec, catalogue)
+    requester = spec.requester or default_requester()
+    new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
+    return ledger.create_batch(
+        preset_name, new, requester=requester, priority=spec.priority, spec=_spec_json(spec)
+    )
+
+
+def queue_smaller(ledger: Ledger, job_id: str, factor: float = 0.75) -> str:
+    """ "Retry smaller": a new job in the same batch with the size reduced, from an OOM failure."""
+    job = ledger.job(job_id)
+    if job.state != JobState.failed or job.reason != Reason.oom:
+        raise IllegalTransition(f"job {job_id} did not fail out of memory: retry it instead")
+    api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
+    params = retry_smaller(api, job.params, factor)
+    return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
+
+
+def _spec_json(spec: BatchSpec) -> dict[str, Any]:
+    data = asdict(spec)
+    overrides = spec.overrides
+    data["overrides"] = dict(overrides) if not isinstance(overrides, tuple) else list(overrides)
+    return data

@@ -1,0 +1,145 @@
+"""Submission: admitted jobs become attempts, each written to the ledger before it is sent."""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from core.batch import workflow_hash
+from core.comfy import PromptState, new_prompt_id
+from core.controller.admission import AdmissionInput, admit, queue_target
+from core.controller.causes import reason_for_error, rejection_detail
+from core.controller.submission import extra_data, prompt_for
+from core.errors import ComfyRejected, IllegalTransition, TransientComfyError, UnknownRecord
+from core.job_state import AttemptResult, Reason
+
+if TYPE_CHECKING:
+    from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
+    from core.controller.config import ControllerConfig
+    from core.controller.reconcile import Reconciler
+    from core.ledger import JobRecord, Ledger
+
+log = logging.getLogger(__name__)
+
+
+class Dispatcher:
+    """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each.
+
+    Attributes:
+        submitting: prompt_ids whose ``POST /prompt`` is in flight in this process.
+    """
+
+    def __init__(
+        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, reconciler: Reconciler
+    ) -> None:
+        self._ledger, self._client, self._config = ledger, client, config
+        self._reconciler = reconciler
+        self.submitting: set[str] = set()
+        self._last_served: str | None = None
+        self._highest_number: float = -1
+        self._workflows: dict[str, dict[str, Any]] = {}
+
+    async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
+        """Submit what admission allows now, given the server's queue ``snapshot``."""
+        self._note_numbers(snapshot)
+        inputs = self._admission_input(len(snapshot), paused)
+        if inputs is None:
+            return
+        for candidate in admit(inputs):
+            self._last_served = candidate.requester
+            await self._submit(self._ledger.job(candidate.job_id))
+
+    def _admission_input(self, server_count: int, paused: bool) -> AdmissionInput | None:
+        durations = self._reconciler.durations
+        base = AdmissionInput(
+            server_count=server_count,
+            in_flight={},
+            waiting={},
+            global_cap=self._config.global_cap,
+            per_requester_cap=self._config.per_requester_cap,
+            paused=paused,
+            last_served=self._last_served,
+            job_seconds=statistics.median(durations) if durations else None,
+            poll_interval=self._config.poll_active_s,
+            max_queue_depth=self._config.max_queue_depth,
+        )
+        if paused or queue_target(base) <= server_count:
+            return None  # no room: skip the ledger queries
+        waiting = self._ledger.pending_lines(self._config.per_requester_cap)
+        if not waiting:
+            return None
+        in_flight = self._ledger.in_flight_by_requester()
+        return replace(base, in_flight=in_flight, waiting=waiting)
+
+    async def _submit(self, job: JobRecord) -> None:
+        batch = self._ledger.batch(job.batch)
+        prompt = prompt_for(self._workflow(batch.workflow_hash), job.params, batch.id)
+        pid = new_prompt_id()
+        try:
+            self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
+        except IllegalTransition:
+            return  # cancelled (or taken) since admission read it
+        self.submitting.add(pid)
+        try:
+            result = await self._client.submit(prompt, pid, extra_data=self._extra(batch.preset))
+        except ComfyRejected as exc:
+            self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
+        except TransientComfyError as exc:
+            await self._resolve_unknown(pid, exc)
+        else:
+            self._accepted(pid, result)
+        finally:
+            self.submitting.discard(pid)
+
+    def _accepted(self, pid: str, result: SubmitResult) -> None:
+        if result.number < self._highest_number:
+            self._reconciler.server_may_have_restarted()  # ComfyUI's counter started again
+        self._highest_number = max(self._highest_number, float(result.number))
+        warning = None
+        if result.node_errors:
+            dropped = ", ".join(result.dropped_outputs) or "some outputs"
+            problems = "; ".join(e.describe() for e in result.node_errors)
+            warning = f"ComfyUI dropped output node(s) {dropped}: {problems}"
+        self._ledger.observe_queued(pid, result.number, warning)
+
+    async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
+        """The answer to POST /prompt was lost: look before sending anything again.
+
+        Raises:
+            TransientComfyError: the server cannot be asked either; the attempt stays
+                ``submitting`` and is resolved by the next reconcile.
+        """
+        lookup = await self._client.lookup(pid)
+        if lookup.state == PromptState.pending:
+            self._ledger.observe_queued(pid)
+        elif lookup.state == PromptState.running:
+            self._ledger.observe_running(pid)
+        elif lookup.state == PromptState.unknown:
+            log.info("%s not on the server after %s: a new attempt", pid, exc)
+            self._ledger.observe_retryable(
+                pid,
+                AttemptResult.failed,
+                reason_for_error(exc),
+                max_attempts=self._config.max_attempts,
+            )
+        # finished: the next reconcile reads its history and downloads its outputs.
+
+    def _note_numbers(self, snapshot: QueueSnapshot) -> None:
+        numbers = [float(item.number) for item in (*snapshot.running, *snapshot.pending)]
+        if numbers and max(numbers) < self._highest_number and not self.submitting:
+            self._reconciler.server_may_have_restarted()
+            self._highest_number = max(numbers)
+
+    def _workflow(self, digest: str) -> dict[str, Any]:
+        if digest not in self._workflows:
+            self._workflows[digest] = self._ledger.workflow(digest)
+        return self._workflows[digest]
+
+    def _extra(self, preset_name: str) -> dict[str, Any]:
+        try:
+            editor = self._ledger.presets.get(preset_name).editor_workflow
+        except UnknownRecord:  # the preset was removed since; the batch keeps its workflow
+            editor = None
+        return extra_data(editor)

@@ -1,0 +1,63 @@
+"""Downloading a finished prompt's images into the output folder, never outside it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from core.errors import ComfyError, TransientComfyError
+
+if TYPE_CHECKING:
+    from core.comfy import ComfyClient, HistoryEntry
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
+    """``<output dir>/<batch>/<job>_<n>.<ext>``; the server's file name only lends its suffix.
+
+    Raises:
+        ValueError: the result would not lie inside ``output_dir`` (hostile ids).
+    """
+    suffix = PurePosixPath(server_name).suffix.lower()
+    suffix = suffix if suffix in IMAGE_SUFFIXES else ".png"
+    root = output_dir.resolve()
+    path = (root / _safe(batch_id) / f"{_safe(job_id)}_{index}{suffix}").resolve()
+    if not path.is_relative_to(root):
+        raise ValueError(f"output path {path} escapes {root}")
+    return path
+
+
+def _safe(name: str) -> str:
+    cleaned = _UNSAFE.sub("_", name).strip(".")
+    return cleaned or "_"
+
+
+async def fetch_outputs(
+    client: ComfyClient, entry: HistoryEntry, output_dir: Path, batch_id: str, job_id: str
+) -> tuple[list[str], list[str]]:
+    """Download every image of ``entry``; returns (local paths, warnings about missing ones).
+
+    Raises:
+        TransientComfyError: the server became unreachable: try again later (nothing recorded).
+    """
+    paths: list[str] = []
+    warnings: list[str] = []
+    for index, image in enumerate(entry.images, start=1):
+        dest = output_path(output_dir, batch_id, job_id, index, image.filename)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            await client.download(image, dest)
+        except TransientComfyError:
+            raise
+        except ComfyError as exc:
+            log.warning("output %s of %s not downloaded: %s", image.filename, job_id, exc)
+            warnings.append(f"output {image.filename!r} not downloaded: {exc}")
+            continue
+        paths.append(str(dest))
+    return paths, warnings

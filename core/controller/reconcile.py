@@ -1,0 +1,147 @@
+"""Following our prompts on the server: moving attempts forward from /queue and /history."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from core.controller.causes import failure_detail, reason_for_failure
+from core.controller.outputs import fetch_outputs
+from core.job_state import AttemptResult, JobState, Reason
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.comfy import ComfyClient, HistoryEntry, QueueSnapshot
+    from core.controller.config import ControllerConfig
+    from core.ledger import AttemptRecord, JobRecord, Ledger
+
+log = logging.getLogger(__name__)
+
+CANCEL_RESEND_S = 2.0  # a targeted interrupt is repeated while the prompt still runs
+
+
+class Reconciler:
+    """Applies what the server says about each live attempt to the ledger, forward only.
+
+    A prompt in neither queue nor history gets the grace period, then: lost across a server
+    restart or outage (``epoch`` moved since we last saw it) → ``lost``/server_lost, retried;
+    removed from the queue by someone else while the server stayed up → cancelled/
+    removed_elsewhere; never received (its POST went unanswered) → failed/connection_error,
+    retried; deleted by our own cancel → cancelled.
+    """
+
+    def __init__(
+        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, output_dir: Path
+    ) -> None:
+        self._ledger, self._client, self._config = ledger, client, config
+        self._output_dir = output_dir
+        self.epoch = 0  # bumped whenever the server may have restarted
+        self._seen_epoch: dict[str, int] = {}
+        self._missing_since: dict[str, float] = {}
+        self._cancel_sent: dict[str, float] = {}
+        self.durations: deque[float] = deque(maxlen=20)
+        self.finished_at: deque[float] = deque(maxlen=200)
+
+    def server_may_have_restarted(self) -> None:
+        self.epoch += 1
+
+    async def follow(self, attempt: AttemptRecord, job: JobRecord, snapshot: QueueSnapshot) -> None:
+        """Bring one live attempt up to date with ``snapshot`` (and history when needed)."""
+        pid = attempt.prompt_id
+        place = snapshot.place_of(pid)
+        if job.state == JobState.cancelling and place is not None:
+            await self._push_cancel(pid)
+        if place is not None:
+            self._seen_epoch[pid] = self.epoch
+            self._missing_since.pop(pid, None)
+            self._observe_place(attempt, snapshot, place)
+            return
+        entry = await self._client.history(pid)
+        if entry is not None:
+            await self._finish(attempt, job, entry)
+        else:
+            self._vanished(attempt, job)
+
+    def _observe_place(self, attempt: AttemptRecord, snapshot: QueueSnapshot, place: str) -> None:
+        pid = attempt.prompt_id
+        if place == "pending":
+            number = next((i.number for i in snapshot.pending if i.prompt_id == pid), None)
+            self._ledger.observe_queued(pid, number)
+            return
+        self._ledger.observe_running(pid)
+        started = attempt.started_at or time.time()
+        if not attempt.stalled and time.time() - started > self._config.stall_s:
+            self._ledger.set_stalled(pid, True)
+
+    async def _push_cancel(self, pid: str) -> None:
+        now = time.monotonic()
+        if now - self._cancel_sent.get(pid, -CANCEL_RESEND_S) < CANCEL_RESEND_S:
+            return
+        self._cancel_sent[pid] = now
+        await self._client.cancel(pid)
+
+    async def _finish(self, attempt: AttemptRecord, job: JobRecord, entry: HistoryEntry) -> None:
+        pid = attempt.prompt_id
+        self._forget(pid)
+        if entry.succeeded:
+            paths, warnings = await fetch_outputs(
+                self._client, entry, self._output_dir, job.batch, job.id
+            )
+            self._ledger.observe_succeeded(pid, paths, "; ".join(warnings))
+            self._record_duration(attempt)
+            return
+        failure = entry.failure
+        if failure is not None and failure.kind == "interrupted":
+            ours = job.state == JobState.cancelling
+            self._ledger.observe_cancelled(
+                pid, Reason.cancelled if ours else Reason.interrupted_elsewhere
+            )
+        elif failure is not None:
+            self._ledger.observe_failed(pid, reason_for_failure(failure), failure_detail(failure))
+        else:
+            self._ledger.observe_failed(pid, Reason.execution_error, {"message": entry.status})
+
+    def _vanished(self, attempt: AttemptRecord, job: JobRecord) -> None:
+        pid = attempt.prompt_id
+        if job.state == JobState.cancelling and (
+            pid in self._cancel_sent or attempt.result == AttemptResult.submitting
+        ):
+            self._forget(pid)
+            self._ledger.observe_cancelled(pid, Reason.cancelled)
+            return
+        first = self._missing_since.setdefault(pid, time.monotonic())
+        if time.monotonic() - first < self._config.grace_s:
+            return
+        self._forget(pid)
+        self._give_up_on(attempt, restarted=self._seen_epoch.get(pid, -1) < self.epoch)
+
+    def _give_up_on(self, attempt: AttemptRecord, *, restarted: bool) -> None:
+        pid, limit = attempt.prompt_id, self._config.max_attempts
+        if attempt.result == AttemptResult.submitting:
+            log.info("%s never reached the server: sending it again", pid)
+            self._ledger.observe_retryable(
+                pid, AttemptResult.failed, Reason.connection_error, max_attempts=limit
+            )
+        elif restarted or attempt.result == AttemptResult.running:
+            log.info("%s vanished across a server restart or outage", pid)
+            self._ledger.observe_retryable(
+                pid, AttemptResult.lost, Reason.server_lost, max_attempts=limit
+            )
+        else:
+            log.info("%s was removed from the queue by another client", pid)
+            self._ledger.observe_cancelled(pid, Reason.removed_elsewhere)
+
+    def _forget(self, pid: str) -> None:
+        self._missing_since.pop(pid, None)
+        self._seen_epoch.pop(pid, None)
+        self._cancel_sent.pop(pid, None)
+
+    def _record_duration(self, attempt: AttemptRecord) -> None:
+        start = attempt.started_at or attempt.queued_at
+        now = time.time()
+        if start is not None:
+            self.durations.append(now - start)
+        self.finished_at.append(now)
