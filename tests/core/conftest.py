@@ -1,0 +1,46 @@
+"""Fixtures for core tests: a fresh simulated ComfyUI per test, on an ephemeral loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+
+from core.simulator import FaultSettings, Simulator, SimulatorConfig
+
+MakeSimulator = Callable[..., Awaitable[Simulator]]
+
+# Fast defaults for tests: short jobs, no emulated CPU cost for ImageBlur.
+TEST_DEFAULTS: dict[str, Any] = {"job_seconds": 0.05, "cpu_time_scale": 0.0}
+
+
+@pytest_asyncio.fixture
+async def make_simulator(tmp_path: Path) -> AsyncIterator[MakeSimulator]:
+    """A factory: ``await make_simulator(version="0.38.1", token="t", faults={...})``.
+
+    Keyword arguments are `SimulatorConfig` fields (``faults`` may be a dict of
+    `FaultSettings` fields). Every simulator made is started, and stopped after the test.
+    """
+    started: list[Simulator] = []
+
+    async def make(**config: Any) -> Simulator:
+        options = {**TEST_DEFAULTS, **config}
+        options.setdefault("output_dir", tmp_path / f"sim-output-{len(started)}")
+        if isinstance(options.get("faults"), dict):
+            options["faults"] = FaultSettings(**options["faults"])
+        simulator = Simulator(SimulatorConfig(**options))
+        await simulator.start()
+        started.append(simulator)
+        return simulator
+
+    yield make
+    for simulator in started:
+        await simulator.stop()
+
+
+@pytest_asyncio.fixture
+async def simulator(make_simulator: MakeSimulator) -> Simulator:
+    """A started ComfyUI 0.3.64 simulator with 0.05 s jobs and its output under tmp_path."""
+    return await make_simulator()
