@@ -48,11 +48,11 @@ def auth_middleware(token: str) -> Middleware:
 
 
 def drop_connection(request: web.Request) -> web.StreamResponse:
-    """Close the socket without an answer; aiohttp then writes nothing."""
+    """Abort the socket; aiohttp cannot write the placeholder answer, so the client gets none."""
     transport = request.transport
     if transport is not None:
         transport.abort()
-    raise ConnectionResetError("connection dropped by the simulator")
+    return web.Response(status=499)
 
 
 def fault_middleware(faults: HttpFaults) -> Middleware:

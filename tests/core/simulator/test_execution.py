@@ -1,0 +1,190 @@
+"""Execution: sampler progress, interrupts, failures, caching, and execution counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+import pytest
+from sim_helpers import SocketLog, checkpoint, post, quick, submit, wait_history, wait_running
+
+from core.simulator import Simulator
+
+
+def terminal(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    event, data = entry["status"]["messages"][-1]
+    return event, data
+
+
+@pytest.mark.asyncio
+async def test_checkpoint_workflow_reports_progress_per_step(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        log = SocketLog(await session.ws_connect(f"{simulator.url}/ws?clientId=c1"))
+        prompt_id = await submit(session, simulator, checkpoint(steps=8), client_id="c1")
+        entry = await wait_history(session, simulator, prompt_id)
+        await log.wait(lambda m: m["type"] == "executing" and m["data"]["node"] is None)
+        await log.close()
+    progress = [m["data"] for m in log.messages if m["type"] == "progress"]
+    assert [p["value"] for p in progress] == list(range(1, 9))
+    assert {p["max"] for p in progress} == {8}
+    assert {p["node"] for p in progress} == {"3"}
+    assert entry["status"]["status_str"] == "success"
+    assert entry["outputs"]["9"]["images"][0]["filename"] == "ckpt_00001_.png"
+
+
+@pytest.mark.asyncio
+async def test_sampler_time_scales_with_steps(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(job_seconds=0.2)
+    async with aiohttp.ClientSession() as session:
+        durations = []
+        for steps in (5, 40):
+            entry = await wait_history(
+                session, sim, await submit(session, sim, checkpoint(steps=steps))
+            )
+            events = {e: d["timestamp"] for e, d in entry["status"]["messages"]}
+            durations.append(events["execution_success"] - events["execution_start"])
+    assert durations[0] < 150
+    assert durations[1] >= 380
+
+
+@pytest.mark.asyncio
+async def test_targeted_interrupt_stops_the_sampler_between_steps(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(job_seconds=2.0)
+    async with aiohttp.ClientSession() as session:
+        running = await submit(session, sim, checkpoint(steps=100))
+        pending = await submit(session, sim, quick(1))
+        await wait_running(sim, running)
+        await post(session, sim.url + "/interrupt", {"prompt_id": pending})  # not running: no-op
+        await post(session, sim.url + "/interrupt", {"prompt_id": running})
+        interrupted = await wait_history(session, sim, running)
+        after = await wait_history(session, sim, pending)
+    event, data = terminal(interrupted)
+    assert event == "execution_interrupted"
+    assert data["node_type"] in {"KSampler", "CLIPTextEncode"}
+    assert interrupted["status"] == {
+        **interrupted["status"],
+        "status_str": "error",
+        "completed": False,
+    }
+    assert terminal(after)[0] == "execution_success"
+
+
+@pytest.mark.asyncio
+async def test_global_interrupt_without_body_hits_the_running_prompt(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(job_seconds=2.0)
+    async with aiohttp.ClientSession() as session:
+        running = await submit(session, sim, checkpoint(steps=100))
+        await wait_running(sim, running)
+        async with session.post(sim.url + "/interrupt") as response:
+            assert response.status == 200
+        entry = await wait_history(session, sim, running)
+    assert terminal(entry)[0] == "execution_interrupted"
+
+
+@pytest.mark.asyncio
+async def test_interrupt_without_client_id_reaches_every_socket(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(job_seconds=2.0)
+    async with aiohttp.ClientSession() as session:
+        log = SocketLog(await session.ws_connect(f"{sim.url}/ws?clientId=watcher"))
+        running = await submit(session, sim, checkpoint(steps=100))
+        await log.wait(lambda m: m["type"] == "progress")
+        await post(session, sim.url + "/interrupt", {"prompt_id": running})
+        await log.wait(lambda m: m["type"] == "execution_interrupted")
+        await log.close()
+    assert "execution_start" not in log.types(running)  # lifecycle events need a client_id
+
+
+@pytest.mark.asyncio
+async def test_injected_oom_fails_like_a_gpu_out_of_memory(simulator: Simulator) -> None:
+    simulator.fail_next(1, "oom")
+    async with aiohttp.ClientSession() as session:
+        failed = await wait_history(
+            session, simulator, await submit(session, simulator, checkpoint())
+        )
+        ok = await wait_history(session, simulator, await submit(session, simulator, checkpoint(7)))
+    event, data = terminal(failed)
+    assert event == "execution_error"
+    assert data["node_type"] == "KSampler"
+    assert data["exception_type"] == "torch.OutOfMemoryError"
+    assert data["exception_message"].startswith("Allocation on device 0")
+    assert "(out of memory)" in data["exception_message"]
+    assert terminal(ok)[0] == "execution_success"
+
+
+@pytest.mark.asyncio
+async def test_injected_error_and_fault_counts_are_consumed(simulator: Simulator) -> None:
+    simulator.fail_next(2, "error")
+    async with aiohttp.ClientSession() as session:
+        entries = [
+            await wait_history(session, simulator, await submit(session, simulator, quick(i)))
+            for i in range(3)
+        ]
+    kinds = [terminal(e)[1].get("exception_type") for e in entries]
+    assert kinds == ["RuntimeError", "RuntimeError", None]
+
+
+@pytest.mark.asyncio
+async def test_real_cpu_allocation_failure_matches_the_recording(simulator: Simulator) -> None:
+    huge = quick(1, size=16384)
+    huge["1"]["inputs"]["batch_size"] = 4096
+    async with aiohttp.ClientSession() as session:
+        entry = await wait_history(session, simulator, await submit(session, simulator, huge))
+    event, data = terminal(entry)
+    assert (event, data["exception_type"], data["node_id"]) == (
+        "execution_error",
+        "RuntimeError",
+        "1",
+    )
+    assert (
+        "can't allocate memory: you tried to allocate 4398046511104 bytes"
+        in data["exception_message"]
+    )
+    assert data["current_inputs"]["width"] == [16384]
+
+
+@pytest.mark.asyncio
+async def test_saving_outside_the_output_folder_fails(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        entry = await wait_history(
+            session, simulator, await submit(session, simulator, quick(1, "../x"))
+        )
+    event, data = terminal(entry)
+    assert event == "execution_error"
+    assert data["exception_type"] == "Exception"
+    assert "Saving image outside the output folder is not allowed" in data["exception_message"]
+    assert data["executed"] == ["1"]
+
+
+@pytest.mark.asyncio
+async def test_identical_resubmission_is_cached_and_writes_no_file(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        log = SocketLog(await session.ws_connect(f"{simulator.url}/ws?clientId=c"))
+        first = await wait_history(
+            session, simulator, await submit(session, simulator, quick(5), client_id="c")
+        )
+        again_id = await submit(session, simulator, quick(5), client_id="c")
+        again = await wait_history(session, simulator, again_id)
+        await log.wait(lambda m: m["type"] == "executing" and m["data"].get("prompt_id") == again_id
+                       and m["data"]["node"] is None)  # fmt: skip
+        await log.close()
+    assert again["outputs"] == first["outputs"]
+    cached = again["status"]["messages"][1]
+    assert cached[0] == "execution_cached"
+    assert sorted(cached[1]["nodes"]) == ["1", "2"]
+    assert len(list(simulator.output_dir.glob("*.png"))) == 1
+    assert "executed" in log.types(again_id)
+    assert "progress_state" in log.types(again_id)
+
+
+@pytest.mark.asyncio
+async def test_hung_job_stays_running_until_restart(simulator: Simulator) -> None:
+    simulator.hang_next()
+    async with aiohttp.ClientSession() as session:
+        hung = await submit(session, simulator, quick(1))
+        await wait_running(simulator, hung)
+        await post(session, simulator.url + "/interrupt", {})
+        assert simulator.state.queue.running is not None
+        await simulator.restart()
+        done = await wait_history(session, simulator, await submit(session, simulator, quick(2)))
+    assert terminal(done)[0] == "execution_success"
+    assert simulator.execution_count(hung) == 1

@@ -1,0 +1,135 @@
+"""HTTP and WebSocket faults: 500s, dropped connections, lost answers, delays, admin routes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import aiohttp
+import pytest
+from sim_helpers import get, post, quick, wait_for
+
+from core.simulator import Simulator
+
+
+async def statuses(sim: Simulator, count: int, path: str = "/prompt") -> list[int | str]:
+    results: list[int | str] = []
+    async with aiohttp.ClientSession() as session:
+        for _ in range(count):
+            try:
+                async with session.get(sim.url + path) as response:
+                    await response.read()
+                    results.append(response.status)
+            except aiohttp.ClientError:
+                results.append("dropped")
+    return results
+
+
+@pytest.mark.asyncio
+async def test_error_rate_is_seeded_and_reproducible(make_simulator: Any) -> None:
+    runs = []
+    for _ in range(2):
+        sim: Simulator = await make_simulator(seed=7, faults={"error_rate": 0.5})
+        runs.append(await statuses(sim, 20))
+    assert runs[0] == runs[1]
+    assert set(runs[0]) == {200, 500}
+
+
+@pytest.mark.asyncio
+async def test_server_error_body_is_aiohttp_text(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"error_rate": 1.0})
+    async with aiohttp.ClientSession() as session:
+        status, body = await get(session, sim.url + "/queue")
+    assert (status, body) == (500, "500 Internal Server Error\n\nServer got itself in trouble")
+
+
+@pytest.mark.asyncio
+async def test_dropped_connections_give_no_answer(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"drop_rate": 1.0})
+    assert await statuses(sim, 3) == ["dropped"] * 3
+    assert sim.stats()["http_faults_injected"]["drop"] >= 3  # aiohttp retries idempotent GETs
+
+
+@pytest.mark.asyncio
+async def test_faults_can_be_limited_to_one_route(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"error_rate": 1.0, "routes": ["POST /prompt"]})
+    async with aiohttp.ClientSession() as session:
+        assert (await get(session, sim.url + "/queue"))[0] == 200
+        assert (await post(session, sim.url + "/api/prompt", {"prompt": quick(1)}))[0] == 500
+    assert sim.state.queue.counter == 0  # answered 500 before the handler ran
+
+
+@pytest.mark.asyncio
+async def test_drop_after_queue_loses_the_answer_but_queues_the_prompt(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"drop_after_queue_rate": 1.0})
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.ClientError):
+            await post(session, sim.url + "/prompt", {"prompt": quick(1), "prompt_id": "lost"})
+        await wait_for(lambda: sim.execution_count("lost") == 1)
+        assert (await get(session, sim.url + "/queue"))[0] == 200  # GETs are unaffected
+
+
+@pytest.mark.asyncio
+async def test_delay_slows_every_answer(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"delay_seconds": 0.2})
+    started = time.monotonic()
+    assert await statuses(sim, 1) == [200]
+    assert time.monotonic() - started >= 0.2
+
+
+@pytest.mark.asyncio
+async def test_admin_route_sets_faults_at_run_time(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        status, faults = await post(session, simulator.url + "/_sim/faults", {"fail_oom": 2})
+        assert status == 200
+        assert faults["fail_oom"] == 2
+        status, answer = await post(session, simulator.url + "/_sim/faults", {"bogus": 1})
+        assert status == 400
+        assert "bogus" in answer["error"]
+        status, stats = await get(session, simulator.url + "/_sim/stats")
+    assert status == 200
+    assert stats["faults"]["fail_oom"] == 2
+    assert stats["restarts"] == 0
+
+
+@pytest.mark.asyncio
+async def test_admin_routes_are_not_hit_by_http_faults(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"error_rate": 1.0})
+    async with aiohttp.ClientSession() as session:
+        status, _ = await post(session, sim.url + "/_sim/faults", {"error_rate": 0.0})
+        assert status == 200
+        assert (await get(session, sim.url + "/queue"))[0] == 200
+
+
+@pytest.mark.asyncio
+async def test_dropping_websockets_closes_every_socket(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        sockets = [await session.ws_connect(f"{simulator.url}/ws?clientId=c{i}") for i in range(2)]
+        for ws in sockets:
+            assert (await ws.receive_json())["type"] == "status"
+        status, _ = await post(session, simulator.url + "/_sim/drop_websockets", {})
+        assert status == 200
+        for ws in sockets:
+            message = await asyncio.wait_for(ws.receive(), 5)
+            assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+            await ws.close()
+    assert simulator.stats()["websockets"] == 0
+
+
+@pytest.mark.asyncio
+async def test_websocket_greets_with_status_and_answers_feature_flags(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(f"{simulator.url}/ws?clientId=me") as ws:
+            greeting = await ws.receive_json()
+            await ws.send_json(
+                {"type": "feature_flags", "data": {"supports_preview_metadata": True}}
+            )
+            flags = await ws.receive_json()
+        async with session.ws_connect(f"{simulator.url}/api/ws") as ws:
+            anonymous = await ws.receive_json()
+    assert greeting == {"type": "status", "data": {
+        "status": {"exec_info": {"queue_remaining": 0}}, "sid": "me"}}  # fmt: skip
+    assert flags["type"] == "feature_flags"
+    assert flags["data"]["supports_preview_metadata"] is True
+    assert len(anonymous["data"]["sid"]) == 32
