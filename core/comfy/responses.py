@@ -89,6 +89,8 @@ class HistoryEntry:
     completed: bool
     images: tuple[ImageRef, ...] = ()
     failure: ExecutionFailure | None = None
+    started_at: float | None = None  # epoch seconds of execution_start, from the server
+    finished_at: float | None = None  # epoch seconds of the terminal message
 
     @property
     def succeeded(self) -> bool:
@@ -172,7 +174,22 @@ def parse_history_entry(prompt_id: str, raw: object, shape: Shape) -> HistoryEnt
         completed=shape.flag(shape.key(status, "completed", "status"), "status.completed"),
         images=parse_outputs(entry.get("outputs", {}), shape),
         failure=failure_from_messages(status.get("messages", []), shape),
+        started_at=_message_time(status.get("messages"), first=True),
+        finished_at=_message_time(status.get("messages"), first=False),
     )
+
+
+def _message_time(messages: object, *, first: bool) -> float | None:
+    """The server's timestamp (ms → s) of the first or last status message, if well-formed."""
+    if not isinstance(messages, list) or not messages:
+        return None
+    message = messages[0] if first else messages[-1]
+    if not (isinstance(message, list) and len(message) == 2 and isinstance(message[1], dict)):
+        return None
+    stamp = message[1].get("timestamp")
+    if isinstance(stamp, bool) or not isinstance(stamp, int | float):
+        return None
+    return float(stamp) / 1000.0
 
 
 def _history_number(value: object, shape: Shape) -> int | float | None:

@@ -86,21 +86,22 @@ class Reconciler:
     async def _finish(self, attempt: AttemptRecord, job: JobRecord, entry: HistoryEntry) -> None:
         pid = attempt.prompt_id
         self._forget(pid)
+        times = (entry.started_at, entry.finished_at)
         if entry.succeeded:
             paths, warnings = await fetch_outputs(
                 self._client, entry, self._output_dir, job.batch, job.id
             )
-            self._ledger.observe_succeeded(pid, paths, "; ".join(warnings))
-            self._record_duration(attempt)
+            self._ledger.observe_succeeded(pid, paths, "; ".join(warnings), times)
+            self._record_duration(attempt, entry)
             return
         failure = entry.failure
         if failure is not None and failure.kind == "interrupted":
             ours = job.state == JobState.cancelling
-            self._ledger.observe_cancelled(
-                pid, Reason.cancelled if ours else Reason.interrupted_elsewhere
-            )
+            reason = Reason.cancelled if ours else Reason.interrupted_elsewhere
+            self._ledger.observe_cancelled(pid, reason, times)
         elif failure is not None:
-            self._ledger.observe_failed(pid, reason_for_failure(failure), failure_detail(failure))
+            reason, detail = reason_for_failure(failure), failure_detail(failure)
+            self._ledger.observe_failed(pid, reason, detail, times)
         else:
             self._ledger.observe_failed(pid, Reason.execution_error, {"message": entry.status})
 
@@ -139,9 +140,9 @@ class Reconciler:
         self._seen_epoch.pop(pid, None)
         self._cancel_sent.pop(pid, None)
 
-    def _record_duration(self, attempt: AttemptRecord) -> None:
-        start = attempt.started_at or attempt.queued_at
-        now = time.time()
-        if start is not None:
-            self.durations.append(now - start)
-        self.finished_at.append(now)
+    def _record_duration(self, attempt: AttemptRecord, entry: HistoryEntry) -> None:
+        start = entry.started_at or attempt.started_at or attempt.queued_at
+        end = entry.finished_at or time.time()
+        if start is not None and end >= start:
+            self.durations.append(end - start)
+        self.finished_at.append(time.time())

@@ -148,8 +148,15 @@ class TransitionVerbs:
             attempt_fields={"started_at": self.now()},
         )
 
-    def observe_succeeded(self, prompt_id: str, outputs: list[str], note: str = "") -> bool:
-        fields = {"finished_at": self.now(), "outputs_json": json.dumps(outputs)}
+    def observe_succeeded(
+        self,
+        prompt_id: str,
+        outputs: list[str],
+        note: str = "",
+        times: tuple[float | None, float | None] = (None, None),
+    ) -> bool:
+        """The attempt succeeded; ``times`` are the server's (started, finished) when known."""
+        fields = {"outputs_json": json.dumps(outputs), **self._times(times)}
         return self._observe(
             prompt_id,
             AttemptResult.succeeded,
@@ -160,7 +167,11 @@ class TransitionVerbs:
         )
 
     def observe_failed(
-        self, prompt_id: str, reason: Reason, error: dict[str, Any] | None = None
+        self,
+        prompt_id: str,
+        reason: Reason,
+        error: dict[str, Any] | None = None,
+        times: tuple[float | None, float | None] = (None, None),
     ) -> bool:
         """The attempt failed for a cause that is never retried automatically."""
         return self._observe(
@@ -168,17 +179,22 @@ class TransitionVerbs:
             AttemptResult.failed,
             JobState.failed,
             reason.value,
-            attempt_fields=_ending(self.now(), reason, error),
+            attempt_fields={**_ending(self.now(), reason, error), **self._times(times)},
             job_fields={"reason": reason.value},
         )
 
-    def observe_cancelled(self, prompt_id: str, reason: Reason = Reason.cancelled) -> bool:
+    def observe_cancelled(
+        self,
+        prompt_id: str,
+        reason: Reason = Reason.cancelled,
+        times: tuple[float | None, float | None] = (None, None),
+    ) -> bool:
         return self._observe(
             prompt_id,
             AttemptResult.cancelled,
             JobState.cancelled,
             reason.value,
-            attempt_fields=_ending(self.now(), reason, None),
+            attempt_fields={**_ending(self.now(), reason, None), **self._times(times)},
             job_fields={"reason": reason.value},
         )
 
@@ -236,6 +252,14 @@ class TransitionVerbs:
             schema.Attempt.update(stalled=stalled).where(schema.Attempt.id == attempt.id).execute()
             self._write_job(job, None, "")
             return True
+
+    def _times(self, times: tuple[float | None, float | None]) -> dict[str, float]:
+        """started_at / finished_at from the server when known (finished defaults to now)."""
+        started, finished = times
+        fields = {"finished_at": finished if finished is not None else self.now()}
+        if started is not None:
+            fields["started_at"] = started
+        return fields
 
     # --- internals -----------------------------------------------------------------------------
 

@@ -1,0 +1,63 @@
+"""Controller fixtures: a real ledger, a real simulator, a real client, a controller between."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from core.batch import BatchSpec, SeedPlan
+from core.comfy import ComfyClient
+from core.controller import Controller, ControllerConfig, queue_batch
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from core.simulator import Simulator
+
+NOISE_WORKFLOW = {
+    "1": {
+        "class_type": "EmptyImage",
+        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
+    },
+    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
+    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "noise"}},
+}
+
+FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
+    with Ledger(tmp_path / "home") as opened:
+        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        yield opened
+
+
+def queue(ledger: Ledger, count: int, requester: str = "alice", start: int = 1) -> list[str]:
+    spec = BatchSpec(seeds=SeedPlan(count=count, start=start), requester=requester)
+    return queue_batch(ledger, "noise", spec)[1]
+
+
+MakeController = Callable[..., Awaitable[Controller]]
+
+
+@pytest_asyncio.fixture
+async def make_controller(tmp_path: Path) -> AsyncIterator[MakeController]:
+    """``await make_controller(ledger, simulator, **config)``: a started controller."""
+    made: list[tuple[Controller, ComfyClient]] = []
+
+    async def make(ledger: Ledger, simulator: Simulator, **config: Any) -> Controller:
+        client = ComfyClient(simulator.url)
+        controller = Controller(
+            ledger, client, config=FAST.with_overrides(**config), output_dir=tmp_path / "out"
+        )
+        await controller.start()
+        made.append((controller, client))
+        return controller
+
+    yield make
+    for controller, client in made:
+        await controller.stop()
+        await client.aclose()

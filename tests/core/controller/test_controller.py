@@ -1,0 +1,115 @@
+"""The controller against the simulator: jobs run, fail, cancel and retry as DESIGN.md says."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from core.batch import BatchSpec, SeedPlan
+from core.controller import queue_batch
+from core.job_state import AttemptResult, JobState, Reason
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from core.simulator import Simulator
+from tests.core.controller.conftest import NOISE_WORKFLOW, MakeController, queue
+
+pytestmark = pytest.mark.asyncio
+
+
+async def wait_for(check: Callable[[], bool], within: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
+    return [ledger.job(job_id).state for job_id in ids]
+
+
+def all_done(ledger: Ledger, ids: list[str]) -> Callable[[], bool]:
+    return lambda: all(state.is_terminal for state in states(ledger, ids))
+
+
+async def test_a_batch_runs_to_success_with_outputs(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController, tmp_path: Path
+) -> None:
+    ids = queue(ledger, 4)
+    await make_controller(ledger, simulator)
+    await wait_for(all_done(ledger, ids))
+    assert states(ledger, ids) == [JobState.succeeded] * 4
+    for job_id in ids:
+        (attempt,) = ledger.attempts(job_id)
+        assert attempt.result == AttemptResult.succeeded
+        assert simulator.execution_count(attempt.prompt_id) == 1
+        (output,) = attempt.outputs
+        path = Path(output)
+        assert path.is_file()
+        assert path.is_relative_to(tmp_path / "out")
+        assert path.name == f"{job_id}_1.png"
+
+
+async def test_global_cap_is_never_exceeded(
+    ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
+) -> None:
+    simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
+    ids = queue(ledger, 6)
+    controller = await make_controller(ledger, simulator, global_cap=2, max_queue_depth=2)
+    peak = 0
+
+    def track(status: object) -> None:
+        nonlocal peak
+        peak = max(peak, controller.status.server_queue)
+
+    controller.add_status_listener(track)
+    await wait_for(all_done(ledger, ids), timeout=30)
+    assert 0 < peak <= 2
+
+
+async def test_out_of_memory_fails_once_without_retry(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    simulator.fail_next(1, "oom")
+    (job_id,) = queue(ledger, 1)
+    await make_controller(ledger, simulator)
+    await wait_for(all_done(ledger, [job_id]))
+    job = ledger.job(job_id)
+    assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.oom, 1)
+    error = ledger.attempts(job_id)[0].error
+    assert error is not None
+    assert error["kind"] == "oom"
+
+
+async def test_validation_error_names_node_and_input(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    bad = json.loads(json.dumps(NOISE_WORKFLOW))
+    bad["4"] = {
+        "class_type": "ImageScale",
+        "inputs": {
+            "image": ["2", 0],
+            "upscale_method": "bogus",
+            "width": 32,
+            "height": 32,
+            "crop": "disabled",
+        },
+    }
+    bad["3"]["inputs"]["images"] = ["4", 0]
+    ledger.presets.add("bad", PresetContent(workflow_hash(bad), bad))
+    spec = BatchSpec(seeds=SeedPlan(count=1), requester="a")
+    (job_id,) = queue_batch(ledger, "bad", spec)[1]
+    await make_controller(ledger, simulator)
+    await wait_for(all_done(ledger, [job_id]))
+    job = ledger.job(job_id)
+    assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.validation_error, 1)
+    error = ledger.attempts(job_id)[0].error
+    assert error is not None
+    assert (error["node_id"], error["node_type"], error["input"]) == (
+        "4",
+        "ImageScale",
+        "upscale_method",
+    )
