@@ -34,7 +34,8 @@ class Validator:
     """Checks prompts against a catalogue and the simulator's input folder.
 
     ``raw`` is the served object_info, used for ``input_config`` exactly as ComfyUI echoes it;
-    ``check_combo_type`` enables the newer servers' list check of ``"COMBO"``-typed inputs.
+    ``check_combo_type`` selects the newer servers' rules: ``"COMBO"``-typed inputs are
+    list-checked and unknown classes are reported as ``missing_node_type``.
     """
 
     def __init__(
@@ -53,13 +54,25 @@ class Validator:
                 return Verdict(error("invalid_prompt", message, f"Node ID '#{node_id}'"))
             node_class = self.catalogue.get(node["class_type"])
             if node_class is None:
-                message = f"Cannot execute because node {node['class_type']} does not exist."
-                return Verdict(error("invalid_prompt", message, f"Node ID '#{node_id}'"))
+                return Verdict(self._unknown_class(node_id, node))
             if node_class.output_node and (targets is None or node_id in targets):
                 outputs.append(node_id)
         if not outputs:
             return Verdict(error("prompt_no_outputs", "Prompt has no outputs"))
         return _PromptCheck(self, prompt).run(outputs)
+
+    def _unknown_class(self, node_id: str, node: dict[str, Any]) -> Reason:
+        class_type = node["class_type"]
+        if not self.check_combo_type:  # 0.3.x
+            message = f"Cannot execute because node {class_type} does not exist."
+            return error("invalid_prompt", message, f"Node ID '#{node_id}'")
+        meta = node.get("_meta")
+        title = meta.get("title", class_type) if isinstance(meta, dict) else class_type
+        message = f"Node '{title}' not found. The custom node may not be installed."
+        return error(
+            "missing_node_type", message, f"Node ID '#{node_id}'",
+            node_id=node_id, class_type=class_type, node_title=title,
+        )  # fmt: skip
 
 
 class _PromptCheck:

@@ -1,0 +1,109 @@
+"""Modes: the newer version's jobs API and prompt_id rule, and token authentication."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from typing import Any
+
+import aiohttp
+import pytest
+from sim_helpers import checkpoint, get, post, quick, submit, wait_history, wait_running
+
+from core.simulator import Simulator
+
+NEWER = "0.38.1"
+
+
+@pytest.mark.asyncio
+async def test_baseline_has_no_jobs_api(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        assert (await get(session, simulator.url + "/api/jobs"))[0] == 404
+        _, stats = await get(session, simulator.url + "/system_stats")
+    assert stats["system"]["comfyui_version"] == "0.3.64"
+
+
+@pytest.mark.asyncio
+async def test_newer_version_requires_uuid_prompt_ids(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(version=NEWER)
+    async with aiohttp.ClientSession() as session:
+        status, body = await post(
+            session, sim.url + "/prompt", {"prompt": quick(1), "prompt_id": "x"}
+        )
+        assert status == 400
+        assert body["error"]["type"] == "invalid_prompt_id"
+        good = str(uuid.uuid4())
+        assert await submit(session, sim, quick(1), prompt_id=good) == good
+        unknown = {"prompt": {"1": {"class_type": "Nope", "inputs": {}}}}
+        status, body = await post(session, sim.url + "/prompt", unknown)
+        _, stats = await get(session, sim.url + "/system_stats")
+    assert body["error"]["type"] == "missing_node_type"
+    assert stats["system"]["comfyui_version"] == NEWER
+
+
+@pytest.mark.asyncio
+async def test_jobs_api_lists_and_describes_jobs(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(version=NEWER)
+    async with aiohttp.ClientSession() as session:
+        done = await submit(session, sim, quick(1))
+        await wait_history(session, sim, done)
+        sim.hang_next()
+        running = await submit(session, sim, quick(2))
+        await wait_running(sim, running)
+        pending = await submit(session, sim, quick(3))
+        status, listing = await get(session, sim.url + "/api/jobs")
+        assert status == 200
+        _, detail = await get(session, f"{sim.url}/api/jobs/{done}")
+        _, only_pending = await get(session, sim.url + "/api/jobs?status=pending")
+        assert (await get(session, sim.url + "/api/jobs?status=bogus"))[0] == 400
+        assert (await get(session, f"{sim.url}/api/jobs/{uuid.uuid4()}")) == (
+            404, {"error": "Job not found"},
+        )  # fmt: skip
+    statuses = {job["id"]: job["status"] for job in listing["jobs"]}
+    assert statuses == {done: "completed", running: "in_progress", pending: "pending"}
+    assert listing["pagination"]["total"] == 3
+    assert detail["outputs_count"] == 1
+    assert detail["preview_output"]["filename"] == "quick_00001_.png"
+    assert detail["execution_status"]["status_str"] == "success"
+    assert [job["id"] for job in only_pending["jobs"]] == [pending]
+
+
+@pytest.mark.asyncio
+async def test_jobs_api_cancels_pending_and_running_jobs(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(version=NEWER, job_seconds=2.0)
+    async with aiohttp.ClientSession() as session:
+        running = await submit(session, sim, checkpoint(steps=100))
+        pending = await submit(session, sim, quick(1))
+        await wait_running(sim, running)
+        assert await post(session, f"{sim.url}/api/jobs/{pending}/cancel", {}) == (
+            200, {"cancelled": True},
+        )  # fmt: skip
+        status, body = await post(session, sim.url + "/api/jobs/cancel", {"job_ids": [running]})
+        assert (status, body) == (200, {"cancelled": True})
+        entry = await wait_history(session, sim, running)
+        _, job = await get(session, f"{sim.url}/api/jobs/{running}")
+        assert (await post(session, sim.url + "/api/jobs/cancel", {"job_ids": ["x"]}))[0] == 400
+        assert await post(session, f"{sim.url}/api/jobs/{running}/cancel", {}) == (
+            200, {"cancelled": False},
+        )  # fmt: skip
+    assert entry["status"]["messages"][-1][0] == "execution_interrupted"
+    assert job["status"] == "cancelled"
+    assert sim.execution_count(pending) == 0
+
+
+@pytest.mark.asyncio
+async def test_token_is_required_on_http_and_websocket(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(token="s3cret")
+    basic = base64.b64encode(b"anyone:s3cret").decode()
+    async with aiohttp.ClientSession() as session:
+        assert (await get(session, sim.url + "/queue"))[0] == 401
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(sim.url + "/ws")
+        assert refused.value.status == 401
+    for header in ("Bearer s3cret", f"Basic {basic}"):
+        async with aiohttp.ClientSession(headers={"Authorization": header}) as session:
+            assert (await get(session, sim.url + "/queue"))[0] == 200
+            async with session.ws_connect(sim.url + "/ws") as ws:
+                assert (await ws.receive_json())["type"] == "status"
+    async with aiohttp.ClientSession(headers={"Authorization": "Bearer wrong"}) as session:
+        assert (await get(session, sim.url + "/queue"))[0] == 401
