@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 # Subcommand modules, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("core.cli.simulate_cmd",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "core.cli.simulate_cmd",
+    "core.cli.preset_cmd",
+    "core.cli.queue_cmd",
+    "core.cli.run_cmd",
+    "core.cli.jobs_cmd",
+    "core.cli.control_cmd",
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 

@@ -1,0 +1,148 @@
+"""Helpers shared by the CLI commands: the ledger, the server, JSON and time formatting."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient
+from core.controller import DEFAULT_SERVER
+from core.errors import InputError, UnknownRecord
+from core.ledger import Ledger
+from core.paths import data_dir
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+
+    import httpx
+
+    from core.ledger import AttemptRecord, JobRecord, TransitionRecord
+
+TOKEN_ENV = "BATCHLINE_TOKEN"
+SERVER_KEY = "server.url"
+OUTPUT_DIR_KEY = "output_dir"
+
+
+def open_ledger(args: argparse.Namespace) -> Ledger:
+    """The ledger in ``--data-dir`` (else $BATCHLINE_HOME, else the user data folder)."""
+    return Ledger(data_dir(args.data_dir))
+
+
+@contextlib.contextmanager
+def names_from_user() -> Iterator[None]:
+    """Unknown jobs, batches and presets named on the command line are input errors (exit 2)."""
+    try:
+        yield
+    except UnknownRecord as exc:
+        raise InputError(str(exc)) from None
+
+
+def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
+    """``--server``, else the stored setting, else ComfyUI's default address."""
+    return str(args.server or ledger.settings.get(SERVER_KEY) or DEFAULT_SERVER)
+
+
+def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:
+    """A client for ``url``, with the bearer token of $BATCHLINE_TOKEN when it is set."""
+    token = os.environ.get(TOKEN_ENV)
+    try:
+        return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def iso(timestamp: float | None) -> str | None:
+    """A ledger time as ISO-8601 UTC (``2025-01-31T12:00:00.123Z``), or None."""
+    if timestamp is None:
+        return None
+    text = datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def short_time(timestamp: float | None) -> str:
+    """A ledger time for people: local ``HH:MM:SS``, or a dash."""
+    if timestamp is None:
+        return "-"
+    return datetime.fromtimestamp(timestamp).strftime("%H:%M:%S")
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def warn(message: str) -> None:
+    """One line on stderr, prefixed like the error messages."""
+    print(f"batchline: {message}", file=sys.stderr)
+
+
+def format_params(params: dict[str, Any]) -> str:
+    return " ".join(f"{key}={value}" for key, value in sorted(params.items())) or "-"
+
+
+# --- JSON of a job ------------------------------------------------------------------------------
+
+
+def job_json(ledger: Ledger, job: JobRecord, preset: str | None = None) -> dict[str, Any]:
+    """A job with its attempts, outputs and transitions (DESIGN.md's lowercase names)."""
+    attempts = ledger.attempts(job.id)
+    return {
+        "id": job.id,
+        "batch": job.batch,
+        "preset": preset if preset is not None else ledger.batch(job.batch).preset,
+        "state": job.state.value,
+        "reason": job.reason,
+        "warning": job.warning,
+        "requester": job.requester,
+        "priority": job.priority,
+        "params": job.params,
+        "attempt": job.attempt,
+        "created_at": iso(job.created_at),
+        "updated_at": iso(job.updated_at),
+        "attempts": [attempt_json(a) for a in attempts],
+        "outputs": [path for a in attempts for path in a.outputs],
+        "transitions": [transition_json(t) for t in ledger.transitions(job.id)],
+    }
+
+
+def attempt_json(attempt: AttemptRecord) -> dict[str, Any]:
+    return {
+        "n": attempt.n,
+        "prompt_id": attempt.prompt_id,
+        "server": attempt.server,
+        "number": attempt.number,
+        "result": attempt.result.value,
+        "reason": attempt.reason,
+        "error": attempt.error,
+        "stalled": attempt.stalled,
+        "workflow_hash": attempt.workflow_hash,
+        "created_at": iso(attempt.created_at),
+        "queued_at": iso(attempt.queued_at),
+        "started_at": iso(attempt.started_at),
+        "finished_at": iso(attempt.finished_at),
+        "outputs": list(attempt.outputs),
+    }
+
+
+def transition_json(transition: TransitionRecord) -> dict[str, Any]:
+    return {
+        "at": iso(transition.at),
+        "from": transition.from_state.value,
+        "to": transition.to_state.value,
+        "attempt": transition.attempt,
+        "cause": transition.cause,
+    }
+
+
+def jobs_json(ledger: Ledger, jobs: list[JobRecord]) -> list[dict[str, Any]]:
+    """Several jobs, looking each batch's preset up once."""
+    presets: dict[str, str] = {}
+    for job in jobs:
+        if job.batch not in presets:
+            presets[job.batch] = ledger.batch(job.batch).preset
+    return [job_json(ledger, job, presets[job.batch]) for job in jobs]

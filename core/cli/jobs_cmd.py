@@ -1,0 +1,138 @@
+"""`batchline jobs` and `batchline show JOB`: the jobs in the ledger and each job's story."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from core.cli.common import (
+    format_params,
+    job_json,
+    jobs_json,
+    names_from_user,
+    open_ledger,
+    print_json,
+    short_time,
+)
+from core.job_state import JobState
+
+if TYPE_CHECKING:
+    import argparse
+
+    from core.ledger import AttemptRecord, JobRecord, Ledger
+
+
+def register(subparsers: Any) -> None:
+    jobs = subparsers.add_parser("jobs", help="list jobs (all, of a batch, in a state)")
+    jobs.add_argument("--batch", metavar="ID", help="only the jobs of this batch")
+    jobs.add_argument(
+        "--state",
+        action="append",
+        choices=[state.value for state in JobState],
+        metavar="STATE",
+        help="only jobs in this state (repeatable): " + ", ".join(s.value for s in JobState),
+    )
+    jobs.add_argument("--json", action="store_true", help="print JSON")
+    jobs.set_defaults(func=list_jobs)
+
+    show = subparsers.add_parser("show", help="a job's story: attempts, transitions, outputs")
+    show.add_argument("job", metavar="JOB")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(func=show_job)
+
+
+def list_jobs(args: argparse.Namespace) -> int:
+    states = [JobState(s) for s in args.state] if args.state else None
+    with open_ledger(args) as ledger:
+        if args.batch:
+            with names_from_user():
+                ledger.batch(args.batch)
+        jobs = ledger.jobs(batch=args.batch, states=states)
+        if args.json:
+            print_json(jobs_json(ledger, jobs))
+            return 0
+    _print_table(jobs)
+    return 0
+
+
+def _print_table(jobs: list[JobRecord]) -> None:
+    rows = [("JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PARAMS")]
+    rows += [
+        (
+            job.id,
+            job.state.value,
+            job.reason or "-",
+            str(job.attempt),
+            job.requester,
+            format_params(job.params),
+        )
+        for job in jobs
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] + [0]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
+def show_job(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        with names_from_user():
+            job = ledger.job(args.job)
+        if args.json:
+            print_json(job_json(ledger, job))
+        else:
+            print("\n".join(story(ledger, job)))
+    return 0
+
+
+def story(ledger: Ledger, job: JobRecord) -> list[str]:
+    """A job's whole story, as lines for people."""
+    batch = ledger.batch(job.batch)
+    reason = f" ({job.reason})" if job.reason else ""
+    lines = [
+        f"{job.id}: {job.state.value}{reason}",
+        f"  batch {job.batch}, preset {batch.preset}, requester {job.requester}, "
+        f"priority {job.priority}",
+        f"  params: {format_params(job.params)}",
+    ]
+    if job.warning:
+        lines.append(f"  warning: {job.warning}")
+    for attempt in ledger.attempts(job.id):
+        lines += _attempt_lines(attempt)
+    transitions = ledger.transitions(job.id)
+    lines.append("  transitions:" if transitions else "  transitions: none yet")
+    lines += [
+        f"    {short_time(t.at)}  {t.from_state.value} -> {t.to_state.value}"
+        f"  (attempt {t.attempt}: {t.cause})"
+        for t in transitions
+    ]
+    return lines
+
+
+def _attempt_lines(attempt: AttemptRecord) -> list[str]:
+    reason = f" ({attempt.reason})" if attempt.reason else ""
+    stalled = ", stalled" if attempt.stalled else ""
+    lines = [
+        f"  attempt {attempt.n}: {attempt.result.value}{reason}{stalled}, prompt "
+        f"{attempt.prompt_id} on {attempt.server}",
+        f"    queued {short_time(attempt.queued_at)}, started {short_time(attempt.started_at)}, "
+        f"finished {short_time(attempt.finished_at)}",
+    ]
+    if attempt.error:
+        lines.append(f"    error: {describe_error(attempt.error)}")
+    lines += [f"    output: {path}" for path in attempt.outputs]
+    return lines
+
+
+def describe_error(error: dict[str, Any]) -> str:
+    """An attempt's stored error in one line, naming the node (and input) when known."""
+    message = str(error.get("message") or "")
+    if error.get("kind") == "validation":  # ComfyUI's message already names node and input
+        return message or str(error)
+    where = f"node {error['node_id']}" if error.get("node_id") else ""
+    if error.get("node_type"):
+        where += f" ({error['node_type']})"
+    if error.get("input"):
+        where += f", input {error['input']!r}"
+    if error.get("exception_type"):
+        message = f"{error['exception_type']}: {message}"
+    text = f"{where.strip()}: {message}" if where and message else where.strip() or message
+    return text or str(error)

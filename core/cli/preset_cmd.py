@@ -1,0 +1,207 @@
+"""`batchline preset add|list|show|remove`: the presets stored in the ledger."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from core.catalogue import Catalogue
+from core.cli.common import (
+    iso,
+    make_client,
+    names_from_user,
+    open_ledger,
+    print_json,
+    server_url,
+    short_time,
+)
+from core.controller.batches import stored_preset
+from core.errors import ComfyError
+from core.ledger import PresetContent, PresetOutcome
+from core.presets import load_preset
+
+if TYPE_CHECKING:
+    import argparse
+
+    from core.ledger import Ledger, PresetRecord
+    from core.presets import Parameter, Preset
+
+# /object_info is only worth waiting for when the server answers at once.
+CATALOGUE_TIMEOUT = httpx.Timeout(3.0, connect=0.5)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("preset", help="add, list, show and remove presets")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    add = verbs.add_parser("add", help="store a workflow file (API JSON, PNG or editor JSON)")
+    add.add_argument("file", type=Path, metavar="FILE")
+    add.add_argument("--name", help="preset name (default: the file name without extension)")
+    add.add_argument("--replace", action="store_true", help="overwrite a preset of that name")
+    add.add_argument(
+        "--seed-input",
+        action="append",
+        metavar="NODE.INPUT",
+        help="the input(s) a batch varies as seed, instead of the detected ones (repeatable)",
+    )
+    add.set_defaults(func=add_preset)
+
+    listing = verbs.add_parser("list", help="list the stored presets")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(func=list_presets)
+
+    show = verbs.add_parser("show", help="show a preset: seeds and editable parameters")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--json", action="store_true", help="print JSON (with the API workflow)")
+    show.set_defaults(func=show_preset)
+
+    remove = verbs.add_parser("remove", help="forget a preset (its batches keep their workflow)")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(func=remove_preset)
+
+
+# --- add -----------------------------------------------------------------------------------------
+
+
+def add_preset(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        catalogue = server_catalogue(server_url(args, ledger))
+        preset = load_preset(args.file, catalogue, args.seed_input)
+        name = args.name or args.file.stem
+        existing = _same_content(ledger, preset.content_hash)
+        outcome = ledger.presets.add(name, _content(preset, args.seed_input), replace=args.replace)
+    if outcome is PresetOutcome.unchanged:
+        print(f"unchanged: identical content already stored as {name!r}")
+    else:
+        print(f"{outcome.value}: preset {name!r} ({len(preset.seed_inputs)} seed inputs)")
+        if existing and existing != name:
+            print(f"note: the same workflow is also stored as {existing!r}")
+    for notice in preset.notices:
+        print(f"notice: {notice}")
+    return 0
+
+
+def server_catalogue(url: str) -> Catalogue | None:
+    """The server's node catalogue if it answers quickly, else None (the bundled one is used)."""
+
+    async def fetch() -> Catalogue | None:
+        async with make_client(url, CATALOGUE_TIMEOUT) as client:
+            raw = await client.object_info()
+        return Catalogue.from_object_info(raw, source=f"ComfyUI at {client.base_url}")
+
+    try:
+        return asyncio.run(fetch())
+    except (ComfyError, OSError):
+        return None
+
+
+def _same_content(ledger: Ledger, content_hash: str) -> str | None:
+    return next((r.name for r in ledger.presets.all() if r.workflow_hash == content_hash), None)
+
+
+def _content(preset: Preset, seed_inputs: list[str] | None) -> PresetContent:
+    info: dict[str, Any] = {"format": preset.format.value, "notices": list(preset.notices)}
+    if seed_inputs:
+        info["seed_inputs"] = [str(seed.ref) for seed in preset.seed_inputs]
+    return PresetContent(
+        workflow_hash=preset.content_hash,
+        api_workflow=preset.api_workflow,
+        editor_workflow=preset.editor_workflow,
+        source=str(preset.source),
+        info=info,
+    )
+
+
+# --- list, show, remove --------------------------------------------------------------------------
+
+
+def list_presets(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        records = ledger.presets.all()
+    if args.json:
+        print_json([_summary(r) for r in records])
+        return 0
+    if not records:
+        print("no presets: add one with `batchline preset add FILE`")
+    for record in records:
+        nodes = len(record.api_workflow)
+        print(f"{record.name}\t{nodes} nodes\tupdated {short_time(record.updated_at)}")
+    return 0
+
+
+def show_preset(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, names_from_user():
+        record = ledger.presets.get(args.name)
+    preset = preset_of(record)
+    if args.json:
+        print_json(_details(record, preset))
+        return 0
+    print(f"preset {record.name} ({len(record.api_workflow)} nodes, from {record.source or '-'})")
+    seeds = ", ".join(str(seed.ref) for seed in preset.seed_inputs) or "none"
+    print(f"seed inputs: {seeds}")
+    print("parameters:")
+    for parameter in preset.parameters:
+        print(f"  {_describe(parameter)}")
+    return 0
+
+
+def remove_preset(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, names_from_user():
+        ledger.presets.remove(args.name)
+    print(f"removed: preset {args.name!r}")
+    return 0
+
+
+def preset_of(record: PresetRecord) -> Preset:
+    """The stored preset with its seed inputs (those chosen when it was added, if any)."""
+    return stored_preset(record, None, record.info.get("seed_inputs") or None)
+
+
+def _summary(record: PresetRecord) -> dict[str, Any]:
+    return {
+        "name": record.name,
+        "workflow_hash": record.workflow_hash,
+        "source": record.source,
+        "nodes": len(record.api_workflow),
+        "created_at": iso(record.created_at),
+        "updated_at": iso(record.updated_at),
+    }
+
+
+def _details(record: PresetRecord, preset: Preset) -> dict[str, Any]:
+    return {
+        **_summary(record),
+        "format": record.info.get("format"),
+        "notices": record.info.get("notices", []),
+        "seed_inputs": [
+            {"input": str(s.ref), "minimum": s.minimum, "maximum": s.maximum}
+            for s in preset.seed_inputs
+        ],
+        "parameters": [_parameter_json(p) for p in preset.parameters],
+        "api_workflow": record.api_workflow,
+        "editor_workflow": record.editor_workflow,
+    }
+
+
+def _parameter_json(parameter: Parameter) -> dict[str, Any]:
+    return {
+        "input": str(parameter.ref),
+        "node_title": parameter.node_title,
+        "class_type": parameter.class_type,
+        "type": parameter.type,
+        "value": parameter.value,
+        "minimum": parameter.minimum,
+        "maximum": parameter.maximum,
+        "step": parameter.step,
+        "choices": list(parameter.choices),
+        "is_seed": parameter.is_seed,
+    }
+
+
+def _describe(parameter: Parameter) -> str:
+    seed = " (seed)" if parameter.is_seed else ""
+    title = f" [{parameter.node_title}]" if parameter.node_title else ""
+    return f"{parameter.ref}{title} {parameter.type} = {parameter.value!r}{seed}"

@@ -1,0 +1,189 @@
+"""`batchline queue PRESET ...`: compose a batch of a stored preset and add its jobs."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import TYPE_CHECKING, Any
+
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
+from core.cli.common import names_from_user, open_ledger, print_json, warn
+from core.controller import ControllerConfig, queue_batch
+from core.controller.admission import position_estimate
+from core.controller.controller import PAUSED_KEY
+from core.errors import InputError, LeaseTakenError
+from core.job_state import JobState
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+MAX_GRID_AXES = 2
+RECENT_JOBS = 20  # finished jobs whose durations estimate the wait
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "queue",
+        help="queue a batch of jobs from a preset",
+        description="Queue jobs of a stored preset. Without seed options (and without --count) "
+        "one job keeps the workflow's own seeds; --count alone counts seeds from 0.",
+    )
+    parser.add_argument("preset", metavar="PRESET")
+    seeds = parser.add_argument_group("seeds")
+    seeds.add_argument("--count", type=int, help="number of seeds (default 1)")
+    seeds.add_argument("--seed-start", type=int, help="first seed of the sequence (default 0)")
+    seeds.add_argument("--seed-step", type=int, help="step between seeds (default 1)")
+    seeds.add_argument("--seeds", type=_int_list, metavar="1,2,3", help="an explicit seed list")
+    seeds.add_argument("--random-seeds", action="store_true", help="draw --count random seeds")
+    seeds.add_argument(
+        "--seed-input",
+        action="append",
+        metavar="NODE.INPUT",
+        help="vary these inputs as seeds instead of the preset's (repeatable)",
+    )
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NODE.INPUT=VALUE", help="override a value"
+    )
+    parser.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        type=_grid_axis,
+        metavar="NODE.INPUT=V1,V2,...",
+        help=f"sweep an input over values (up to {MAX_GRID_AXES} axes)",
+    )
+    parser.add_argument("--requester", default="", help="who asks (default: your user name)")
+    parser.add_argument("--priority", type=int, default=0, help="higher runs first (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
+    parser.set_defaults(func=queue)
+
+
+def queue(args: argparse.Namespace) -> int:
+    spec = batch_spec(args)
+    with open_ledger(args) as ledger:
+        ahead = _active_jobs(ledger)
+        with names_from_user():
+            seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
+            batch, job_ids = queue_batch(ledger, args.preset, spec, seed_inputs=seed_inputs)
+        if args.json:
+            print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
+        else:
+            print("\n".join(job_ids))
+        _backpressure(ledger, batch.requester, len(job_ids), ahead)
+    return 0
+
+
+# --- the batch spec ------------------------------------------------------------------------------
+
+
+def batch_spec(args: argparse.Namespace) -> BatchSpec:
+    if len(args.grid) > MAX_GRID_AXES:
+        raise InputError(f"--grid is given at most {MAX_GRID_AXES} times")
+    return BatchSpec(
+        seeds=seed_plan(args),
+        overrides=tuple(args.set),
+        grid=tuple(args.grid),
+        requester=args.requester,
+        priority=args.priority,
+    )
+
+
+def seed_plan(args: argparse.Namespace) -> SeedPlan:
+    """The seeds asked for; which options go together is checked here, values by the composer."""
+    sequence = args.seed_start is not None or args.seed_step is not None
+    chosen = [name for name, on in _modes(args, sequence) if on]
+    if len(chosen) > 1:
+        raise InputError(f"choose one way of giving seeds, not {' and '.join(chosen)}")
+    if args.count is not None and args.count < 1:
+        raise InputError("--count must be at least 1")
+    count = args.count or 1
+    if args.seeds is not None:
+        if args.count is not None:
+            raise InputError("--count does not go with --seeds (the list sets the count)")
+        return SeedPlan(SeedMode.explicit, count=len(args.seeds), values=tuple(args.seeds))
+    if args.random_seeds:
+        return SeedPlan(SeedMode.random, count=count)
+    if sequence or args.count is not None or args.seed_input:
+        start = args.seed_start or 0
+        step = 1 if args.seed_step is None else args.seed_step
+        return SeedPlan(SeedMode.sequence, count=count, start=start, step=step)
+    return SeedPlan(SeedMode.keep)
+
+
+def _modes(args: argparse.Namespace, sequence: bool) -> list[tuple[str, bool]]:
+    return [
+        ("--seed-start/--seed-step", sequence),
+        ("--seeds", args.seeds is not None),
+        ("--random-seeds", bool(args.random_seeds)),
+    ]
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of integers"
+        ) from None
+
+
+def _grid_axis(text: str) -> GridAxis:
+    target, equals, values = text.partition("=")
+    if not equals or "." not in target or not values:
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form NODE.INPUT=V1,V2,...")
+    return GridAxis(target.strip(), tuple(v.strip() for v in values.split(",")))
+
+
+# --- backpressure --------------------------------------------------------------------------------
+
+
+def _active_jobs(ledger: Ledger) -> int:
+    counts = ledger.count_by_state()
+    return sum(n for state, n in counts.items() if state.is_active)
+
+
+def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int) -> None:
+    """Say at once when the new jobs cannot all be sent to ComfyUI soon (DESIGN.md)."""
+    config = ControllerConfig.from_settings(ledger)
+    if ledger.settings.get(PAUSED_KEY, False):
+        warn("dispatch is paused: the jobs wait until `batchline resume`")
+    if not _controller_running(ledger):
+        warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
+    mine = len(ledger.jobs(requester=requester, states=[s for s in JobState if s.is_active]))
+    if ahead + count <= config.global_cap and mine <= config.per_requester_cap:
+        return
+    position, wait = position_estimate(count, ahead, _typical_seconds(ledger))
+    estimate = f", about {_duration(wait)} until the last is done" if wait else ""
+    warn(
+        f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
+        f"{config.global_cap} at a time (last at position {position}{estimate})"
+    )
+
+
+def _controller_running(ledger: Ledger) -> bool:
+    try:
+        ledger.lease.acquire()
+    except LeaseTakenError:
+        return True
+    ledger.lease.release()
+    return False
+
+
+def _typical_seconds(ledger: Ledger) -> float | None:
+    """Median run time of recently succeeded jobs, if any."""
+    done = ledger.jobs(states=[JobState.succeeded])[-RECENT_JOBS:]
+    times = [
+        a.finished_at - a.started_at
+        for job in done
+        for a in ledger.attempts(job.id)
+        if a.started_at is not None and a.finished_at is not None
+    ]
+    return statistics.median(times) if times else None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

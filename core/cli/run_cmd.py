@@ -1,0 +1,156 @@
+"""`batchline run`: the controller, headless, printing a line per job state change."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.cli.common import (
+    OUTPUT_DIR_KEY,
+    make_client,
+    open_ledger,
+    server_url,
+    warn,
+)
+from core.controller import Controller, ControllerConfig
+from core.controller.controller import PAUSED_KEY
+from core.job_state import JobState
+from core.paths import default_output_dir
+
+if TYPE_CHECKING:
+    import argparse
+
+    from core.ledger import JobRecord, Ledger
+
+FEED_POLL_S = 0.2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the controller headless (until Ctrl-C, or until idle)",
+        description="Send the ledger's pending jobs to ComfyUI and follow them to the end.",
+    )
+    parser.add_argument(
+        "--until-idle", action="store_true", help="exit 0 when no job is left unfinished"
+    )
+    parser.add_argument(
+        "--max-queued", type=int, metavar="N", help="global cap: ComfyUI running + pending"
+    )
+    parser.add_argument(
+        "--per-requester", type=int, metavar="N", help="queued + running jobs per requester"
+    )
+    parser.add_argument(
+        "--poll-interval", type=float, metavar="S", help="seconds between polls while active"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        config = ControllerConfig.from_settings(ledger).with_overrides(
+            global_cap=args.max_queued,
+            per_requester_cap=args.per_requester,
+            poll_active_s=args.poll_interval,
+        )
+        try:
+            asyncio.run(_serve(ledger, config, server_url(args, ledger), args.until_idle))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
+    return 0
+
+
+def output_dir(ledger: Ledger) -> Path:
+    stored = ledger.settings.get(OUTPUT_DIR_KEY)
+    return Path(stored).expanduser() if stored else default_output_dir()
+
+
+async def _serve(ledger: Ledger, config: ControllerConfig, url: str, until_idle: bool) -> None:
+    _stop_on_sigterm()
+    async with make_client(url) as client:
+        controller = Controller(ledger, client, config=config, output_dir=output_dir(ledger))
+        printer = ChangePrinter(ledger)
+        await controller.start()
+        feed = asyncio.create_task(printer.follow())
+        try:
+            _announce(ledger, controller)
+            await _wait(controller, until_idle)
+        finally:
+            feed.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await feed
+            await controller.stop()
+            printer.print_new()
+
+
+def _announce(ledger: Ledger, controller: Controller) -> None:
+    print(
+        f"controller for {ledger.folder} on {controller.client.base_url} "
+        f"(max queued {controller.config.global_cap}, "
+        f"per requester {controller.config.per_requester_cap})",
+        file=sys.stderr,
+    )
+    if ledger.settings.get(PAUSED_KEY, False):
+        warn("dispatch is paused: pending jobs wait until `batchline resume`")
+
+
+async def _wait(controller: Controller, until_idle: bool) -> None:
+    while not (until_idle and _idle(controller.ledger)):
+        controller._raise_if_crashed()  # no public "wait until a loop crashes" yet
+        await asyncio.sleep(0.1)
+
+
+def _idle(ledger: Ledger) -> bool:
+    counts = ledger.count_by_state()
+    return not any(counts.get(state, 0) for state in JobState if state.is_active)
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM stops as Ctrl-C does: the controller lets go of the server and the lease."""
+    task = asyncio.current_task()
+    if task is None or sys.platform == "win32":
+        return
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
+# --- the change feed ----------------------------------------------------------------------------
+
+
+class ChangePrinter:
+    """Follows the ledger's change feed and prints a line whenever a job's state changes."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.seq = ledger.latest_seq()
+        active = [state for state in JobState if state.is_active]
+        self.last = {job.id: (job.state, job.attempt) for job in ledger.jobs(states=active)}
+
+    async def follow(self) -> None:
+        while True:
+            await asyncio.sleep(FEED_POLL_S)
+            self.print_new()
+
+    def print_new(self) -> None:
+        jobs, self.seq = self.ledger.changes_since(self.seq)
+        for job in jobs:
+            if self.last.get(job.id) != (job.state, job.attempt):
+                self.last[job.id] = (job.state, job.attempt)
+                print(change_line(self.ledger, job), flush=True)
+
+
+def change_line(ledger: Ledger, job: JobRecord) -> str:
+    """``job_... succeeded -> /path/a.png``, ``job_... pending [attempt 2]`` and the like."""
+    line = f"{job.id} {job.state.value}"
+    if job.reason:
+        line += f" ({job.reason})"
+    if job.attempt > 1:
+        line += f" [attempt {job.attempt}]"
+    if job.state == JobState.succeeded:
+        outputs = [p for a in ledger.attempts(job.id) if a.n == job.attempt for p in a.outputs]
+        line += "".join(f" -> {path}" for path in outputs)
+    return line
