@@ -72,6 +72,7 @@ class Listener:
         self._backoff = backoff or Backoff()
         self._open_timeout = open_timeout
         self._socket: ClientConnection | None = None
+        self._opening: asyncio.Future[ClientConnection] | None = None
         self._queued: collections.deque[Event] = collections.deque()
         self._closing = asyncio.Event()
         self._delay = 0.0
@@ -109,6 +110,8 @@ class Listener:
     async def aclose(self) -> None:
         """Stop: close the socket and end any running ``async for``."""
         self._closing.set()
+        if self._opening is not None:
+            self._opening.cancel()
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close()
@@ -138,14 +141,29 @@ class Listener:
         if self._closing.is_set():
             return
         try:
-            socket = await self._open()
+            socket = await self._open_unless_closed()
         except (OSError, TimeoutError, InvalidHandshake) as exc:
             self._retry_later(f"connect failed: {_describe(exc)}")
+            return
+        if socket is None:
             return
         if self._closing.is_set():
             await socket.close()
             return
         self._opened(socket)
+
+    async def _open_unless_closed(self) -> ClientConnection | None:
+        """Open a socket; None if ``aclose`` cancelled the handshake (it may take seconds)."""
+        self._opening = asyncio.ensure_future(self._open())
+        try:
+            return await self._opening
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._closing.is_set() and (task is None or not task.cancelling()):
+                return None
+            raise
+        finally:
+            self._opening = None
 
     async def _open(self) -> ClientConnection:
         try:

@@ -430,3 +430,17 @@ async def test_listener_url_keeps_a_path_prefix() -> None:
 def test_refuses_a_non_http_address() -> None:
     with pytest.raises(ValueError, match="http"):
         ComfyClient("ftp://127.0.0.1")
+
+
+def test_tls_verification_is_on_unless_turned_off() -> None:
+    import ssl
+
+    from core.comfy.auth import ssl_context
+
+    assert ssl_context(True).verify_mode == ssl.CERT_REQUIRED
+    assert ssl_context(True).check_hostname
+    assert ssl_context(False).verify_mode == ssl.CERT_NONE
+    mine = ssl.create_default_context()
+    assert ssl_context(mine) is mine
+    with pytest.raises(FileNotFoundError):
+        ssl_context("/nonexistent/ca.pem")

@@ -195,3 +195,27 @@ async def test_unreachable_server_backs_off_and_closes_promptly() -> None:
         await listener.aclose()
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(waiting, 1)
+
+
+@pytest.mark.asyncio
+async def test_aclose_cuts_a_hanging_handshake() -> None:
+    accepted = asyncio.Event()
+    writers: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        accepted.set()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with ComfyClient(f"http://127.0.0.1:{port}") as client:
+        listener = client.listener(backoff=fast())
+        waiting = asyncio.create_task(anext(listener))
+        await asyncio.wait_for(accepted.wait(), 2)
+        await listener.aclose()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiting, 1)
+    for writer in writers:
+        writer.close()
+    server.close()
+    await server.wait_closed()
