@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "core.cli.gui_cmd",
     "core.cli.simulate_cmd",
     "core.cli.preset_cmd",
     "core.cli.queue_cmd",
@@ -63,9 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     func = getattr(args, "func", None)
-    if func is None:
-        parser.print_help()
-        return EXIT_OK
+    if func is None:  # no command: the desktop application
+        func = importlib.import_module("core.cli.gui_cmd").run
     try:
         code: int = func(args)
     except InputError as exc:

@@ -1,0 +1,192 @@
+"""The batch composer: seeds, parameters, grid, requester and priority of a new batch."""
+
+from __future__ import annotations
+
+import getpass
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.batch import BatchSpec
+from core.errors import BatchlineError
+from desktop.grid_editor import GridEditor
+from desktop.job_table_model import duration_text
+from desktop.parameter_editors import editor_value, make_editor
+from desktop.preset_files import preset_of
+from desktop.seed_editor import SeedPlanEditor
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+    from core.presets import Parameter, Preset
+    from desktop.controller_port import ControllerPort
+
+_ERROR_STYLE = "color: #a4262c;"
+_NOTICE_STYLE = "color: #8a5300;"
+
+
+class BatchComposerWidget(QWidget):
+    """Builds a BatchSpec for the selected preset and queues it through the controller.
+
+    Signals:
+        batch_queued(str, int): a batch id and its number of jobs.
+    """
+
+    batch_queued = Signal(str, int)
+
+    def __init__(self, ledger: Ledger, controller: ControllerPort, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._ledger = ledger
+        self._controller = controller
+        self._preset_name: str | None = None
+        self._preset: Preset | None = None
+        self._editors: list[tuple[Parameter, QWidget]] = []
+        self.title = QLabel("Choose or drop a preset", self)
+        self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
+        self.seeds = SeedPlanEditor(self)
+        self.parameters_box = QGroupBox("Parameters", self)
+        self._parameters_form = QFormLayout(self.parameters_box)
+        self.grid = GridEditor(self)
+        self.requester = QLineEdit(_os_user(), self)
+        self.requester.setAccessibleName("Requester")
+        self.priority = QSpinBox(self)
+        self.priority.setRange(-1000, 1000)
+        self.priority.setAccessibleName("Priority")
+        self.notice = QLabel(self)
+        self.notice.setWordWrap(True)
+        self.notice.setAccessibleName("Composer notice")
+        self.queue_button = QPushButton("Queue", self)
+        self.queue_button.setAccessibleName("Queue batch")
+        self._build_layout()
+        self.seeds.changed.connect(self.update_count)
+        self.grid.changed.connect(self.update_count)
+        self.queue_button.clicked.connect(self.queue)
+        self.setEnabled(False)
+
+    def _build_layout(self) -> None:
+        who = QGroupBox("Request", self)
+        form = QFormLayout(who)
+        form.addRow("&Requester", self.requester)
+        form.addRow("&Priority", self.priority)
+        inner = QWidget(self)
+        column = QVBoxLayout(inner)
+        for widget in (self.seeds, self.parameters_box, self.grid, who):
+            column.addWidget(widget)
+        column.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.queue_button)
+
+    # --- the preset ---------------------------------------------------------------------------
+
+    @Slot(str)
+    def set_preset(self, name: str) -> None:
+        try:
+            preset = preset_of(self._ledger.presets.get(name))
+        except BatchlineError as exc:
+            self._show(str(exc), _ERROR_STYLE)
+            return
+        self._preset_name, self._preset = name, preset
+        self.title.setText(name)
+        self.seeds.set_inputs(preset.seed_inputs)
+        editable = [p for p in preset.parameters if not p.is_seed]
+        self._fill_parameters(editable)
+        self.grid.set_parameters(editable)
+        self.setEnabled(True)
+        self.update_count()
+
+    def _fill_parameters(self, parameters: list[Parameter]) -> None:
+        while self._parameters_form.rowCount():
+            self._parameters_form.removeRow(0)
+        self._editors = []
+        for parameter in parameters:
+            editor = make_editor(parameter, self.parameters_box)
+            label = f"{parameter.node_title} · {parameter.ref.input}"
+            self._parameters_form.addRow(label, editor)
+            self._editors.append((parameter, editor))
+
+    # --- the spec -------------------------------------------------------------------------------
+
+    def overrides(self) -> dict[str, Any]:
+        """The parameters the artist changed, keyed `NODE_ID.INPUT`."""
+        changed = {}
+        for parameter, editor in self._editors:
+            value = editor_value(editor, parameter)
+            if value != parameter.value:
+                changed[str(parameter.ref)] = value
+        swept = {axis.input for axis in self.grid.axes()}
+        return {key: value for key, value in changed.items() if key not in swept}
+
+    def spec(self) -> BatchSpec:
+        return BatchSpec(
+            seeds=self.seeds.plan(),
+            overrides=self.overrides(),
+            grid=self.grid.axes(),
+            requester=self.requester.text().strip() or _os_user(),
+            priority=self.priority.value(),
+        )
+
+    def job_count(self) -> int:
+        return self.seeds.job_count() * self.grid.point_count()
+
+    @Slot()
+    def update_count(self) -> None:
+        count = self.job_count()
+        self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
+        self.queue_button.setEnabled(count > 0 and self._preset is not None)
+        self._show(self.admission_notice(count), _NOTICE_STYLE)
+
+    def admission_notice(self, count: int) -> str:
+        """Empty when the jobs can all start soon; else their place in line and the wait."""
+        if count <= 0:
+            return ""
+        position, wait_s = self._controller.estimate(count)
+        cap = self._controller.status.global_cap
+        if position + count <= cap:
+            return ""
+        wait = f"about {duration_text(wait_s)}" if wait_s is not None else "unknown so far"
+        return (
+            f"Not all {count} jobs can start soon: ComfyUI takes {cap} at a time. The first "
+            f"would be #{position + 1} in line; estimated wait for the last: {wait}."
+        )
+
+    @Slot()
+    def queue(self) -> None:
+        if self._preset_name is None:
+            return
+        try:
+            batch, job_ids = self._controller.queue_batch(
+                self._preset_name, self.spec(), self.seeds.varied_refs()
+            )
+        except BatchlineError as exc:
+            self._show(str(exc), _ERROR_STYLE)
+            return
+        self._show(f"Queued {len(job_ids)} jobs as {batch.id}.", "")
+        self.batch_queued.emit(batch.id, len(job_ids))
+
+    def _show(self, text: str, style: str) -> None:
+        self.notice.setText(text)
+        self.notice.setStyleSheet(style)
+        self.notice.setVisible(bool(text))
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "artist"

@@ -1,0 +1,45 @@
+"""What the desktop needs from a controller: the commands and status of `core.controller`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from core.batch import BatchSpec
+    from core.controller.status import ControllerStatus
+    from core.ledger import BatchRecord
+
+
+class ControllerPort(Protocol):
+    """The controller's interface as the GUI uses it (the real one, or a test fake)."""
+
+    @property
+    def status(self) -> ControllerStatus: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def add_status_listener(self, callback: Callable[[ControllerStatus], None]) -> None: ...
+
+    def queue_batch(
+        self, preset_name: str, spec: BatchSpec, seed_inputs: Iterable[str] = ()
+    ) -> tuple[BatchRecord, list[str]]: ...
+
+    def cancel(self, job_ids: Iterable[str]) -> None: ...
+
+    def cancel_batch(self, batch_id: str) -> None: ...
+
+    def cancel_all_but_running(self, batch_id: str | None) -> None: ...
+
+    def retry(self, job_ids: Iterable[str]) -> None: ...
+
+    def retry_smaller(self, job_id: str) -> str: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def estimate(self, job_count: int) -> tuple[int, float | None]: ...

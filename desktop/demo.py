@@ -1,0 +1,52 @@
+"""The embedded demo: the built-in simulator on a free port, with its own ledger and presets."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
+from desktop.preset_files import add_preset_file
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+COMFY_PORT = 8188
+DEMO_FOLDER = "demo"
+SAMPLE_PRESETS = Path(__file__).resolve().parent.parent / "resources" / "presets"
+# The model-free sample has no seed input: vary its canvas colour instead.
+SAMPLE_SEED_INPUTS = {"Soft gradient (model-free)": ["1.color"]}
+SEEDED_KEY = "demo_presets_loaded"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A free loopback port other than ComfyUI's 8188."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind((host, 0))
+            port: int = sock.getsockname()[1]
+        if port != COMFY_PORT:
+            return port
+
+
+def start_simulator(folder: Path, job_seconds: float = 4.0) -> SimulatorThread:
+    """Start the simulator in its own thread, writing outputs under ``folder``."""
+    config = SimulatorConfig(job_seconds=job_seconds, output_dir=folder / "simulator-output")
+    thread = SimulatorThread(config)
+    thread.start(port=free_port())
+    return thread
+
+
+def load_sample_presets(ledger: Ledger) -> list[str]:
+    """Put the sample presets into a demo ledger, once (the artist may delete them later)."""
+    if ledger.settings.get(SEEDED_KEY):
+        return []
+    names = []
+    for path in sorted(SAMPLE_PRESETS.glob("*.json")):
+        result = add_preset_file(ledger, path, SAMPLE_SEED_INPUTS.get(path.stem))
+        if result.name:
+            names.append(result.name)
+    ledger.settings.set(SEEDED_KEY, True)
+    return names

@@ -1,0 +1,85 @@
+"""The composer's optional X/Y grid: one or two parameters, each swept over a list of values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLineEdit
+
+from core.batch import GridAxis
+from desktop.parameter_editors import parse_values
+
+if TYPE_CHECKING:
+    from core.presets import Parameter
+
+
+class GridEditor(QGroupBox):
+    """A checkable group: when checked, X (and optionally Y) sweep parameters.
+
+    Signals:
+        changed(): the axes or their values changed.
+    """
+
+    changed = Signal()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__("X/Y grid", parent)
+        self.setCheckable(True)
+        self.setChecked(False)
+        self._parameters: list[Parameter] = []
+        self.x_input, self.x_values = self._axis("X")
+        self.y_input, self.y_values = self._axis("Y")
+        form = QFormLayout(self)
+        form.addRow("&X parameter", self.x_input)
+        form.addRow("X values", self.x_values)
+        form.addRow("&Y parameter", self.y_input)
+        form.addRow("Y values", self.y_values)
+        self.toggled.connect(self._emit_changed)
+
+    def _axis(self, name: str) -> tuple[QComboBox, QLineEdit]:
+        combo = QComboBox(self)
+        combo.setAccessibleName(f"Grid {name} parameter")
+        values = QLineEdit(self)
+        values.setAccessibleName(f"Grid {name} values")
+        values.setPlaceholderText("comma-separated (text: separated by |)")
+        combo.currentIndexChanged.connect(self._emit_changed)
+        values.textChanged.connect(self._emit_changed)
+        return combo, values
+
+    def set_parameters(self, parameters: list[Parameter]) -> None:
+        self._parameters = parameters
+        for combo in (self.x_input, self.y_input):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem("(none)", None)
+            for parameter in parameters:
+                combo.addItem(f"{parameter.node_title}: {parameter.ref.input}", str(parameter.ref))
+            combo.blockSignals(False)
+        self.x_values.clear()
+        self.y_values.clear()
+        self.setChecked(False)
+
+    def axes(self) -> tuple[GridAxis, ...]:
+        if not self.isChecked():
+            return ()
+        axes = []
+        for combo, values in ((self.x_input, self.x_values), (self.y_input, self.y_values)):
+            parameter = self._parameter(combo.currentData())
+            if parameter is not None:
+                axes.append(GridAxis(str(parameter.ref), parse_values(values.text(), parameter)))
+        return tuple(axes)
+
+    def point_count(self) -> int:
+        """How many grid points each seed gets (1 without a grid)."""
+        total = 1
+        for axis in self.axes():
+            total *= len(axis.values)
+        return total
+
+    def _parameter(self, ref: str | None) -> Parameter | None:
+        return next((p for p in self._parameters if str(p.ref) == ref), None)
+
+    @Slot()
+    def _emit_changed(self) -> None:
+        self.changed.emit()

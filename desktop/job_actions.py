@@ -1,0 +1,166 @@
+"""The actions on selected jobs (toolbar, context menu, shortcuts) and when each is enabled."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+
+from core.errors import BatchlineError
+from core.job_state import JobState, Reason
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.controller.status import ControllerStatus
+    from core.ledger import JobRecord
+    from desktop.controller_port import ControllerPort
+
+_CANCELLABLE = frozenset({JobState.pending, JobState.queued, JobState.running})
+_RETRYABLE = frozenset({JobState.failed, JobState.cancelled})
+
+
+def can_cancel(jobs: list[JobRecord]) -> bool:
+    """Cancel applies to jobs not finished and not already being cancelled."""
+    return any(job.state in _CANCELLABLE for job in jobs)
+
+
+def can_retry(jobs: list[JobRecord]) -> bool:
+    return any(job.state in _RETRYABLE for job in jobs)
+
+
+def can_retry_smaller(jobs: list[JobRecord]) -> bool:
+    return len(jobs) == 1 and jobs[0].state is JobState.failed and jobs[0].reason == Reason.oom
+
+
+class JobActions(QObject):
+    """QActions acting on the selection through the controller.
+
+    ``selection`` is a callable returning the selected jobs (the table view's).
+
+    Signals:
+        failed(str): a command was refused; the message says why.
+        retried_as(str): retry smaller created this job.
+    """
+
+    failed = Signal(str)
+    retried_as = Signal(str)
+
+    def __init__(
+        self,
+        controller: ControllerPort,
+        selection: Callable[[], list[JobRecord]],
+        parent: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        self._controller = controller
+        self._selection = selection
+        self.cancel = self._action("&Cancel", "Cancel the selected jobs", "Del", self.on_cancel)
+        self.retry = self._action(
+            "&Retry", "Retry failed or cancelled jobs", "Ctrl+R", self.on_retry
+        )
+        self.retry_smaller = self._action(
+            "Retry &smaller",
+            "Retry an out-of-memory job smaller",
+            "Ctrl+Shift+R",
+            self.on_retry_smaller,
+        )
+        self.cancel_batch = self._action(
+            "Cancel &batch",
+            "Cancel every job of the selected job's batch",
+            "Ctrl+Shift+Del",
+            self.on_cancel_batch,
+        )
+        self.cancel_waiting = self._action(
+            "Cancel all but &running",
+            "Cancel every job that is not running yet",
+            "Ctrl+Alt+Del",
+            self.on_cancel_waiting,
+        )
+        self.pause = self._action(
+            "&Pause dispatch", "Stop sending jobs to ComfyUI", "Ctrl+P", self.on_pause
+        )
+        self.pause.setCheckable(True)
+        self.update_enabled()
+
+    def _action(self, text: str, tip: str, keys: str, slot: Callable[[], None]) -> QAction:
+        action = QAction(text, self)
+        action.setToolTip(f"{tip} ({keys})")
+        action.setStatusTip(tip)
+        action.setShortcut(QKeySequence(keys))
+        action.triggered.connect(slot)
+        return action
+
+    def all(self) -> list[QAction]:
+        return [
+            self.cancel,
+            self.retry,
+            self.retry_smaller,
+            self.cancel_batch,
+            self.cancel_waiting,
+            self.pause,
+        ]
+
+    @Slot()
+    def update_enabled(self) -> None:
+        jobs = self._selection()
+        self.cancel.setEnabled(can_cancel(jobs))
+        self.retry.setEnabled(can_retry(jobs))
+        self.retry_smaller.setEnabled(can_retry_smaller(jobs))
+        self.cancel_batch.setEnabled(bool(jobs))
+
+    def show_status(self, status: ControllerStatus) -> None:
+        self.pause.setChecked(status.paused)
+        self.pause.setText("Resume &dispatch" if status.paused else "&Pause dispatch")
+
+    def _ids(self, states: frozenset[JobState]) -> list[str]:
+        return [job.id for job in self._selection() if job.state in states]
+
+    def _run(self, command: Callable[[], object]) -> None:
+        try:
+            command()
+        except BatchlineError as exc:
+            self.failed.emit(str(exc))
+        self.update_enabled()
+
+    @Slot()
+    def on_cancel(self) -> None:
+        ids = self._ids(_CANCELLABLE)
+        if ids:
+            self._run(lambda: self._controller.cancel(ids))
+
+    @Slot()
+    def on_retry(self) -> None:
+        ids = self._ids(_RETRYABLE)
+        if ids:
+            self._run(lambda: self._controller.retry(ids))
+
+    @Slot()
+    def on_retry_smaller(self) -> None:
+        jobs = self._selection()
+        if can_retry_smaller(jobs):
+            self._run(lambda: self.retried_as.emit(self._controller.retry_smaller(jobs[0].id)))
+
+    @Slot()
+    def on_cancel_batch(self) -> None:
+        batches = sorted({job.batch for job in self._selection()})
+        for batch in batches:
+            self._run(lambda b=batch: self._controller.cancel_batch(b))
+
+    @Slot()
+    def on_cancel_waiting(self) -> None:
+        batches = sorted({job.batch for job in self._selection()})
+        self._run(
+            lambda: self._controller.cancel_all_but_running(
+                batches[0] if len(batches) == 1 else None
+            )
+        )
+
+    @Slot()
+    def on_pause(self) -> None:
+        if self._controller.status.paused:
+            self._run(self._controller.resume)
+        else:
+            self._run(self._controller.pause)
+        self.show_status(self._controller.status)

@@ -1,0 +1,160 @@
+"""Job details: attempts, the transition timeline, failure details and output thumbnails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QSize, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QListView,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.errors import UnknownRecord
+from desktop.gallery import PATH_ROLE, GalleryModel, job_outputs
+from desktop.job_states import STATE_COLOURS, state_label
+from desktop.job_table_model import values_text
+from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
+
+if TYPE_CHECKING:
+    from core.ledger import AttemptRecord, JobRecord, Ledger
+    from desktop.thumbnails import ThumbnailLoader
+
+_ERROR_KEYS = (
+    ("node_id", "Node"),
+    ("node_type", "Node type"),
+    ("input", "Input"),
+    ("input_name", "Input"),
+    ("exception_type", "Exception"),
+    ("message", "Message"),
+    ("exception_message", "Message"),
+)
+
+
+def failure_text(attempt: AttemptRecord) -> str:
+    """The node, input and message of a failed attempt, one per line."""
+    error = attempt.error or {}
+    lines = [f"{label}: {error[key]}" for key, label in _ERROR_KEYS if error.get(key)]
+    if error and not lines:
+        lines = [json.dumps(error)[:500]]
+    return "\n".join(lines)
+
+
+class JobDetailsWidget(QWidget):
+    """Everything the ledger knows about one job; refreshed when the job changes."""
+
+    def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._ledger = ledger
+        self._job: JobRecord | None = None
+        self.output_dir: Path | None = None
+        self.header = QLabel("Select a job to see its story.", self)
+        self.header.setWordWrap(True)
+        self.header.setAccessibleName("Job summary")
+        self.attempts = RecordTableModel(ATTEMPT_COLUMNS, self)
+        self.transitions = RecordTableModel(TRANSITION_COLUMNS, self)
+        self.failure = QLabel(self)
+        self.failure.setWordWrap(True)
+        self.failure.setStyleSheet("color: #a4262c;")
+        self.failure.setAccessibleName("Failure")
+        self.outputs = GalleryModel(ledger, thumbnails, self)
+        self.outputs_view = self._outputs_view()
+        self.open_folder = QPushButton("Open output &folder", self)
+        self.open_folder.setAccessibleName("Open output folder")
+        self.open_folder.clicked.connect(self.on_open_folder)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(QLabel("Attempts", self))
+        layout.addWidget(self._table(self.attempts, "Attempts"), 1)
+        layout.addWidget(QLabel("Timeline", self))
+        layout.addWidget(self._table(self.transitions, "Transitions"), 1)
+        layout.addWidget(self.failure)
+        layout.addWidget(self.outputs_view, 1)
+        layout.addWidget(self.open_folder)
+
+    def _table(self, model: RecordTableModel[Any], name: str) -> QTableView:
+        view = QTableView(self)
+        view.setModel(model)
+        view.setAccessibleName(name)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        view.horizontalHeader().setStretchLastSection(True)
+        return view
+
+    def _outputs_view(self) -> QListView:
+        view = QListView(self)
+        view.setAccessibleName("Job outputs")
+        view.setViewMode(QListView.ViewMode.IconMode)
+        view.setIconSize(QSize(128, 128))
+        view.setFixedHeight(170)
+        view.setModel(self.outputs)
+        view.activated.connect(self.open_output)
+        return view
+
+    def job_id(self) -> str | None:
+        return self._job.id if self._job else None
+
+    def show_job(self, job: JobRecord | None) -> None:
+        if job is not None and job == self._job:
+            return
+        self._job = job
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        job = self._job
+        if job is None:
+            self._clear()
+            return
+        try:
+            attempts = self._ledger.attempts(job.id)
+            self.transitions.set_records(self._ledger.transitions(job.id))
+        except UnknownRecord:
+            self._clear()
+            return
+        self.attempts.set_records(attempts)
+        self.header.setText(_summary(job))
+        failed = [failure_text(a) for a in attempts if a.error]
+        self.failure.setText(failed[-1] if failed else "")
+        self.failure.setVisible(bool(failed))
+        self.outputs.set_items(
+            [(job.id, p) for p in job_outputs(self._ledger, job.id, self.output_dir)]
+        )
+
+    def _clear(self) -> None:
+        self.header.setText("Select a job to see its story.")
+        self.attempts.set_records([])
+        self.transitions.set_records([])
+        self.failure.hide()
+        self.outputs.set_items([])
+
+    @Slot(QModelIndex)
+    def open_output(self, index: QModelIndex) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(index.data(PATH_ROLE)))
+
+    @Slot()
+    def on_open_folder(self) -> None:
+        index = self.outputs_view.currentIndex()
+        path = index.data(PATH_ROLE) if index.isValid() else None
+        folder = Path(path).parent if path else self.output_dir
+        if folder is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def _summary(job: JobRecord) -> str:
+    colour = STATE_COLOURS[job.state]
+    reason = f" — {job.reason.replace('_', ' ')}" if job.reason else ""
+    warning = f"<br>⚠ {job.warning}" if job.warning else ""
+    return (
+        f"<b>{job.id}</b> · {job.batch} · requester {job.requester} · priority {job.priority}"
+        f"<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}&nbsp;</span>"
+        f"{reason} · attempt {job.attempt}<br>{values_text(job.params)}{warning}"
+    )

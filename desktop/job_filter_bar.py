@@ -1,0 +1,72 @@
+"""The filter bar above the jobs table: by state and by batch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+
+from core.job_state import JobState
+from desktop.job_states import state_label
+
+if TYPE_CHECKING:
+    from desktop.job_filter_proxy import JobFilterProxyModel
+
+ACTIVE = (JobState.pending, JobState.queued, JobState.running, JobState.cancelling)
+STATE_CHOICES: list[tuple[str, tuple[JobState, ...]]] = [
+    ("All states", ()),
+    ("Not finished", ACTIVE),
+    *[(state_label(state), (state,)) for state in JobState],
+]
+
+
+class JobFilterBar(QWidget):
+    """Two combo boxes driving a JobFilterProxyModel."""
+
+    def __init__(self, proxy: JobFilterProxyModel, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._proxy = proxy
+        self.states = QComboBox(self)
+        self.states.setAccessibleName("Filter by state")
+        for label, _states in STATE_CHOICES:
+            self.states.addItem(label)
+        self.batch = QComboBox(self)
+        self.batch.setAccessibleName("Filter by batch")
+        self.batch.addItem("All batches", None)
+        self.batch.setMinimumContentsLength(22)
+        self.count = QLabel(self)
+        self.count.setAccessibleName("Jobs shown")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for text, widget in (("S&tate", self.states), ("&Batch", self.batch)):
+            label = QLabel(text, self)
+            label.setBuddy(widget)
+            layout.addWidget(label)
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        layout.addWidget(self.count)
+        self.states.currentIndexChanged.connect(self.on_states)
+        self.batch.currentIndexChanged.connect(self.on_batch)
+
+    def set_batches(self, batch_ids: list[str]) -> None:
+        shown = [self.batch.itemData(i) for i in range(1, self.batch.count())]
+        for batch_id in batch_ids:
+            if batch_id not in shown:
+                self.batch.addItem(batch_id, batch_id)
+
+    def show_batch(self, batch_id: str | None) -> None:
+        index = self.batch.findData(batch_id) if batch_id else 0
+        self.batch.setCurrentIndex(max(0, index))
+
+    def show_count(self, shown: int, total: int, loading: bool) -> None:
+        more = " (loading…)" if loading else ""
+        self.count.setText(f"{shown:,} of {total:,} jobs{more}")
+
+    @Slot(int)
+    def on_states(self, index: int) -> None:
+        self._proxy.set_states(STATE_CHOICES[index][1])
+
+    @Slot(int)
+    def on_batch(self, index: int) -> None:
+        self._proxy.set_batch(self.batch.itemData(index))

@@ -1,0 +1,52 @@
+"""Filtering the jobs table by state and batch, and sorting it by each column's raw value."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
+
+from desktop.job_table_model import JOB_ROLE, SORT_ROLE
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from core.job_state import JobState
+
+
+class JobFilterProxyModel(QSortFilterProxyModel):
+    """Shows the jobs in the chosen states (all when none is chosen) of the chosen batch."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._states: frozenset[JobState] = frozenset()
+        self._batch: str | None = None
+        self.setSortRole(SORT_ROLE)
+
+    def set_states(self, states: Iterable[JobState]) -> None:
+        self.beginFilterChange()
+        self._states = frozenset(states)
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_batch(self, batch: str | None) -> None:
+        self.beginFilterChange()
+        self._batch = batch or None
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    @property
+    def states(self) -> frozenset[JobState]:
+        return self._states
+
+    @property
+    def batch(self) -> str | None:
+        return self._batch
+
+    def filterAcceptsRow(
+        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
+    ) -> bool:
+        if not self._states and self._batch is None:
+            return True
+        job = self.sourceModel().index(source_row, 0, source_parent).data(JOB_ROLE)
+        if self._states and job.state not in self._states:
+            return False
+        return self._batch is None or job.batch == self._batch

@@ -1,0 +1,88 @@
+"""The jobs table view: multi-select rows, a progress bar in the Progress column."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionProgressBar,
+    QStyleOptionViewItem,
+    QTableView,
+)
+
+from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPainter
+
+    from core.ledger import JobRecord
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Paints a progress bar where the model gives a fraction under PROGRESS_ROLE."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        fraction = index.data(PROGRESS_ROLE)
+        if fraction is None:
+            super().paint(painter, option, index)
+            return
+        bar = QStyleOptionProgressBar()
+        bar.rect = option.rect.adjusted(2, 3, -2, -3)  # type: ignore[attr-defined]
+        bar.minimum, bar.maximum = 0, 100
+        bar.progress = round(fraction * 100)
+        bar.text = index.data() or ""
+        bar.textVisible = True
+        style = QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)
+
+
+class JobTableView(QTableView):
+    """A table of jobs; the model is a JobFilterProxyModel over a JobTableModel."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Jobs")
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(24)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self._progress = ProgressDelegate(self)
+        self.setItemDelegateForColumn(Column.progress, self._progress)
+
+    def size_columns(self) -> None:
+        header = self.horizontalHeader()
+        widths = {
+            Column.job: 170,
+            Column.batch: 160,
+            Column.values: 150,
+            Column.state: 90,
+            Column.attempt: 64,
+            Column.position: 70,
+            Column.progress: 110,
+            Column.elapsed: 72,
+            Column.reason: 120,
+            Column.warning: 28,
+        }
+        for column, width in widths.items():
+            self.setColumnWidth(column, width)
+        header.setSectionResizeMode(Column.reason, QHeaderView.ResizeMode.Stretch)
+
+    def selected_jobs(self) -> list[JobRecord]:
+        rows = self.selectionModel().selectedRows() if self.selectionModel() else []
+        return [index.data(JOB_ROLE) for index in sorted(rows, key=lambda i: i.row())]

@@ -1,0 +1,59 @@
+"""Logging for the GUI: a rotating file in the user log folder, Qt messages, uncaught errors."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import platformdirs
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+
+log = logging.getLogger("batchline.gui")
+_QT_LEVELS = {
+    QtMsgType.QtDebugMsg: logging.DEBUG,
+    QtMsgType.QtInfoMsg: logging.INFO,
+    QtMsgType.QtWarningMsg: logging.WARNING,
+    QtMsgType.QtCriticalMsg: logging.ERROR,
+    QtMsgType.QtFatalMsg: logging.CRITICAL,
+}
+
+
+def install_logging(verbose: bool = False) -> Path | None:
+    """Log to <user log dir>/batchline.log and route Qt's messages into logging."""
+    folder = Path(platformdirs.user_log_dir("Batchline", appauthor=False))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = RotatingFileHandler(
+            folder / "batchline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        handler, folder = logging.StreamHandler(), None  # type: ignore[assignment]
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    qInstallMessageHandler(_qt_message)
+    return folder
+
+
+def _qt_message(kind: QtMsgType, _context: Any, message: str) -> None:
+    logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), message)
+
+
+def install_excepthook(show: Callable[[str], None]) -> None:
+    """Log uncaught exceptions (qasync sends async-slot errors here) and show them."""
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        log.error("uncaught exception", exc_info=(kind, exc, tb))
+        with contextlib.suppress(RuntimeError):  # the window may already be gone
+            show(f"Unexpected error: {exc or kind.__name__} (details in the log)")
+
+    sys.excepthook = hook

@@ -1,0 +1,283 @@
+"""The main window: presets and composer, the jobs table, details and gallery, status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.batch_composer import BatchComposerWidget
+from desktop.gallery import GalleryWidget
+from desktop.icon import app_icon
+from desktop.job_actions import JobActions
+from desktop.job_details import JobDetailsWidget
+from desktop.job_filter_bar import JobFilterBar
+from desktop.job_filter_proxy import JobFilterProxyModel
+from desktop.job_table_model import JOB_ROLE, JobTableModel
+from desktop.job_table_view import JobTableView
+from desktop.notifications import BatchNotifier
+from desktop.preset_files import is_preset_file
+from desktop.presets_panel import PresetsPanel
+from desktop.status_bar import JobStatusBar
+from desktop.thumbnails import ThumbnailLoader
+
+if TYPE_CHECKING:
+    from core.controller.status import ControllerStatus
+    from core.ledger import Ledger
+    from desktop.controller_port import ControllerPort
+
+_BANNER = "background: #fff3cd; color: #5c4400; padding: 6px; border-radius: 4px;"
+_ERROR_BANNER = "background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px;"
+_DEMO_BADGE = (
+    "background: #6f42c1; color: white; font-weight: bold; padding: 4px 10px; border-radius: 10px;"
+)
+
+
+class MainWindow(QMainWindow):
+    """Batchline's window over one ledger and one controller.
+
+    Signals:
+        connect_real_requested(): in demo mode, the artist asked to use a real ComfyUI.
+        settings_requested(): the artist asked for the settings dialog.
+        closing(): the window is being closed (the session then stops the controller).
+    """
+
+    connect_real_requested = Signal()
+    settings_requested = Signal()
+    closing = Signal()
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        controller: ControllerPort,
+        *,
+        demo: bool = False,
+        output_dir: Path | None = None,
+        thumbnail_dir: Path | None = None,
+        parent: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        self.ledger = ledger
+        self.controller = controller
+        self.demo = demo
+        self.setWindowTitle("Batchline — Demo server" if demo else "Batchline")
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self.thumbnails = ThumbnailLoader(thumbnail_dir, self)
+        self.model = JobTableModel(ledger, self)
+        self.proxy = JobFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self._build_widgets(output_dir)
+        self._build_toolbar()
+        self._connect()
+        self.notifier.seed(self.model.jobs())
+        controller.add_status_listener(self.show_status)
+        self.show_status(controller.status)
+
+    # --- building -------------------------------------------------------------------------------
+
+    def _build_widgets(self, output_dir: Path | None) -> None:
+        self.presets = PresetsPanel(self.ledger, self)
+        self.composer = BatchComposerWidget(self.ledger, self.controller, self)
+        self.table = JobTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.size_columns()
+        self.filter_bar = JobFilterBar(self.proxy, self)
+        self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
+        self.details.output_dir = output_dir
+        self.gallery = GalleryWidget(self.ledger, self.thumbnails, self)
+        self.gallery.model.output_dir = output_dir
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self.details, "&Details")
+        self.tabs.addTab(self.gallery, "&Gallery")
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setAccessibleName("Notice")
+        self.banner_close = QPushButton("Dismiss", self)
+        self.banner_close.setAccessibleName("Dismiss notice")
+        self.banner_close.clicked.connect(self.hide_banner)
+        self.hide_banner()
+        self.status = JobStatusBar(self.demo, self)
+        self.setStatusBar(self.status)
+        self.notifier = BatchNotifier(app_icon(), self)
+        self.actions = JobActions(self.controller, self.table.selected_jobs, self)
+        self.table.addActions(self.actions.all())
+        self.setCentralWidget(self._layout())
+
+    def _layout(self) -> QWidget:
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.presets)
+        left.addWidget(self.composer)
+        left.setStretchFactor(1, 3)
+        middle = QWidget(self)
+        column = QVBoxLayout(middle)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.filter_bar)
+        column.addWidget(self.table, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        for widget in (left, middle, self.tabs):
+            split.addWidget(widget)
+        split.setSizes([400, 820, 400])
+        split.setStretchFactor(1, 1)
+        banner_row = QHBoxLayout()
+        banner_row.addWidget(self.banner, 1)
+        banner_row.addWidget(self.banner_close)
+        central = QWidget(self)
+        outer = QVBoxLayout(central)
+        outer.addLayout(banner_row)
+        outer.addWidget(split, 1)
+        return central
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar("Actions", self)
+        toolbar.setObjectName("actions")
+        self.addToolBar(toolbar)
+        for action in self.actions.all():
+            toolbar.addAction(action)
+        toolbar.addSeparator()
+        self.settings_action = QAction("Se&ttings…", self)
+        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.settings_action.triggered.connect(self.settings_requested)
+        toolbar.addAction(self.settings_action)
+        self.connect_action = QAction("Connect to a real ComfyUI…", self)
+        self.connect_action.triggered.connect(self.connect_real_requested)
+        self.connect_action.setVisible(self.demo)
+        if self.demo:
+            self.demo_badge = QLabel("  Demo server  ", self)
+            self.demo_badge.setAccessibleName("Demo server: jobs run on the built-in simulator")
+            self.demo_badge.setToolTip("Jobs run on Batchline's built-in simulator, not ComfyUI.")
+            self.demo_badge.setStyleSheet(_DEMO_BADGE)
+            toolbar.addSeparator()
+            toolbar.addWidget(self.demo_badge)
+            toolbar.addAction(self.connect_action)
+
+    def _connect(self) -> None:
+        self.presets.preset_selected.connect(self.composer.set_preset)
+        self.composer.batch_queued.connect(self.on_batch_queued)
+        self.table.selectionModel().selectionChanged.connect(self.on_selection)
+        self.model.dataChanged.connect(self.on_model_changed)
+        self.model.rowsInserted.connect(self.on_rows_inserted)
+        self.model.feed_read.connect(self.notifier.observe)
+        self.notifier.banner.connect(self.show_banner)
+        self.actions.failed.connect(self.show_error)
+        self._batches_timer = QTimer(self)
+        self._batches_timer.setSingleShot(True)
+        self._batches_timer.setInterval(300)
+        self._batches_timer.timeout.connect(self.refresh_batches)
+
+    # --- life -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start following the ledger (the first chunk is read at once)."""
+        self.model.refresh()
+        self.model.start()
+        self.gallery.start()
+        if self.presets.model.rowCount():
+            self.presets.select(self.presets.model.data(self.presets.model.index(0)))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.model.stop()
+        self.gallery.stop()
+        self.thumbnails.shutdown()
+        super().closeEvent(event)
+        self.closing.emit()
+
+    # --- drops ----------------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if _preset_paths(event.mimeData().urls() if event.mimeData().hasUrls() else []):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = _preset_paths(event.mimeData().urls())
+        if paths:
+            self.presets.add_files(paths)
+            event.acceptProposedAction()
+
+    # --- slots ----------------------------------------------------------------------------------
+
+    def show_status(self, status: ControllerStatus) -> None:
+        self.model.set_status(status)
+        self.status.show_status(status)
+        self.actions.show_status(status)
+
+    @Slot(str, int)
+    def on_batch_queued(self, batch_id: str, _count: int) -> None:
+        self.model.refresh()
+        self.refresh_batches()
+        self.gallery.set_batches(self.model.batch_ids(), batch_id)
+
+    @Slot(QItemSelection, QItemSelection)
+    def on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self.actions.update_enabled()
+        jobs = self.table.selected_jobs()
+        self.details.show_job(jobs[-1] if jobs else None)
+
+    @Slot(QModelIndex, QModelIndex, list)
+    def on_model_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: list[int]) -> None:
+        job_id = self.details.job_id()
+        row = self.model.row_of(job_id) if job_id else None
+        if row is not None and top.row() <= row <= bottom.row() and top.column() == 0:
+            self.details.show_job(self.model.job_at(row))
+            self.actions.update_enabled()
+        self._show_count()
+
+    @Slot(QModelIndex, int, int)
+    def on_rows_inserted(self, _parent: QModelIndex, _first: int, _last: int) -> None:
+        if not self._batches_timer.isActive():
+            self._batches_timer.start()
+        self._show_count()
+
+    @Slot()
+    def refresh_batches(self) -> None:
+        batches = self.model.batch_ids()
+        self.filter_bar.set_batches(batches)
+        self.gallery.set_batches(batches)
+
+    def _show_count(self) -> None:
+        self.filter_bar.show_count(self.proxy.rowCount(), self.model.rowCount(), self.model.loading)
+
+    @Slot(str)
+    def show_banner(self, text: str) -> None:
+        self.banner.setStyleSheet(_BANNER)
+        self.banner.setText(text)
+        self.banner.show()
+        self.banner_close.show()
+
+    @Slot(str)
+    def show_error(self, text: str) -> None:
+        self.show_banner(text)
+        self.banner.setStyleSheet(_ERROR_BANNER)
+
+    @Slot()
+    def hide_banner(self) -> None:
+        self.banner.hide()
+        self.banner_close.hide()
+
+    def select_job(self, job_id: str) -> None:
+        """Select the job's row (scripts and tests)."""
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if index.data(JOB_ROLE).id == job_id:
+                self.table.selectRow(row)
+                return
+
+
+def _preset_paths(urls: list[Any]) -> list[Path]:
+    paths = [Path(url.toLocalFile()) for url in urls if url.isLocalFile()]
+    return [path for path in paths if is_preset_file(path)]

@@ -1,0 +1,122 @@
+"""Editors fitting a workflow parameter's type and range, and reading values back from them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QWidget,
+)
+
+if TYPE_CHECKING:
+    from core.presets import Parameter
+
+INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
+LONG_TEXT_INPUTS = frozenset({"text", "prompt", "positive", "negative"})
+
+
+def make_editor(parameter: Parameter, parent: QWidget | None = None) -> QWidget:
+    """A widget showing the parameter's current value, limited to its range and choices."""
+    value = parameter.value
+    if parameter.choices:
+        editor: QWidget = _combo(parameter, parent)
+    elif isinstance(value, bool):
+        editor = QCheckBox(parent)
+        editor.setChecked(value)
+    elif isinstance(value, int) and abs(value) <= INT_LIMIT:
+        editor = _int_box(parameter, parent)
+    elif isinstance(value, float):
+        editor = _float_box(parameter, parent)
+    elif isinstance(value, str) and (parameter.ref.input in LONG_TEXT_INPUTS or "\n" in value):
+        editor = QPlainTextEdit(value, parent)
+        editor.setTabChangesFocus(True)
+        editor.setFixedHeight(64)
+    else:
+        editor = QLineEdit(str(value), parent)
+    editor.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
+    editor.setToolTip(f"{parameter.class_type} node {parameter.ref}")
+    return editor
+
+
+def editor_value(editor: QWidget, parameter: Parameter) -> Any:
+    """The value the editor holds, of the parameter's type."""
+    if isinstance(editor, QComboBox):
+        return parameter.choices[editor.currentIndex()] if editor.currentIndex() >= 0 else None
+    if isinstance(editor, QCheckBox):
+        return editor.isChecked()
+    if isinstance(editor, QSpinBox | QDoubleSpinBox):
+        return editor.value()
+    if isinstance(editor, QPlainTextEdit):
+        return editor.toPlainText()
+    if isinstance(editor, QLineEdit):
+        return _typed(editor.text(), parameter.value)
+    raise TypeError(f"no value for {type(editor).__name__}")
+
+
+def parse_values(text: str, parameter: Parameter) -> tuple[Any, ...]:
+    """Grid values typed by the artist: comma-separated, or `|`-separated for text inputs."""
+    separator = "|" if isinstance(parameter.value, str) and not parameter.choices else ","
+    parts = [part.strip() for part in text.split(separator) if part.strip()]
+    return tuple(_typed(part, parameter.value) for part in parts)
+
+
+def _typed(text: str, like: Any) -> Any:
+    try:
+        if isinstance(like, bool):
+            return text.lower() in ("1", "true", "yes", "on")
+        if isinstance(like, int):
+            return int(text)
+        if isinstance(like, float):
+            return float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _combo(parameter: Parameter, parent: QWidget | None) -> QComboBox:
+    combo = QComboBox(parent)
+    combo.addItems([str(choice) for choice in parameter.choices])
+    if parameter.value in parameter.choices:
+        combo.setCurrentIndex(parameter.choices.index(parameter.value))
+    return combo
+
+
+def _int_box(parameter: Parameter, parent: QWidget | None) -> QSpinBox:
+    box = QSpinBox(parent)
+    box.setRange(_clamp(parameter.minimum, -INT_LIMIT), _clamp(parameter.maximum, INT_LIMIT))
+    if isinstance(parameter.step, int) and parameter.step > 0:
+        box.setSingleStep(parameter.step)
+    box.setValue(int(parameter.value))
+    _quiet_wheel(box)
+    return box
+
+
+def _float_box(parameter: Parameter, parent: QWidget | None) -> QDoubleSpinBox:
+    box = QDoubleSpinBox(parent)
+    low = parameter.minimum if parameter.minimum is not None else -1e9
+    high = parameter.maximum if parameter.maximum is not None else 1e9
+    box.setDecimals(3)
+    box.setRange(float(low), float(high))
+    step = parameter.step if parameter.step else 0.1
+    box.setSingleStep(float(step))
+    box.setValue(float(parameter.value))
+    _quiet_wheel(box)
+    return box
+
+
+def _clamp(value: int | float | None, default: int) -> int:
+    if value is None:
+        return default
+    return int(max(-INT_LIMIT, min(INT_LIMIT, value)))
+
+
+def _quiet_wheel(box: QAbstractSpinBox) -> None:
+    box.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
+    box.setKeyboardTracking(False)

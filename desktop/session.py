@@ -1,0 +1,203 @@
+"""One run of the window over one backend (real ComfyUI or the demo simulator), and the app loop."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import httpx
+from PySide6.QtCore import QObject, Slot
+
+from core.comfy import BearerAuth, ComfyClient
+from core.errors import BatchlineError
+from core.ledger import Ledger
+from core.paths import data_dir
+from desktop.app_settings import AppSettings
+from desktop.demo import DEMO_FOLDER, load_sample_presets, start_simulator
+from desktop.logs import install_excepthook
+from desktop.main_window import MainWindow
+from desktop.settings_dialog import SettingsDialog
+from desktop.tasks import BackgroundTasks
+from desktop.token_store import load_token
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QApplication
+
+    from core.simulator.thread import SimulatorThread
+    from desktop.controller_port import ControllerPort
+
+log = logging.getLogger(__name__)
+PROBE_TIMEOUT = httpx.Timeout(2.0)
+
+
+@dataclass
+class SessionOptions:
+    """What the command line asked for."""
+
+    data_dir: Path
+    server: str | None = None
+    demo: bool = False
+    verbose: bool = False
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> SessionOptions:
+        return cls(
+            data_dir=data_dir(getattr(args, "data_dir", None)),
+            server=getattr(args, "server", None),
+            demo=bool(getattr(args, "demo", False)),
+            verbose=bool(getattr(args, "verbose", False)),
+        )
+
+
+async def answers(server: str) -> bool:
+    """Whether a ComfyUI answers at ``server``."""
+    try:
+        async with ComfyClient(server, timeout=PROBE_TIMEOUT) as client:
+            await client.system_stats()
+    except (BatchlineError, ValueError):
+        return False
+    return True
+
+
+async def wants_demo(options: SessionOptions, settings: AppSettings) -> bool:
+    """Demo when asked, or when no server was ever configured and none answers by default."""
+    if options.demo:
+        return True
+    if options.server or settings.server_configured:
+        return False
+    return not await answers(settings.server)
+
+
+def make_controller(ledger: Ledger, client: ComfyClient, settings: AppSettings) -> ControllerPort:
+    module = importlib.import_module("core.controller")
+    controller: ControllerPort = module.Controller(
+        ledger, client, config=settings.config, output_dir=settings.output_dir
+    )
+    return controller
+
+
+class Session(QObject):
+    """A window, its ledger, client and controller (and the simulator in demo mode).
+
+    ``finished`` resolves to "quit" or "restart" (settings changed, or leaving the demo).
+    """
+
+    def __init__(self, options: SessionOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.simulator: SimulatorThread | None = None
+        self.ledger: Ledger | None = None
+        self.client: ComfyClient | None = None
+        self.controller: ControllerPort | None = None
+        self.window: MainWindow | None = None
+        self.tasks = BackgroundTasks(self)
+        self.finished: asyncio.Future[str] = asyncio.get_event_loop().create_future()
+
+    async def open(self) -> MainWindow:
+        real = Ledger(self.options.data_dir)
+        settings = AppSettings.load(real)
+        demo = await wants_demo(self.options, settings)
+        if demo:
+            real.close()
+            self.ledger, settings = self._open_demo(settings)
+        else:
+            self.ledger = real
+        server = self.simulator.url if self.simulator else (self.options.server or settings.server)
+        token = None if demo else load_token(server)
+        self.client = ComfyClient(server, auth=BearerAuth(token) if token else None)
+        self.controller = make_controller(self.ledger, self.client, settings)
+        self.window = self._window(demo, settings)
+        self.tasks.start(self.controller.start(), "controller start")
+        return self.window
+
+    def _open_demo(self, settings: AppSettings) -> tuple[Ledger, AppSettings]:
+        folder = self.options.data_dir / DEMO_FOLDER
+        ledger = Ledger(folder)
+        load_sample_presets(ledger)
+        self.simulator = start_simulator(folder)
+        demo_settings = AppSettings.load(ledger)
+        output = demo_settings.output_dir if demo_settings.server_configured else folder / "outputs"
+        return ledger, AppSettings(self.simulator.url, output, demo_settings.config, False)
+
+    def _window(self, demo: bool, settings: AppSettings) -> MainWindow:
+        assert self.ledger is not None
+        assert self.controller is not None
+        window = MainWindow(self.ledger, self.controller, demo=demo, output_dir=settings.output_dir)
+        window.resize(1500, 880)
+        window.connect_real_requested.connect(self._leave_demo)
+        window.settings_requested.connect(self._settings)
+        self.tasks.failed.connect(window.show_error)
+        install_excepthook(window.show_error)
+        window.start()
+        window.show()
+        window.closing.connect(self._quit)
+        return window
+
+    @Slot()
+    def _settings(self) -> None:
+        ledger = Ledger(self.options.data_dir) if self.window and self.window.demo else self.ledger
+        assert ledger is not None
+        if SettingsDialog.ask(ledger, self.window) is not None:
+            self._finish("restart")
+
+    @Slot()
+    def _leave_demo(self) -> None:
+        with Ledger(self.options.data_dir) as real:
+            if SettingsDialog.ask(real, self.window) is not None:
+                self.options.demo = False
+                self._finish("restart")
+
+    @Slot()
+    def _quit(self) -> None:
+        self._finish("quit")
+
+    def _finish(self, how: str) -> None:
+        if not self.finished.done():
+            self.finished.set_result(how)
+
+    async def close(self) -> None:
+        """Stop the controller cleanly (jobs in ComfyUI keep running), then everything else."""
+        if self.controller is not None:
+            try:
+                await self.controller.stop()
+            except BatchlineError as exc:
+                log.warning("controller stop: %s", exc)
+        await self.tasks.cancel_all()
+        if self.window is not None:
+            self.window.closing.disconnect(self._quit)
+            self.window.close()
+            self.window.deleteLater()
+        if self.client is not None:
+            await self.client.aclose()
+        if self.ledger is not None:
+            self.ledger.close()
+        if self.simulator is not None:
+            await asyncio.to_thread(self.simulator.stop)
+
+
+async def run_app(app: QApplication, options: SessionOptions) -> int:
+    """Open sessions until the artist quits (a settings change reopens one)."""
+    quitting = asyncio.Event()
+    app.aboutToQuit.connect(quitting.set)
+    while True:
+        session = Session(options)
+        try:
+            await session.open()
+        except BatchlineError as exc:
+            log.error("cannot start: %s", exc)
+            await session.close()
+            print(f"batchline gui: {exc}")
+            return 1
+        quit_wait = asyncio.ensure_future(quitting.wait())
+        await asyncio.wait([session.finished, quit_wait], return_when=asyncio.FIRST_COMPLETED)
+        quit_wait.cancel()
+        how = session.finished.result() if session.finished.done() else "quit"
+        await session.close()
+        if how != "restart":
+            return 0

@@ -1,0 +1,122 @@
+"""The settings dialog: server and token, caps, output folder, attempts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop.app_settings import AppSettings
+from desktop.token_store import TOKEN_ENV, keyring_available, save_token
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+
+class SettingsDialog(QDialog):
+    """Edits AppSettings; ``accepted_settings()`` returns the new ones (also saved)."""
+
+    def __init__(self, ledger: Ledger, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Batchline settings")
+        self._ledger = ledger
+        current = AppSettings.load(ledger)
+        self._current = current
+        self.server = _line(current.server, "ComfyUI address", self)
+        self.token = _line("", "Token", self)
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token.setPlaceholderText("leave empty to keep; most local servers need none")
+        self.keyring_note = QLabel(self)
+        self.keyring_note.setWordWrap(True)
+        if not keyring_available():
+            self.keyring_note.setText(
+                f"No system keyring found: the token cannot be remembered here. Set {TOKEN_ENV} "
+                "in the environment before starting Batchline instead."
+            )
+            self.token.setEnabled(False)
+        self.global_cap = _spin(current.config.global_cap, "Global cap", self)
+        self.requester_cap = _spin(current.config.per_requester_cap, "Per-requester cap", self)
+        self.max_attempts = _spin(current.config.max_attempts, "Automatic attempts", self)
+        self.output = _line(str(current.output_dir), "Output folder", self)
+        browse = QPushButton("Browse…", self)
+        browse.setAccessibleName("Choose output folder")
+        browse.clicked.connect(self.browse)
+        row = QHBoxLayout()
+        row.addWidget(self.output, 1)
+        row.addWidget(browse)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("&Server", self.server)
+        form.addRow("&Token", self.token)
+        form.addRow("", self.keyring_note)
+        form.addRow("&Global cap", self.global_cap)
+        form.addRow("&Per-requester cap", self.requester_cap)
+        form.addRow("&Automatic attempts", self.max_attempts)
+        form.addRow("&Output folder", row)
+        form.addRow(buttons)
+
+    def settings(self) -> AppSettings:
+        config = replace(
+            self._current.config,
+            global_cap=self.global_cap.value(),
+            per_requester_cap=self.requester_cap.value(),
+            max_attempts=self.max_attempts.value(),
+        )
+        return AppSettings(
+            server=self.server.text().strip() or self._current.server,
+            output_dir=Path(self.output.text().strip() or self._current.output_dir),
+            config=config,
+            server_configured=True,
+        )
+
+    def apply(self) -> AppSettings:
+        """Save the settings to the ledger and the token to the keyring."""
+        settings = self.settings()
+        settings.save(self._ledger)
+        if self.token.text():
+            save_token(settings.server, self.token.text())
+        return settings
+
+    @Slot()
+    def browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Output folder", self.output.text())
+        if folder:
+            self.output.setText(folder)
+
+    @classmethod
+    def ask(cls, ledger: Ledger, parent: QWidget | None = None) -> AppSettings | None:
+        """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
+        dialog = cls(ledger, parent)
+        return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+
+def _line(text: str, name: str, parent: QWidget) -> QLineEdit:
+    edit = QLineEdit(text, parent)
+    edit.setAccessibleName(name)
+    return edit
+
+
+def _spin(value: int, name: str, parent: QWidget) -> QSpinBox:
+    box = QSpinBox(parent)
+    box.setRange(1, 64)
+    box.setValue(value)
+    box.setAccessibleName(name)
+    return box

@@ -1,0 +1,67 @@
+"""The status bar: connection, ComfyUI's queue depth, our jobs in flight against the caps, rate."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QLabel, QStatusBar
+
+from core.controller.status import Connection
+
+if TYPE_CHECKING:
+    from core.controller.status import ControllerStatus
+
+CONNECTION_STYLE = {
+    Connection.connecting: ("Connecting…", "#6c757d"),
+    Connection.connected: ("Connected", "#1e7b34"),
+    Connection.reconnecting: ("Reconnecting…", "#b36b00"),
+    Connection.offline: ("Offline", "#a4262c"),
+}
+DEMO_STYLE = ("Demo server", "#6f42c1")
+
+
+def connection_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
+    text, colour = CONNECTION_STYLE[status.connection]
+    if demo and status.connection is Connection.connected:
+        return DEMO_STYLE
+    return text, colour
+
+
+def queue_text(status: ControllerStatus) -> str:
+    return f"ComfyUI queue: {status.server_queue}"
+
+
+def flight_text(status: ControllerStatus) -> str:
+    paused = " · dispatch paused" if status.paused else ""
+    return f"Ours in flight: {status.in_flight} / cap {status.global_cap}{paused}"
+
+
+def rate_text(status: ControllerStatus) -> str:
+    return f"{status.done_per_minute:.1f} jobs/min"
+
+
+class JobStatusBar(QStatusBar):
+    """Shows a ControllerStatus; ``demo`` marks a built-in simulator connection."""
+
+    def __init__(self, demo: bool = False, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.demo = demo
+        self.connection = self._label("Connection")
+        self.queue = self._label("ComfyUI queue depth")
+        self.flight = self._label("Our jobs in flight")
+        self.rate = self._label("Jobs per minute")
+
+    def _label(self, name: str) -> QLabel:
+        label = QLabel(self)
+        label.setAccessibleName(name)
+        self.addPermanentWidget(label)
+        return label
+
+    def show_status(self, status: ControllerStatus) -> None:
+        text, colour = connection_text(status, self.demo)
+        self.connection.setText(f"● {text}")
+        self.connection.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.connection.setToolTip(status.last_error or status.server)
+        self.queue.setText(queue_text(status))
+        self.flight.setText(flight_text(status))
+        self.rate.setText(rate_text(status))

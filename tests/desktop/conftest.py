@@ -1,0 +1,47 @@
+"""Desktop test fixtures: a ledger in tmp_path with a sample preset, a fake controller."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.ledger import Ledger, NewJob
+from desktop.preset_files import add_preset_file
+from tests.desktop.fakes import FakeController
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "presets"
+TXT2IMG = RESOURCES / "Portrait txt2img (SD 1.5).json"
+GRADIENT = RESOURCES / "Soft gradient (model-free).json"
+
+
+@pytest.fixture
+def ledger(tmp_path: Path):
+    with Ledger(tmp_path / "ledger") as ledger:
+        yield ledger
+
+
+@pytest.fixture
+def preset_name(ledger: Ledger) -> str:
+    result = add_preset_file(ledger, TXT2IMG)
+    assert result.name, result.error
+    return result.name
+
+
+@pytest.fixture
+def controller(ledger: Ledger) -> FakeController:
+    return FakeController(ledger)
+
+
+@pytest.fixture
+def preset_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "fox.json"
+    shutil.copy(TXT2IMG, target)
+    return target
+
+
+def make_jobs(ledger: Ledger, preset: str, count: int) -> list[str]:
+    jobs = [NewJob(params={"3.seed": i}) for i in range(count)]
+    _batch, ids = ledger.create_batch(preset, jobs, requester="tester")
+    return ids

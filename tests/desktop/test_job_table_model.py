@@ -1,0 +1,91 @@
+"""The jobs table model: follows the ledger's feed, merges status, passes the model tester."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+from core.controller.status import ControllerStatus, Progress
+from core.job_state import JobState
+from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel, values_text
+from tests.desktop.conftest import make_jobs
+
+
+@pytest.fixture
+def model(qtmodeltester, ledger, preset_name):
+    model = JobTableModel(ledger, chunk=7)
+    qtmodeltester.check(model)
+    return model
+
+
+def test_feed_inserts_jobs_in_chunks(model, ledger, preset_name) -> None:
+    ids = make_jobs(ledger, preset_name, 20)
+    assert model.read_chunk() == 7
+    assert model.rowCount() == 7
+    assert model.canFetchMore(model.index(0, 0).parent())
+    model.load_all()
+    assert model.rowCount() == 20
+    assert [model.job_at(r).id for r in range(20)] == ids
+    assert not model.loading
+
+
+def test_state_change_updates_the_row(model, ledger, preset_name, qtbot) -> None:
+    ids = make_jobs(ledger, preset_name, 3)
+    model.load_all()
+    ledger.request_cancel(ids[1])
+    with qtbot.waitSignal(model.dataChanged) as blocker:
+        model.load_all()
+    assert blocker.args[0].row() == 1
+    index = model.index(1, Column.state)
+    assert index.data() == "Cancelled"
+    assert index.data(JOB_ROLE).state is JobState.cancelled
+    assert index.data(Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.rowCount() == 3
+
+
+def test_status_gives_positions_and_progress(model, ledger, preset_name) -> None:
+    ids = make_jobs(ledger, preset_name, 3)
+    model.load_all()
+    model.set_status(
+        ControllerStatus(positions={ids[0]: 0, ids[1]: 1}, progress={ids[0]: Progress(5, 20)})
+    )
+    assert model.index(0, Column.position).data() == "running"
+    assert model.index(1, Column.position).data() == "1"
+    assert model.index(0, Column.progress).data() == "5/20"
+    assert model.index(0, Column.progress).data(PROGRESS_ROLE) == 0.25
+    model.set_status(ControllerStatus())
+    assert model.index(0, Column.progress).data() == ""
+
+
+def test_values_text_names_inputs() -> None:
+    assert values_text({"3.seed": 5}) == "seed=5"
+    assert values_text({"3.seed": 5, "6.seed": 6}) == "3.seed=5, 6.seed=6"
+
+
+def test_headers_follow_the_column_enum(model) -> None:
+    assert model.columnCount() == len(Column)
+    assert model.headerData(Column.state, Qt.Orientation.Horizontal, 0) == "State"
+
+
+def test_hundred_thousand_jobs_stay_fluid(ledger, preset_name) -> None:
+    make_jobs(ledger, preset_name, 100_000)
+    started = time.perf_counter()
+    model = JobTableModel(ledger)
+    model.read_chunk()
+    first = time.perf_counter() - started
+    model.load_all()
+    total = time.perf_counter() - started
+    started = time.perf_counter()
+    for row in range(0, 100_000, 100):
+        for column in Column:
+            model.index(row, column).data()
+    reads = time.perf_counter() - started
+    print(
+        f"\n100k jobs: first chunk {first * 1000:.0f} ms, all {total:.2f} s, "
+        f"10,000 data() calls {reads * 1000:.0f} ms"
+    )
+    assert model.rowCount() == 100_000
+    assert first < 1.0  # loose bound: the window shows after the first chunk
+    assert reads < 5.0
