@@ -1,0 +1,110 @@
+"""CLI test helpers: run `batchline` in-process against a ledger folder under tmp_path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.cli.main import main
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
+
+REPO = Path(__file__).resolve().parents[3]
+
+# EmptyImage -> ImageAddNoise(seed) -> SaveImage: runs for real on the simulator, no models.
+NOISE_WORKFLOW: dict[str, Any] = {
+    "1": {
+        "class_type": "EmptyImage",
+        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
+    },
+    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
+    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "noise"}},
+}
+
+# Nothing listens here: `preset add` falls back to the bundled catalogue at once.
+NO_SERVER = "http://127.0.0.1:9"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+class Cli:
+    """``cli("queue", "noise", "--count", "2")`` runs main() with this test's --data-dir."""
+
+    def __init__(self, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.home, self._capsys = home, capsys
+        self.server = NO_SERVER
+
+    def __call__(self, *args: str) -> Result:
+        self._capsys.readouterr()
+        try:
+            code = main(["--data-dir", str(self.home), "--server", self.server, *args])
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+        out, err = self._capsys.readouterr()
+        return Result(code, out, err)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def cli(home: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(home, capsys)
+
+
+@pytest.fixture
+def noise_file(tmp_path: Path) -> Path:
+    path = tmp_path / "noise.json"
+    path.write_text(json.dumps(NOISE_WORKFLOW), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def noise(cli: Cli, noise_file: Path) -> str:
+    """The noise workflow stored as preset ``noise``."""
+    assert cli("preset", "add", str(noise_file)).code == 0
+    return "noise"
+
+
+@pytest.fixture
+def sim_thread(tmp_path: Path) -> Iterator[SimulatorThread]:
+    """A simulator in its own thread (for commands that run their own event loop)."""
+    thread = SimulatorThread(
+        SimulatorConfig(job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim-out")
+    )
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+def batchline(home: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    """`batchline --data-dir HOME ARGS...` in a child process (pipes for stdout and stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "core.cli.main", "--data-dir", str(home), *args]
+    return subprocess.Popen(
+        command,
+        cwd=REPO,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **popen,
+    )

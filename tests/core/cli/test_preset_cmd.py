@@ -1,0 +1,132 @@
+"""`batchline preset add|list|show|remove`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.ledger import Ledger
+from tests.core.cli.conftest import NOISE_WORKFLOW, Cli
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def test_add_creates_then_reports_identical_content(cli: Cli, noise_file: Path) -> None:
+    first = cli("preset", "add", str(noise_file))
+    assert first.code == 0
+    assert first.out.startswith("created: preset 'noise'")
+    again = cli("preset", "add", str(noise_file))
+    assert again.code == 0
+    assert again.out.strip() == "unchanged: identical content already stored as 'noise'"
+
+
+def test_add_with_name_and_replace(cli: Cli, noise_file: Path, tmp_path: Path) -> None:
+    assert cli("preset", "add", str(noise_file), "--name", "n").code == 0
+    other = tmp_path / "other.json"
+    changed = json.loads(json.dumps(NOISE_WORKFLOW))
+    changed["2"]["inputs"]["strength"] = 0.9
+    other.write_text(json.dumps(changed))
+    refused = cli("preset", "add", str(other), "--name", "n")
+    assert refused.code == 2
+    assert "already exists" in refused.err
+    assert len(refused.err.strip().splitlines()) == 1
+    replaced = cli("preset", "add", str(other), "--name", "n", "--replace")
+    assert replaced.code == 0
+    assert replaced.out.startswith("replaced: preset 'n'")
+    shown = cli("preset", "show", "n", "--json").json()
+    assert shown["api_workflow"]["2"]["inputs"]["strength"] == 0.9
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"{not json", "not valid JSON"),
+        (b'{"a": 1}', "neither an API-format nor an editor-format"),
+    ],
+)
+def test_a_bad_file_is_one_line_exit_2_and_leaves_the_ledger_alone(
+    cli: Cli, home: Path, tmp_path: Path, content: bytes, message: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    result = cli("preset", "add", str(bad))
+    assert result.code == 2
+    assert result.out == ""
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith("batchline: bad.json:")
+    assert message in line
+    with Ledger(home) as ledger:
+        assert ledger.presets.names() == []
+
+
+def test_a_missing_file_is_exit_2(cli: Cli, tmp_path: Path) -> None:
+    result = cli("preset", "add", str(tmp_path / "nope.json"))
+    assert result.code == 2
+    assert "cannot read the file" in result.err
+
+
+def test_an_editor_workflow_says_which_catalogue_converted_it(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "editor.json"
+    shutil.copy(DATA / "presets" / "editor_features.json", path)
+    result = cli("preset", "add", str(path))
+    assert result.code == 0
+    assert "notice: converted with the bundled ComfyUI 0.3.64 node catalogue" in result.out
+
+
+def test_add_uses_the_server_catalogue_when_it_answers(
+    cli: Cli, tmp_path: Path, sim_thread: object
+) -> None:
+    cli.server = sim_thread.url  # type: ignore[attr-defined]
+    path = tmp_path / "editor.json"
+    shutil.copy(DATA / "presets" / "editor_features.json", path)
+    result = cli("preset", "add", str(path))
+    assert result.code == 0
+    assert "bundled" not in result.out
+
+
+def test_seed_input_is_stored_and_shown(cli: Cli, noise_file: Path) -> None:
+    assert cli("preset", "add", str(noise_file), "--seed-input", "1.color").code == 0
+    shown = cli("preset", "show", "noise", "--json").json()
+    assert [s["input"] for s in shown["seed_inputs"]] == ["1.color"]
+    bad = cli("preset", "add", str(noise_file), "--name", "x", "--seed-input", "9.seed")
+    assert bad.code == 2
+
+
+def test_list_and_show(cli: Cli, noise: str) -> None:
+    listing = cli("preset", "list")
+    assert listing.out.startswith("noise\t3 nodes")
+    (entry,) = cli("preset", "list", "--json").json()
+    assert entry["name"] == "noise"
+    assert entry["nodes"] == 3
+    text = cli("preset", "show", "noise").out
+    assert "seed inputs: 2.seed" in text
+    assert "2.strength" in text
+    shown = cli("preset", "show", "noise", "--json").json()
+    assert shown["name"] == "noise"
+    assert shown["api_workflow"] == NOISE_WORKFLOW
+    assert shown["seed_inputs"][0]["input"] == "2.seed"
+    params = {p["input"]: p for p in shown["parameters"]}
+    assert params["2.seed"]["is_seed"] is True
+    assert params["1.width"]["type"] == "INT"
+    assert params["1.width"]["value"] == 64
+
+
+def test_show_and_remove_unknown_names_are_exit_2(cli: Cli) -> None:
+    for verb in ("show", "remove"):
+        result = cli("preset", verb, "ghost")
+        assert result.code == 2
+        assert result.err.strip() == "batchline: no preset named 'ghost'"
+
+
+def test_remove(cli: Cli, noise: str) -> None:
+    result = cli("preset", "remove", "noise")
+    assert result.code == 0
+    assert cli("preset", "list", "--json").json() == []
+
+
+def test_list_when_empty(cli: Cli) -> None:
+    assert "no presets" in cli("preset", "list").out

@@ -1,0 +1,123 @@
+"""`batchline queue PRESET ...`: seeds, overrides, grids, JSON and backpressure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.ledger import Ledger
+from tests.core.cli.conftest import Cli
+
+
+def params(home: Path, ids: list[str]) -> list[dict[str, object]]:
+    with Ledger(home) as ledger:
+        return [ledger.job(job_id).params for job_id in ids]
+
+
+def queued(cli: Cli, *args: str) -> list[str]:
+    result = cli("queue", "noise", *args)
+    assert result.code == 0, result.err
+    return result.out.split()
+
+
+def test_without_seed_options_one_job_keeps_the_workflow_seed(
+    cli: Cli, noise: str, home: Path
+) -> None:
+    ids = queued(cli)
+    assert len(ids) == 1
+    assert ids[0].startswith("job_")
+    assert params(home, ids) == [{}]
+
+
+def test_count_and_sequence(cli: Cli, noise: str, home: Path) -> None:
+    assert params(home, queued(cli, "--count", "3")) == [{"2.seed": s} for s in (0, 1, 2)]
+    ids = queued(cli, "--count", "3", "--seed-start", "10", "--seed-step", "5")
+    assert params(home, ids) == [{"2.seed": s} for s in (10, 15, 20)]
+
+
+def test_explicit_seeds(cli: Cli, noise: str, home: Path) -> None:
+    ids = queued(cli, "--seeds", "7,3,99")
+    assert params(home, ids) == [{"2.seed": s} for s in (7, 3, 99)]
+
+
+def test_random_seeds_are_distinct_and_recorded(cli: Cli, noise: str, home: Path) -> None:
+    ids = queued(cli, "--random-seeds", "--count", "4")
+    seeds = [p["2.seed"] for p in params(home, ids)]
+    assert len(set(seeds)) == 4
+
+
+def test_set_and_seed_input(cli: Cli, noise: str, home: Path) -> None:
+    ids = queued(cli, "--count", "2", "--seed-input", "1.color", "--set", "2.strength=0.25")
+    assert params(home, ids) == [
+        {"1.color": 0, "2.strength": 0.25},
+        {"1.color": 1, "2.strength": 0.25},
+    ]
+
+
+def test_grid_of_two_axes_keeps_seeds(cli: Cli, noise: str, home: Path) -> None:
+    ids = queued(cli, "--grid", "2.strength=0.1,0.9", "--grid", "1.width=32,64,96")
+    jobs = params(home, ids)
+    assert len(jobs) == 6
+    assert {(p["2.strength"], p["1.width"]) for p in jobs} == {
+        (s, w) for s in (0.1, 0.9) for w in (32, 64, 96)
+    }
+    assert all("2.seed" not in p for p in jobs)
+
+
+def test_json_requester_and_priority(cli: Cli, noise: str, home: Path) -> None:
+    result = cli("queue", "noise", "--count", "2", "--requester", "bob", "--priority", "5", "--json")
+    assert result.code == 0
+    listed = result.json()
+    assert [set(item) >= {"id", "batch"} for item in listed] == [True, True]
+    with Ledger(home) as ledger:
+        jobs = [ledger.job(item["id"]) for item in listed]
+    assert {(job.requester, job.priority) for job in jobs} == {("bob", 5)}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seeds", "1,x"], "argument --seeds"),
+        (["--grid", "nonsense"], "argument --grid"),
+        (["--seeds", "1,2", "--random-seeds"], "choose one way"),
+        (["--seeds", "1,2", "--count", "2"], "--count does not go with --seeds"),
+        (["--count", "0"], "--count must be at least 1"),
+        (["--set", "9.nope=1"], "node 9 is not in the workflow"),
+        (["--set", "1.width=wide"], "node 1, input 'width'"),
+        (["--grid", "1.width=1", "--grid", "1.height=1", "--grid", "2.strength=1"], "at most 2"),
+        (["--seed-input", "1.image", "--count", "2"], ""),
+    ],
+)
+def test_bad_options_are_one_line_exit_2(
+    cli: Cli, noise: str, home: Path, args: list[str], message: str
+) -> None:
+    result = cli("queue", "noise", *args)
+    assert result.code == 2
+    (line,) = result.err.strip().splitlines()
+    assert message in line
+    with Ledger(home) as ledger:
+        assert ledger.jobs() == []
+
+
+def test_unknown_preset_is_exit_2(cli: Cli) -> None:
+    result = cli("queue", "ghost")
+    assert result.code == 2
+    assert result.err.strip() == "batchline: no preset named 'ghost'"
+
+
+def test_backpressure_says_how_many_are_ahead(cli: Cli, noise: str) -> None:
+    first = cli("queue", "noise", "--count", "2")
+    assert "ahead" not in first.err
+    assert "no controller is running" in first.err
+    second = cli("queue", "noise", "--count", "4")
+    assert "2 jobs ahead; 4 new jobs wait in pending" in second.err
+    assert "position 6" in second.err
+    assert second.out.split() and len(second.out.split()) == 4
+
+
+def test_a_paused_ledger_is_mentioned(cli: Cli, noise: str) -> None:
+    assert cli("pause").code == 0
+    assert "dispatch is paused" in cli("queue", "noise").err
+    assert cli("resume").code == 0
+    assert "dispatch is paused" not in cli("queue", "noise").err
