@@ -24,9 +24,11 @@ from core.paths import default_output_dir
 if TYPE_CHECKING:
     import argparse
 
-    from core.ledger import JobRecord, Ledger
+    from core.ledger import Ledger, TransitionRecord
 
 FEED_POLL_S = 0.2
+# States whose transition cause says nothing the state does not.
+QUIET_CAUSES = frozenset({JobState.queued, JobState.running, JobState.succeeded})
 
 
 def register(subparsers: Any) -> None:
@@ -122,13 +124,13 @@ def _stop_on_sigterm() -> None:
 
 
 class ChangePrinter:
-    """Follows the ledger's change feed and prints a line whenever a job's state changes."""
+    """Follows the ledger's change feed and prints a line for each new job transition."""
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         self.seq = ledger.latest_seq()
-        active = [state for state in JobState if state.is_active]
-        self.last = {job.id: (job.state, job.attempt) for job in ledger.jobs(states=active)}
+        self.since = ledger.now()
+        self.printed: dict[str, int] = {}  # job id -> transitions already printed
 
     async def follow(self) -> None:
         while True:
@@ -138,19 +140,25 @@ class ChangePrinter:
     def print_new(self) -> None:
         jobs, self.seq = self.ledger.changes_since(self.seq)
         for job in jobs:
-            if self.last.get(job.id) != (job.state, job.attempt):
-                self.last[job.id] = (job.state, job.attempt)
-                print(change_line(self.ledger, job), flush=True)
+            transitions = self.ledger.transitions(job.id)
+            done = self.printed.get(job.id)
+            if done is None:
+                done = sum(1 for t in transitions if t.at < self.since)
+            for transition in transitions[done:]:
+                print(change_line(self.ledger, transition), flush=True)
+            self.printed[job.id] = len(transitions)
 
 
-def change_line(ledger: Ledger, job: JobRecord) -> str:
-    """``job_... succeeded -> /path/a.png``, ``job_... pending [attempt 2]`` and the like."""
-    line = f"{job.id} {job.state.value}"
-    if job.reason:
-        line += f" ({job.reason})"
-    if job.attempt > 1:
-        line += f" [attempt {job.attempt}]"
-    if job.state == JobState.succeeded:
-        outputs = [p for a in ledger.attempts(job.id) if a.n == job.attempt for p in a.outputs]
+def change_line(ledger: Ledger, transition: TransitionRecord) -> str:
+    """``job_... succeeded -> /path/a.png``, ``job_... failed (oom)`` and the like."""
+    state = transition.to_state
+    line = f"{transition.job_id} {state.value}"
+    if transition.attempt > 1:
+        line += f" [attempt {transition.attempt}]"
+    if state not in QUIET_CAUSES:
+        line += f" ({transition.cause})"
+    if state == JobState.succeeded:
+        attempts = ledger.attempts(transition.job_id)
+        outputs = [p for a in attempts if a.n == transition.attempt for p in a.outputs]
         line += "".join(f" -> {path}" for path in outputs)
     return line

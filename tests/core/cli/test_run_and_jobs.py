@@ -1,0 +1,127 @@
+"""`batchline run` end to end on the simulator, then `jobs` and `show` on what it did."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from core.ledger import Ledger
+from core.simulator.thread import SimulatorThread
+from tests.core.cli.conftest import Cli, batchline
+
+ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
+
+
+@pytest.fixture
+def outputs(home: Path, tmp_path: Path) -> Path:
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", str(tmp_path / "out"))
+    return tmp_path / "out"
+
+
+def run_until_idle(cli: Cli, sim: SimulatorThread) -> str:
+    cli.server = sim.url
+    result = cli("run", "--until-idle", "--poll-interval", "0.05", "--max-queued", "2")
+    assert result.code == 0, result.err
+    return result.out
+
+
+def test_run_until_idle_produces_outputs_and_prints_changes(
+    cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path
+) -> None:
+    ids = cli("queue", "noise", "--count", "3").out.split()
+    printed = run_until_idle(cli, sim_thread)
+    for job_id in ids:
+        assert f"{job_id} queued" in printed
+        (done,) = [line for line in printed.splitlines() if line.startswith(f"{job_id} succeeded")]
+        path = Path(done.split(" -> ")[1])
+        assert path.is_file()
+        assert path.is_relative_to(outputs)
+    listed = cli("jobs", "--json").json()
+    assert [job["state"] for job in listed] == ["succeeded"] * 3
+
+
+def test_job_json_shape(cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path) -> None:
+    (job_id,) = cli("queue", "noise", "--seeds", "42").out.split()
+    run_until_idle(cli, sim_thread)
+    job = cli("show", job_id, "--json").json()
+    assert {"id", "batch", "preset", "state", "reason", "requester", "params"} <= set(job)
+    assert (job["id"], job["preset"], job["state"], job["reason"]) == (
+        job_id,
+        "noise",
+        "succeeded",
+        None,
+    )
+    assert job["params"] == {"2.seed": 42}
+    (attempt,) = job["attempts"]
+    assert {"n", "prompt_id", "server", "result", "reason", "error"} <= set(attempt)
+    assert (attempt["n"], attempt["result"], attempt["server"]) == (1, "succeeded", sim_thread.url)
+    for key in ("queued_at", "started_at", "finished_at"):
+        assert attempt[key] is not None
+        assert __import__("re").match(ISO_Z, attempt[key])
+    assert job["outputs"] == attempt["outputs"]
+    assert len(job["outputs"]) == 1
+    moves = [(t["from"], t["to"], t["attempt"]) for t in job["transitions"]]
+    assert moves[-1] == ("running", "succeeded", 1) or moves[-1][1] == "succeeded"
+    assert all({"at", "from", "to", "attempt", "cause"} <= set(t) for t in job["transitions"])
+    assert cli("jobs", "--json").json() == [job]
+
+
+def test_show_tells_an_oom_failure_with_its_node(
+    cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path
+) -> None:
+    sim_thread.fail_next(1, "oom")
+    (job_id,) = cli("queue", "noise").out.split()
+    printed = run_until_idle(cli, sim_thread)
+    assert f"{job_id} failed (oom)" in printed
+    story = cli("show", job_id).out
+    assert story.startswith(f"{job_id}: failed (oom)")
+    assert "attempt 1: failed (oom)" in story
+    assert "error: node " in story
+    assert "-> failed" in story
+
+
+def test_jobs_table_and_filters(cli: Cli, noise: str) -> None:
+    ids = cli("queue", "noise", "--count", "2").out.split()
+    assert cli("cancel", ids[0]).code == 0
+    table = cli("jobs").out.splitlines()
+    assert table[0].split() == ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PARAMS"]
+    assert len(table) == 3
+    pending = cli("jobs", "--state", "pending", "--json").json()
+    assert [job["id"] for job in pending] == [ids[1]]
+    batch = pending[0]["batch"]
+    assert len(cli("jobs", "--batch", batch, "--json").json()) == 2
+    assert cli("jobs", "--batch", "batch_nope").code == 2
+    assert cli("jobs", "--state", "bogus").code == 2
+    assert cli("show", "job_nope").err.strip() == "batchline: no job 'job_nope'"
+
+
+def test_run_refuses_when_another_controller_holds_the_lease(home: Path, noise: str) -> None:
+    with Ledger(home) as ledger:
+        ledger.lease.acquire()
+        child = batchline(home, "--server", "http://127.0.0.1:9", "run", "--until-idle")
+        out, err = child.communicate(timeout=60)
+    assert child.returncode == 1
+    assert err.strip().splitlines() == [
+        f"batchline: another Batchline controller is running, pid {__import__('os').getpid()}"
+    ]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_run_stops_cleanly_on_a_signal(
+    home: Path, noise: str, sim_thread: SimulatorThread, sig: signal.Signals
+) -> None:
+    child = batchline(home, "--server", sim_thread.url, "run")
+    assert child.stderr is not None
+    assert "controller for" in child.stderr.readline()  # the controller has started
+    child.send_signal(sig)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert "stopped" in err
+    assert "Traceback" not in err
+    with Ledger(home) as ledger:
+        ledger.lease.acquire()  # released by the stopped controller
+    time.sleep(0)
