@@ -50,6 +50,10 @@ def _run_qt(run_app: Any, options: SessionOptions) -> int:
         code: int = qasync.run(run_app(app, options))
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the last resort: one line here, the traceback in the log
+        log.exception("the application failed")
+        print(f"batchline gui: {exc or type(exc).__name__} (details in the log)", file=sys.stderr)
+        return EXIT_FAILURE
     return code
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from desktop.thumbnails import ThumbnailLoader
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+GALLERY_ICON = min(THUMB_SIZE, 128)
 
 
 class GalleryModel(QAbstractListModel):
@@ -119,10 +120,11 @@ class GalleryWidget(QWidget):
         self.view = QListView(self)
         self.view.setAccessibleName("Gallery")
         self.view.setViewMode(QListView.ViewMode.IconMode)
-        self.view.setIconSize(QSize(THUMB_SIZE, THUMB_SIZE))
-        self.view.setGridSize(QSize(THUMB_SIZE + 16, THUMB_SIZE + 28))
+        self.view.setIconSize(QSize(GALLERY_ICON, GALLERY_ICON))
+        self.view.setGridSize(QSize(GALLERY_ICON + 12, GALLERY_ICON + 26))
         self.view.setResizeMode(QListView.ResizeMode.Adjust)
-        self.view.setUniformItemSizes(True)
+        self.view.setSpacing(6)
+        self.view.setMovement(QListView.Movement.Static)
         self.view.setModel(self.model)
         self.view.activated.connect(self.open_item)
         self.empty = QLabel("Finished images of the chosen batch appear here.", self)

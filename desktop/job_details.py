@@ -73,11 +73,13 @@ class JobDetailsWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addWidget(QLabel("Attempts", self))
-        layout.addWidget(self._table(self.attempts, "Attempts"), 1)
+        attempts = self._table(self.attempts, "Attempts")
+        attempts.setMaximumHeight(110)
+        layout.addWidget(attempts)
         layout.addWidget(QLabel("Timeline", self))
-        layout.addWidget(self._table(self.transitions, "Transitions"), 1)
+        layout.addWidget(self._table(self.transitions, "Transitions"), 2)
         layout.addWidget(self.failure)
-        layout.addWidget(self.outputs_view, 1)
+        layout.addWidget(self.outputs_view)
         layout.addWidget(self.open_folder)
 
     def _table(self, model: RecordTableModel[Any], name: str) -> QTableView:

@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 )
 
 from core.job_state import JobState
-from desktop.job_states import state_colour, state_label
+from desktop.job_states import reason_label, state_colour, state_label
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus, Progress
@@ -251,7 +251,7 @@ class JobTableModel(QAbstractTableModel):
                 seconds = self._elapsed(job)
                 return "" if seconds is None else duration_text(seconds)
             case Column.reason:
-                return (job.reason or "").replace("_", " ")
+                return reason_label(job.reason)
             case Column.warning:
                 return "⚠" if job.warning else ""
 

@@ -68,20 +68,21 @@ class JobTableView(QTableView):
     def size_columns(self) -> None:
         header = self.horizontalHeader()
         widths = {
-            Column.job: 170,
-            Column.batch: 160,
-            Column.values: 150,
-            Column.state: 90,
-            Column.attempt: 64,
-            Column.position: 70,
-            Column.progress: 110,
-            Column.elapsed: 72,
-            Column.reason: 120,
+            Column.job: 150,
+            Column.batch: 150,
+            Column.values: 100,
+            Column.state: 86,
+            Column.attempt: 60,
+            Column.position: 66,
+            Column.progress: 100,
+            Column.elapsed: 66,
+            Column.reason: 110,
             Column.warning: 28,
         }
         for column, width in widths.items():
             self.setColumnWidth(column, width)
         header.setSectionResizeMode(Column.reason, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
 
     def selected_jobs(self) -> list[JobRecord]:
         rows = self.selectionModel().selectedRows() if self.selectionModel() else []

@@ -40,6 +40,8 @@ def install_logging(verbose: bool = False) -> Path | None:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    if not verbose:  # one line per HTTP request is noise in the artist's log
+        logging.getLogger("httpx").setLevel(logging.WARNING)
     qInstallMessageHandler(_qt_message)
     return folder
 

@@ -44,6 +44,7 @@ class SessionOptions:
     server: str | None = None
     demo: bool = False
     verbose: bool = False
+    demo_job_seconds: float = 4.0
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> SessionOptions:
@@ -120,7 +121,7 @@ class Session(QObject):
         folder = self.options.data_dir / DEMO_FOLDER
         ledger = Ledger(folder)
         load_sample_presets(ledger)
-        self.simulator = start_simulator(folder)
+        self.simulator = start_simulator(folder, self.options.demo_job_seconds)
         demo_settings = AppSettings.load(ledger)
         output = demo_settings.output_dir if demo_settings.server_configured else folder / "outputs"
         return ledger, AppSettings(self.simulator.url, output, demo_settings.config, False)
