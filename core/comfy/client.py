@@ -227,7 +227,7 @@ class ComfyClient:
     ) -> tuple[JobInfo, ...]:
         """``GET /api/jobs`` filtered by status names (newer servers only)."""
         params: dict[str, str | int] = {}
-        if statuses := ",".join(status):
+        if statuses := status if isinstance(status, str) else ",".join(status):
             params["status"] = statuses
         if limit is not None:
             params["limit"] = limit
