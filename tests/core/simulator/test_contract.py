@@ -11,8 +11,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from shapes import exchange_diff, per_prompt_sequences
 from sim_helpers import SocketLog, get, post, submit, wait_history, wait_running
+from sim_shapes import exchange_diff, per_prompt_sequences
 
 from core.simulator import Simulator
 
@@ -219,7 +219,8 @@ async def test_object_info_serves_every_recorded_class(simulator: Simulator) -> 
 @pytest.mark.asyncio
 async def test_websocket_sequences_match_the_transcript(make_simulator: Any) -> None:
     """The recorder's seven prompts, driven by WebSocket events instead of sleeps."""
-    sim: Simulator = await make_simulator(job_seconds=0.45)
+    # ImageBlur takes ~0.45 s and cannot be interrupted inside, as on a real CPU server.
+    sim: Simulator = await make_simulator(job_seconds=0.3, cpu_time_scale=0.1)
     client = "contract-client"
     async with aiohttp.ClientSession() as session:
         log = SocketLog(await session.ws_connect(f"{sim.url}/ws?clientId={client}"))
@@ -256,6 +257,7 @@ async def _drive_transcript(
     await wait_history(session, sim, blurs[3])
     oom = body_of("prompt_200_oom_job", client_id=client)
     await wait_history(session, sim, await submit(session, sim, oom["prompt"], client_id=client))
+    sim.config.job_seconds = 3.0  # a long first node: the global interrupt must land inside it
     last = [
         await submit(session, sim, blur_body(9 + i)["prompt"], client_id=client) for i in range(3)
     ]

@@ -49,9 +49,9 @@ async def test_sampler_time_scales_with_steps(make_simulator: Any) -> None:
 
 @pytest.mark.asyncio
 async def test_targeted_interrupt_stops_the_sampler_between_steps(make_simulator: Any) -> None:
-    sim: Simulator = await make_simulator(job_seconds=2.0)
+    sim: Simulator = await make_simulator(job_seconds=0.2)
     async with aiohttp.ClientSession() as session:
-        running = await submit(session, sim, checkpoint(steps=100))
+        running = await submit(session, sim, checkpoint(steps=2000))
         pending = await submit(session, sim, quick(1))
         await wait_running(sim, running)
         await post(session, sim.url + "/interrupt", {"prompt_id": pending})  # not running: no-op
