@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(config: SimulatorConfig, host: str, port: int) -> None:
+    stopped = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on Windows
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
     simulator = Simulator(config)
     url = await simulator.start(host, port)
     auth = " (token required)" if config.token else ""
@@ -137,6 +141,6 @@ async def _serve(config: SimulatorConfig, host: str, port: int) -> None:
         flush=True,
     )
     try:
-        await asyncio.Event().wait()
+        await stopped.wait()
     finally:
         await simulator.stop()
