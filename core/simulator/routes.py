@@ -18,9 +18,9 @@ class DualRoutes:
     def add(self, method: str, path: str, handler: Handler) -> None:
         self.routes.append((method, path, handler))
 
-    def install(self, app: web.Application, api_only: tuple[str, ...] = ()) -> None:
+    def install(self, app: web.Application) -> None:
+        """Add every route; paths already under ``/api/`` (the jobs API) get no twin."""
         for method, path, handler in self.routes:
-            if path not in api_only:
-                app.router.add_route(method, path, handler)
+            app.router.add_route(method, path, handler)
             if not path.startswith("/api/"):
                 app.router.add_route(method, "/api" + path, handler)
