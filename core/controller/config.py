@@ -27,6 +27,8 @@ class ControllerConfig:
         poll_active_s / poll_idle_s: /queue + /history polling while jobs are active / idle.
         grace_s: how long a prompt may be in neither queue nor history before it counts as gone.
         stall_s: a prompt running longer than this is flagged stalled (never failed).
+        offline_first_s / offline_max_s: first and longest wait between tries while the
+            server is unreachable (exponential in between, jittered).
     """
 
     global_cap: int = 3
@@ -37,12 +39,14 @@ class ControllerConfig:
     poll_idle_s: float = 5.0
     grace_s: float = 10.0
     stall_s: float = 30 * 60.0
+    offline_first_s: float = 1.0
+    offline_max_s: float = 30.0
 
     def __post_init__(self) -> None:
         for name in ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name.replace('_', '-')} must be at least 1")
-        for name in ("poll_active_s", "poll_idle_s", "grace_s", "stall_s"):
+        for name in ("poll_active_s", "poll_idle_s", "grace_s", "stall_s", "offline_first_s"):
             if getattr(self, name) <= 0:
                 raise InputError(f"{name} must be positive")
 

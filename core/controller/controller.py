@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 PAUSED_KEY = "dispatch.paused"
 REQUEST_POLL_S = 0.25
+STOP_TIMEOUT_S = 5.0
 StatusListener = Callable[[ControllerStatus], None]
 
 
@@ -71,7 +72,7 @@ class Controller:
         self.config = config or ControllerConfig.from_settings(ledger)
         self._reconciler = Reconciler(ledger, client, self.config, output_dir)
         self._dispatcher = Dispatcher(ledger, client, self.config, self._reconciler)
-        self._backoff = OfflineBackoff()
+        self._backoff = OfflineBackoff(self.config.offline_first_s, self.config.offline_max_s)
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[StatusListener] = []
@@ -97,9 +98,10 @@ class Controller:
         """Stop talking to the server; jobs already in ComfyUI keep running there."""
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._tasks:
+            _, stuck = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT_S)
+            for task in stuck:
+                log.warning("controller task %s did not stop in time", task.get_name())
         self._tasks.clear()
         self.ledger.lease.release()
 

@@ -25,7 +25,9 @@ NOISE_WORKFLOW = {
     "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "noise"}},
 }
 
-FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
+FAST = ControllerConfig(
+    poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3, offline_first_s=0.05, offline_max_s=0.5
+)
 
 
 @pytest.fixture

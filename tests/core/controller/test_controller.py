@@ -66,7 +66,7 @@ async def test_global_cap_is_never_exceeded(
         peak = max(peak, controller.status.server_queue)
 
     controller.add_status_listener(track)
-    await wait_for(all_done(ledger, ids), timeout=30)
+    await wait_for(all_done(ledger, ids), 30)
     assert 0 < peak <= 2
 
 
