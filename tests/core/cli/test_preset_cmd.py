@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.ledger import Ledger
+from core.simulator.thread import SimulatorThread
 from tests.core.cli.conftest import NOISE_WORKFLOW, Cli
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -78,9 +79,9 @@ def test_an_editor_workflow_says_which_catalogue_converted_it(cli: Cli, tmp_path
 
 
 def test_add_uses_the_server_catalogue_when_it_answers(
-    cli: Cli, tmp_path: Path, sim_thread: object
+    cli: Cli, tmp_path: Path, sim_thread: SimulatorThread
 ) -> None:
-    cli.server = sim_thread.url  # type: ignore[attr-defined]
+    cli.server = sim_thread.url
     path = tmp_path / "editor.json"
     shutil.copy(DATA / "presets" / "editor_features.json", path)
     result = cli("preset", "add", str(path))

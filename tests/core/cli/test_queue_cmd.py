@@ -66,7 +66,9 @@ def test_grid_of_two_axes_keeps_seeds(cli: Cli, noise: str, home: Path) -> None:
 
 
 def test_json_requester_and_priority(cli: Cli, noise: str, home: Path) -> None:
-    result = cli("queue", "noise", "--count", "2", "--requester", "bob", "--priority", "5", "--json")
+    result = cli(
+        "queue", "noise", "--count", "2", "--requester", "bob", "--priority", "5", "--json"
+    )
     assert result.code == 0
     listed = result.json()
     assert [set(item) >= {"id", "batch"} for item in listed] == [True, True]
@@ -113,7 +115,8 @@ def test_backpressure_says_how_many_are_ahead(cli: Cli, noise: str) -> None:
     second = cli("queue", "noise", "--count", "4")
     assert "2 jobs ahead; 4 new jobs wait in pending" in second.err
     assert "position 6" in second.err
-    assert second.out.split() and len(second.out.split()) == 4
+    assert second.out.split()
+    assert len(second.out.split()) == 4
 
 
 def test_a_paused_ledger_is_mentioned(cli: Cli, noise: str) -> None:

@@ -103,7 +103,7 @@ def test_run_refuses_when_another_controller_holds_the_lease(home: Path, noise: 
     with Ledger(home) as ledger:
         ledger.lease.acquire()
         child = batchline(home, "--server", "http://127.0.0.1:9", "run", "--until-idle")
-        out, err = child.communicate(timeout=60)
+        _out, err = child.communicate(timeout=60)
     assert child.returncode == 1
     assert err.strip().splitlines() == [
         f"batchline: another Batchline controller is running, pid {__import__('os').getpid()}"
@@ -118,7 +118,7 @@ def test_run_stops_cleanly_on_a_signal(
     assert child.stderr is not None
     assert "controller for" in child.stderr.readline()  # the controller has started
     child.send_signal(sig)
-    out, err = child.communicate(timeout=60)
+    _out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     assert "stopped" in err
     assert "Traceback" not in err

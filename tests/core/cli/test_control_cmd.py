@@ -1,0 +1,208 @@
+"""`batchline cancel|retry|pause|resume`: on the ledger directly, or via a running controller."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from core.comfy import ComfyClient
+from core.controller import Controller, ControllerConfig
+from core.controller.controller import PAUSED_KEY
+from core.job_state import AttemptResult, JobState, Reason
+from core.ledger import Ledger
+from core.simulator import Simulator
+from tests.core.cli.conftest import Cli, Result
+
+FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
+StartController = Callable[[Simulator], Awaitable[Controller]]
+
+
+def queue(cli: Cli, count: int) -> list[str]:
+    return cli("queue", "noise", "--count", str(count)).out.split()
+
+
+def state(home: Path, job_id: str) -> JobState:
+    with Ledger(home) as ledger:
+        return ledger.job(job_id).state
+
+
+async def wait_for(check: Callable[[], bool], within: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+async def in_thread(cli: Cli, *args: str) -> Result:
+    """Run a CLI command off the event loop, so the in-process controller keeps running."""
+    return await asyncio.to_thread(cli, *args)
+
+
+# --- no controller: straight on the ledger -----------------------------------------------------
+
+
+def test_cancel_and_retry_without_a_controller(cli: Cli, noise: str, home: Path) -> None:
+    first, second = queue(cli, 2)
+    cancelled = cli("cancel", first)
+    assert (cancelled.code, cancelled.out.strip()) == (0, f"{first}: cancelled")
+    again = cli("cancel", first)
+    assert again.code == 1
+    assert "refused" in again.out
+    retried = cli("retry", first)
+    assert (retried.code, retried.out.strip()) == (0, f"{first}: pending as attempt 2")
+    refused = cli("retry", second)
+    assert refused.code == 1
+    assert "only failed or cancelled jobs can be retried" in refused.out
+    with Ledger(home) as ledger:
+        assert ledger.job(first).attempt == 2
+        assert ledger.lease.held is False
+        ledger.lease.acquire()  # the CLI let go of it
+
+
+def test_cancel_a_batch_without_a_controller(cli: Cli, noise: str, home: Path) -> None:
+    ids = queue(cli, 3)
+    batch = cli("show", ids[0], "--json").json()["batch"]
+    result = cli("cancel", "--batch", batch)
+    assert result.code == 0
+    assert "3 jobs asked to cancel (3 cancelled at once)" in result.out
+    assert {state(home, job_id) for job_id in ids} == {JobState.cancelled}
+
+
+def test_bad_cancel_and_retry_arguments_are_exit_2(cli: Cli, noise: str) -> None:
+    (job_id,) = queue(cli, 1)
+    assert cli("cancel").code == 2
+    assert cli("cancel", job_id, "--batch", "b").code == 2
+    assert cli("retry").code == 2
+    unknown = cli("cancel", job_id, "job_nope")
+    assert (unknown.code, unknown.err.strip()) == (2, "batchline: no job 'job_nope'")
+    assert cli("cancel", "--batch", "batch_nope").code == 2
+    assert cli("show", job_id, "--json").json()["state"] == "pending"
+
+
+def test_pause_and_resume_set_the_shared_setting(cli: Cli, home: Path) -> None:
+    assert cli("pause").code == 0
+    with Ledger(home) as ledger:
+        assert ledger.settings.get(PAUSED_KEY) is True
+    assert cli("resume").code == 0
+    with Ledger(home) as ledger:
+        assert ledger.settings.get(PAUSED_KEY) is False
+
+
+def test_wait_gives_up_with_a_message_when_nobody_carries_it_out(
+    cli: Cli, noise: str, home: Path
+) -> None:
+    (job_id,) = queue(cli, 1)
+    with Ledger(home) as holder:
+        holder.lease.acquire()  # a "controller" that never reads its requests
+        result = cli("cancel", job_id, "--wait", "--timeout", "0.3")
+    assert result.code == 1
+    assert (
+        result.err.strip() == "batchline: the controller did not carry out the cancel within 0.3 s"
+    )
+
+
+# --- with a controller running in this process --------------------------------------------------
+
+
+@pytest_asyncio.fixture
+async def start_controller(home: Path, tmp_path: Path) -> AsyncIterator[StartController]:
+    running: list[tuple[Controller, ComfyClient, Ledger]] = []
+
+    async def start(simulator: Simulator) -> Controller:
+        ledger, client = Ledger(home), ComfyClient(simulator.url)
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        await controller.start()
+        running.append((controller, client, ledger))
+        return controller
+
+    yield start
+    for controller, client, ledger in running:
+        await controller.stop()
+        await client.aclose()
+        ledger.close()
+
+
+@pytest.mark.asyncio
+async def test_cancel_and_retry_through_a_running_controller(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    make_simulator: Callable[..., Awaitable[Simulator]],
+    start_controller: StartController,
+) -> None:
+    simulator = await make_simulator(job_seconds=1.5)
+    ids = queue(cli, 3)
+    await start_controller(simulator)
+    await wait_for(lambda: state(home, ids[0]) == JobState.running)
+
+    posted = await in_thread(cli, "cancel", ids[2])  # waiting (in ComfyUI or here)
+    assert posted.code == 0
+    assert f"{ids[2]}: cancel request" in posted.out
+    assert "sent to the controller (pid " in posted.out
+    await wait_for(lambda: state(home, ids[2]) == JobState.cancelled, within=5)
+
+    waited = await in_thread(cli, "cancel", ids[0], "--wait")  # running: interrupted
+    assert waited.code == 0, waited.err
+    assert waited.out.strip() in (f"{ids[0]}: cancelling", f"{ids[0]}: cancelled")
+    await wait_for(lambda: state(home, ids[0]) != JobState.cancelling)
+    assert state(home, ids[0]) == JobState.cancelled
+
+    retried = await in_thread(cli, "retry", ids[0], ids[2], "--wait")
+    assert retried.code == 0, retried.err
+    assert retried.out.splitlines() == [f"{ids[0]}: pending", f"{ids[2]}: pending"]
+    await wait_for(lambda: all(state(home, i) == JobState.succeeded for i in ids), within=30)
+
+    with Ledger(home) as ledger:
+        first, second = ledger.attempts(ids[0])
+        assert (first.result, first.reason) == (AttemptResult.cancelled, Reason.cancelled.value)
+        assert second.result == AttemptResult.succeeded
+        assert second.prompt_id != first.prompt_id
+        *cancelled, last = ledger.attempts(ids[2])  # cancelled before or after it was sent
+        assert [a.result for a in cancelled] in ([], [AttemptResult.cancelled])
+        assert last.result == AttemptResult.succeeded
+
+
+@pytest.mark.asyncio
+async def test_cancel_batch_through_a_running_controller(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    make_simulator: Callable[..., Awaitable[Simulator]],
+    start_controller: StartController,
+) -> None:
+    simulator = await make_simulator(job_seconds=0.5)
+    ids = queue(cli, 5)
+    batch = cli("show", ids[0], "--json").json()["batch"]
+    await start_controller(simulator)
+    await wait_for(lambda: state(home, ids[0]) == JobState.running)
+    result = await in_thread(cli, "cancel", "--batch", batch, "--wait")
+    assert result.code == 0, result.err
+    assert result.out.strip() == f"{batch}: 5 jobs asked to cancel"
+    await wait_for(lambda: all(state(home, i) == JobState.cancelled for i in ids))
+
+
+@pytest.mark.asyncio
+async def test_a_direct_cancel_is_finished_by_the_next_controller_run(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    make_simulator: Callable[..., Awaitable[Simulator]],
+    start_controller: StartController,
+) -> None:
+    simulator = await make_simulator(job_seconds=5.0)
+    (job_id,) = queue(cli, 1)
+    controller = await start_controller(simulator)
+    await wait_for(lambda: state(home, job_id) == JobState.running)
+    await controller.stop()  # the prompt keeps running in ComfyUI
+
+    result = cli("cancel", job_id)
+    assert result.out.strip() == f"{job_id}: cancelling"
+    await start_controller(simulator)
+    await wait_for(lambda: state(home, job_id) == JobState.cancelled, within=4)
+    with Ledger(home) as ledger:
+        (attempt,) = ledger.attempts(job_id)
+    assert attempt.result == AttemptResult.cancelled
