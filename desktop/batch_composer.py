@@ -155,14 +155,15 @@ class BatchComposerWidget(QWidget):
         """Empty when the jobs can all start soon; else their place in line and the wait."""
         if count <= 0:
             return ""
-        position, wait_s = self._controller.estimate(count)
+        last, wait_s = self._controller.estimate(count)  # the last new job's place and finish
         cap = self._controller.status.global_cap
-        if position + count <= cap:
+        if last <= cap:
             return ""
-        wait = f"about {duration_text(wait_s)}" if wait_s is not None else "unknown so far"
+        first = max(1, last - count + 1)
+        wait = f"about {duration_text(wait_s)}" if wait_s is not None else "not known yet"
         return (
-            f"Not all {count} jobs can start soon: ComfyUI takes {cap} at a time. The first "
-            f"would be #{position + 1} in line; estimated wait for the last: {wait}."
+            f"Not all {count} jobs can start soon: ComfyUI gets {cap} at a time. They would "
+            f"stand #{first}–#{last} in line; the last would be done in {wait}."
         )
 
     @Slot()

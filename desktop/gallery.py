@@ -136,12 +136,14 @@ class GalleryWidget(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(1000)
         self._timer.timeout.connect(self.refresh)
+        self._stopped = False
 
     def start(self) -> None:
         self._timer.start()
 
     def stop(self) -> None:
         self._timer.stop()
+        self._stopped = True
 
     def set_batches(self, batch_ids: list[str], current: str | None = None) -> None:
         shown = [self.batch.itemText(i) for i in range(self.batch.count())]
@@ -158,6 +160,8 @@ class GalleryWidget(QWidget):
 
     @Slot()
     def refresh(self) -> None:
+        if self._stopped:
+            return
         if self.isVisible() or not self._timer.isActive():
             self.model.load_batch(self.batch.currentText() or None)
         self.empty.setVisible(self.model.rowCount() == 0)

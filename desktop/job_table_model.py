@@ -83,6 +83,7 @@ class JobTableModel(QAbstractTableModel):
         self._seq = 0
         self._backlog = True
         self._reading = False
+        self._stopped = False
         self._positions: dict[str, int] = {}
         self._progress: dict[str, Progress] = {}
         self._poll = QTimer(self)
@@ -98,6 +99,8 @@ class JobTableModel(QAbstractTableModel):
         self._tick.start()
 
     def stop(self) -> None:
+        """Stop following the ledger (it may be closed next)."""
+        self._stopped = True
         self._poll.stop()
         self._tick.stop()
 
@@ -114,7 +117,9 @@ class JobTableModel(QAbstractTableModel):
             QTimer.singleShot(0, self, self.refresh)
 
     def read_chunk(self) -> int:
-        if self._reading:  # fetchMore may be called again from a rowsInserted handler
+        if (
+            self._reading or self._stopped
+        ):  # fetchMore may be called again from a rowsInserted handler
             return 0
         self._reading = True
         try:

@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._batches_timer.stop()
         self.model.stop()
         self.gallery.stop()
         self.thumbnails.shutdown()

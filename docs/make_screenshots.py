@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -25,11 +26,14 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from core.job_state import JobState  # noqa: E402
 from desktop.session import Session, SessionOptions  # noqa: E402
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 PRESET = "Portrait txt2img (SD 1.5)"
 
 
-async def wait_for(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
+async def wait_for(predicate: Callable[[], bool], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
     while not predicate():
         if time.monotonic() > deadline:
             raise TimeoutError("the batch did not get far enough in time")

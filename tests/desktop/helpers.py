@@ -1,0 +1,72 @@
+"""Helpers for desktop tests: drag-and-drop stubs and ledger job stories."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QMimeData, QUrl
+
+from core.job_state import Reason
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.ledger import Ledger
+
+
+class StubMime:
+    """What dropEvent reads from a QMimeData: the URLs (napari's stub-event pattern)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self._urls = [QUrl.fromLocalFile(str(p)) for p in paths]
+
+    def hasUrls(self) -> bool:
+        return bool(self._urls)
+
+    def urls(self) -> list[QUrl]:
+        return self._urls
+
+
+class StubDropEvent:
+    """A drop (or drag-enter) event over real files, recording whether it was accepted."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self._mime = StubMime(paths)
+        self.accepted = False
+
+    def mimeData(self) -> StubMime:
+        return self._mime
+
+    def acceptProposedAction(self) -> None:
+        self.accepted = True
+
+    def ignore(self) -> None:
+        self.accepted = False
+
+
+def real_mime(paths: list[Path]) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+def run_job(ledger: Ledger, job_id: str, n: int = 1) -> str:
+    """Submit, queue and start the job's current attempt; returns its prompt id."""
+    prompt_id = f"prompt-{job_id}-{n}"
+    ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
+    ledger.observe_queued(prompt_id, 1)
+    ledger.observe_running(prompt_id)
+    return prompt_id
+
+
+def fail_job(ledger: Ledger, job_id: str, reason: Reason = Reason.oom) -> str:
+    prompt_id = run_job(ledger, job_id)
+    error = {"node_id": "3", "node_type": "KSampler", "message": "CUDA out of memory"}
+    ledger.observe_failed(prompt_id, reason, error)
+    return prompt_id
+
+
+def succeed_job(ledger: Ledger, job_id: str, outputs: list[str]) -> str:
+    prompt_id = run_job(ledger, job_id)
+    ledger.observe_succeeded(prompt_id, outputs)
+    return prompt_id

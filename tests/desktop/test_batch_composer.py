@@ -1,0 +1,116 @@
+"""The composer turns the artist's choices into the right BatchSpec and queues it."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.batch import GridAxis, SeedMode
+from core.job_state import JobState
+from desktop.batch_composer import BatchComposerWidget
+from desktop.preset_files import add_preset_file
+from tests.desktop.conftest import GRADIENT
+
+
+@pytest.fixture
+def composer(qtbot, ledger, controller, preset_name):
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(preset_name)
+    return composer
+
+
+def editor_for(composer, ref):
+    return next(editor for parameter, editor in composer._editors if str(parameter.ref) == ref)
+
+
+def test_counted_seeds_and_changed_parameters(composer) -> None:
+    composer.seeds.count.setValue(5)
+    composer.seeds.start.setValue(100)
+    composer.seeds.step.setValue(10)
+    editor_for(composer, "3.steps").setValue(30)
+    editor_for(composer, "6.text").setPlainText("a heron at dawn")
+    composer.requester.setText("mia")
+    composer.priority.setValue(2)
+    spec = composer.spec()
+    assert spec.seeds.mode is SeedMode.sequence
+    assert (spec.seeds.count, spec.seeds.start, spec.seeds.step) == (5, 100, 10)
+    assert spec.overrides == {"3.steps": 30, "6.text": "a heron at dawn"}
+    assert (spec.requester, spec.priority) == ("mia", 2)
+    assert composer.queue_button.text() == "Queue 5 jobs"
+
+
+def test_explicit_and_random_seeds(composer) -> None:
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
+    composer.seeds.values.setText("7, 42 99")
+    assert composer.spec().seeds.values == (7, 42, 99)
+    assert composer.queue_button.text() == "Queue 3 jobs"
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("random"))
+    composer.seeds.count.setValue(4)
+    assert composer.spec().seeds.mode is SeedMode.random
+    assert composer.job_count() == 4
+
+
+def test_grid_of_two_parameters_multiplies_the_jobs(composer) -> None:
+    composer.seeds.count.setValue(2)
+    composer.grid.setChecked(True)
+    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("3.cfg"))
+    composer.grid.x_values.setText("4, 7.5")
+    composer.grid.y_input.setCurrentIndex(composer.grid.y_input.findData("3.sampler_name"))
+    composer.grid.y_values.setText("euler, dpmpp_2m, ddim")
+    spec = composer.spec()
+    assert spec.grid == (
+        GridAxis("3.cfg", (4.0, 7.5)),
+        GridAxis("3.sampler_name", ("euler", "dpmpp_2m", "ddim")),
+    )
+    assert composer.queue_button.text() == "Queue 12 jobs"
+
+
+def test_unchecking_every_seed_input_keeps_seeds(composer) -> None:
+    composer.seeds._checks[0][1].setChecked(False)
+    assert composer.spec().seeds.mode is SeedMode.keep
+    assert composer.queue_button.text() == "Queue 1 job"
+
+
+def test_queue_writes_the_batch_through_the_controller(composer, controller, ledger) -> None:
+    composer.seeds.count.setValue(3)
+    composer.queue_button.click()
+    name, call = controller.calls[-1]
+    assert name == "queue_batch"
+    assert call[2] == ["3.seed"]
+    jobs = ledger.jobs()
+    assert [job.params["3.seed"] for job in jobs] == [0, 1, 2]
+    assert {job.state for job in jobs} == {JobState.pending}
+
+
+def test_composition_errors_are_shown_not_raised(composer, ledger) -> None:
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
+    composer.seeds.values.setText("5, 5")
+    composer.queue_button.click()
+    assert "repeats 5" in composer.notice.text()
+    assert ledger.jobs() == []
+
+
+def test_admission_notice_gives_position_and_wait(composer, controller) -> None:
+    controller.estimate_answer = (45, 600.0)
+    composer.seeds.count.setValue(40)
+    composer.update_count()
+    assert "#6–#45 in line" in composer.notice.text()
+    assert "10m 00s" in composer.notice.text()
+    controller.estimate_answer = (2, None)
+    composer.seeds.count.setValue(2)
+    assert composer.notice.isHidden()
+
+
+def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller) -> None:
+    name = add_preset_file(ledger, GRADIENT, ["1.color"]).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    composer.seeds.count.setValue(3)
+    composer.seeds.step.setValue(40000)
+    composer.queue_button.click()
+    assert [job.params for job in ledger.jobs()] == [
+        {"1.color": 0},
+        {"1.color": 40000},
+        {"1.color": 80000},
+    ]

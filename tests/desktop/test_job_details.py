@@ -1,0 +1,91 @@
+"""Job details: attempts, timeline, failure node and message, output thumbnails."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from core.job_state import Reason
+from desktop.gallery import GalleryModel, GalleryWidget
+from desktop.job_details import JobDetailsWidget
+from desktop.thumbnails import ThumbnailLoader, make_thumbnail, thumbnail_path
+from tests.desktop.conftest import make_jobs
+from tests.desktop.helpers import fail_job, succeed_job
+
+
+@pytest.fixture
+def thumbnails(qapp, tmp_path):
+    loader = ThumbnailLoader(tmp_path / "thumbs")
+    yield loader
+    loader.shutdown()
+
+
+@pytest.fixture
+def image(tmp_path):
+    path = tmp_path / "out" / "job_1.png"
+    path.parent.mkdir()
+    Image.new("RGB", (640, 480), "#336699").save(path)
+    return path
+
+
+def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_name, thumbnails):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.show_job(ledger.job(job_id))
+    assert details.attempts.rowCount() == 1
+    assert details.attempts.index(0, 1).data() == f"prompt-{job_id}-1"
+    assert details.attempts.index(0, 3).data() == "Failed"
+    tos = [details.transitions.index(r, 3).data() for r in range(details.transitions.rowCount())]
+    assert tos == ["Queued", "Running", "Failed"]
+    assert "Node: 3" in details.failure.text()
+    assert "CUDA out of memory" in details.failure.text()
+    assert job_id in details.header.text()
+
+
+def test_outputs_get_thumbnails_off_the_gui_thread(
+    qtbot, qtmodeltester, ledger, preset_name, thumbnails, image
+):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    succeed_job(ledger, job_id, [str(image)])
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    qtmodeltester.check(details.outputs)
+    with qtbot.waitSignal(thumbnails.ready, timeout=10_000):
+        details.show_job(ledger.job(job_id))
+    qtbot.waitUntil(lambda: details.outputs.index(0).data(1) is not None)
+    assert details.outputs.rowCount() == 1
+    assert details.failure.isHidden()
+
+
+def test_thumbnail_is_cached_on_disk(tmp_path, image) -> None:
+    folder = tmp_path / "cache"
+    first = make_thumbnail(image, folder)
+    assert first == thumbnail_path(image, folder)
+    with Image.open(first) as thumb:
+        assert max(thumb.size) == 160
+    assert make_thumbnail(image, folder) == first
+
+
+def test_gallery_lists_a_batch_contact_sheet(qtbot, ledger, preset_name, thumbnails, tmp_path):
+    ids = make_jobs(ledger, preset_name, 3)
+    paths = []
+    for n, job_id in enumerate(ids[:2]):
+        path = tmp_path / f"img{n}.png"
+        Image.new("RGB", (64, 64), "red").save(path)
+        succeed_job(ledger, job_id, [str(path)])
+        paths.append(str(path))
+    gallery = GalleryWidget(ledger, thumbnails)
+    qtbot.addWidget(gallery)
+    gallery.set_batches([ledger.job(ids[0]).batch])
+    assert [gallery.model.index(r).data(256) for r in range(gallery.model.rowCount())] == paths
+    assert gallery.empty.isHidden()
+
+
+def test_gallery_model_passes_the_tester(qtmodeltester, ledger, thumbnails) -> None:
+    model = GalleryModel(ledger, thumbnails)
+    qtmodeltester.check(model)
+    model.set_items([("job_1", "/nonexistent/a.png")])
+    model.set_items([("job_1", "/nonexistent/a.png"), ("job_2", "/nonexistent/b.png")])
+    assert model.rowCount() == 2

@@ -1,0 +1,94 @@
+"""The main window with a fake controller: status, queueing, selection, details, banners."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from core.controller.status import Connection, Progress
+from core.job_state import JobState
+from desktop.job_table_model import Column
+from desktop.main_window import MainWindow
+from tests.desktop.helpers import run_job
+
+
+@pytest.fixture
+def window(qtbot, ledger, controller, preset_name, tmp_path):
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    window.start()
+    yield window
+    window.close()
+
+
+def test_starts_on_the_first_preset(window, preset_name) -> None:
+    assert window.presets.current_name() == preset_name
+    assert window.composer.isEnabled()
+    assert window.composer.queue_button.text() == "Queue 40 jobs"
+
+
+def test_queue_shows_the_jobs_and_status_updates_them(window, controller, ledger, qtbot) -> None:
+    window.composer.seeds.count.setValue(3)
+    window.composer.queue_button.click()
+    assert window.model.rowCount() == 3
+    first = window.model.job_at(0).id
+    controller.push(
+        connection=Connection.connected,
+        server_queue=2,
+        in_flight=1,
+        positions={first: 0},
+        progress={first: Progress(5, 20)},
+    )
+    assert window.status.connection.text() == "● Connected"
+    assert window.model.index(0, Column.progress).data() == "5/20"
+    run_job(ledger, first)
+    qtbot.waitUntil(lambda: window.model.job_at(0).state is JobState.running)
+    assert window.filter_bar.count.text().startswith("3 of 3 jobs")
+
+
+def test_selection_shows_details_and_enables_actions(window, ledger, qtbot) -> None:
+    window.composer.seeds.count.setValue(2)
+    window.composer.queue_button.click()
+    job_id = window.model.job_at(1).id
+    window.select_job(job_id)
+    assert window.details.job_id() == job_id
+    assert window.actions.cancel.isEnabled()
+    window.actions.cancel.trigger()
+    assert window.controller.calls[-1] == ("cancel", [job_id])
+    ledger.request_cancel(job_id)
+    qtbot.waitUntil(lambda: "Cancelled" in window.details.header.text())
+    assert not window.actions.cancel.isEnabled()
+    assert window.actions.retry.isEnabled()
+
+
+def test_command_errors_show_a_banner(window) -> None:
+    window.show_error("the server refused")
+    assert not window.banner.isHidden()
+    window.banner_close.click()
+    assert window.banner.isHidden()
+
+
+def test_every_control_has_an_accessible_name_or_label(window) -> None:
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QAbstractSpinBox,
+        QComboBox,
+        QHeaderView,
+        QLineEdit,
+    )
+
+    unnamed = [
+        widget
+        for widget in window.findChildren(QWidget)
+        if isinstance(widget, QAbstractItemView | QComboBox | QLineEdit)
+        and not widget.accessibleName()
+        and widget.isVisibleTo(window)
+        and not isinstance(widget, QHeaderView)
+        and not isinstance(widget.parent(), QComboBox | QAbstractSpinBox)
+    ]
+    buttons = [
+        b for b in window.findChildren(QAbstractButton) if not (b.text() or b.accessibleName())
+    ]
+    assert [f"{type(w).__name__}:{w.parent().objectName()}" for w in unnamed] == []
+    assert [type(b).__name__ for b in buttons if b.isVisibleTo(window)] == []

@@ -1,0 +1,86 @@
+"""Settings go to the ledger, the token to the keyring (or $BATCHLINE_TOKEN), never the DB."""
+
+from __future__ import annotations
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends.fail import Keyring as FailKeyring
+
+from core.controller.config import ControllerConfig
+from desktop.app_settings import AppSettings
+from desktop.settings_dialog import SettingsDialog
+from desktop.token_store import load_token, save_token
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring for tests."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.store.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.store[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring():
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+def test_settings_are_stored_in_the_ledger(qtbot, ledger, memory_keyring, tmp_path) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    dialog.server.setText("http://render-box:8188")
+    dialog.token.setText("s3cret")
+    dialog.global_cap.setValue(5)
+    dialog.max_attempts.setValue(2)
+    dialog.output.setText(str(tmp_path / "pictures"))
+    dialog.apply()
+    stored = AppSettings.load(ledger)
+    assert stored.server == "http://render-box:8188"
+    assert stored.server_configured
+    assert stored.output_dir == tmp_path / "pictures"
+    assert ControllerConfig.from_settings(ledger).global_cap == 5
+    assert stored.config.max_attempts == 2
+    assert memory_keyring.store == {("Batchline", "http://render-box:8188"): "s3cret"}
+    assert "s3cret" not in ledger.path.read_bytes().decode("latin-1")
+
+
+def test_without_a_keyring_the_dialog_says_so(qtbot, ledger, no_keyring, monkeypatch) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert "BATCHLINE_TOKEN" in dialog.keyring_note.text()
+    assert not dialog.token.isEnabled()
+    assert not save_token("http://x", "t")
+    monkeypatch.setenv("BATCHLINE_TOKEN", "from-env")
+    assert load_token("http://x") == "from-env"
+
+
+def test_keyring_token_wins_over_the_environment(memory_keyring, monkeypatch) -> None:
+    monkeypatch.setenv("BATCHLINE_TOKEN", "from-env")
+    save_token("http://x", "from-keyring")
+    assert load_token("http://x") == "from-keyring"
+    save_token("http://x", "")
+    assert load_token("http://x") == "from-env"

@@ -1,0 +1,38 @@
+"""The status bar says how the connection is, how deep ComfyUI's queue is, our share, the rate."""
+
+from __future__ import annotations
+
+from core.controller.status import Connection, ControllerStatus
+from desktop.status_bar import JobStatusBar
+
+
+def test_connected_status(qtbot) -> None:
+    bar = JobStatusBar()
+    qtbot.addWidget(bar)
+    bar.show_status(
+        ControllerStatus(
+            connection=Connection.connected, server_queue=5, in_flight=2, done_per_minute=3.25
+        )
+    )
+    assert bar.connection.text() == "● Connected"
+    assert bar.queue.text() == "ComfyUI queue: 5"
+    assert bar.flight.text() == "Ours in flight: 2 / cap 3"
+    assert bar.rate.text() == "3.2 jobs/min"
+
+
+def test_reconnecting_offline_and_paused(qtbot) -> None:
+    bar = JobStatusBar()
+    qtbot.addWidget(bar)
+    bar.show_status(ControllerStatus(connection=Connection.reconnecting))
+    assert bar.connection.text() == "● Reconnecting…"
+    bar.show_status(ControllerStatus(connection=Connection.offline, paused=True, last_error="boom"))
+    assert bar.connection.text() == "● Offline"
+    assert bar.connection.toolTip() == "boom"
+    assert bar.flight.text().endswith("dispatch paused")
+
+
+def test_demo_badge_when_connected_to_the_simulator(qtbot) -> None:
+    bar = JobStatusBar(demo=True)
+    qtbot.addWidget(bar)
+    bar.show_status(ControllerStatus(connection=Connection.connected))
+    assert bar.connection.text() == "● Demo server"
