@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.ledger import Ledger
+from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from tests.core.cli.conftest import Cli, batchline
 
@@ -125,3 +126,38 @@ def test_run_stops_cleanly_on_a_signal(
     with Ledger(home) as ledger:
         ledger.lease.acquire()  # released by the stopped controller
     time.sleep(0)
+
+
+def test_run_sends_the_token_from_the_environment(
+    cli: Cli, noise: str, outputs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secured = SimulatorThread(
+        SimulatorConfig(
+            token="s3cret", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
+        )
+    )
+    secured.start()
+    try:
+        monkeypatch.setenv("BATCHLINE_TOKEN", "s3cret")
+        (job_id,) = cli("queue", "noise").out.split()
+        assert f"{job_id} succeeded" in run_until_idle(cli, secured)
+    finally:
+        secured.stop()
+
+
+@pytest.mark.parametrize(
+    "args", [["--max-queued", "0"], ["--per-requester", "0"], ["--poll-interval", "-1"]]
+)
+def test_run_rejects_bad_caps(cli: Cli, args: list[str]) -> None:
+    result = cli("run", "--until-idle", *args)
+    assert result.code == 2
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def test_run_rejects_a_bad_server_address(cli: Cli) -> None:
+    cli.server = "ftp://nowhere"
+    result = cli("run", "--until-idle")
+    assert (result.code, result.err.strip()) == (
+        2,
+        "batchline: not an http(s) server address: 'ftp://nowhere'",
+    )
