@@ -1,0 +1,117 @@
+"""Soak script: `batchline run` killed with SIGKILL 10 times during a 100-job batch.
+
+Starts a simulated ComfyUI in this process (SimulatorThread, loopback), adds a model-free preset,
+queues 100 jobs, then starts `batchline run --until-idle` and kills it at random moments, 10
+times, before letting a last run finish. Prints what happened and checks the invariants: every
+job terminal and succeeded, at most one succeeded attempt per job, no prompt executed twice.
+Run: `.venv/bin/python bench/controller_kills.py [--jobs 100] [--kills 10] [--seed 1]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
+
+WORKFLOW = {
+    "1": {
+        "class_type": "EmptyImage",
+        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
+    },
+    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
+    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "soak"}},
+}
+
+
+def batchline(home: Path, server: str, *args: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "core.cli.main",
+        "--data-dir",
+        str(home),
+        "--server",
+        server,
+        *args,
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=100)
+    parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    options = parser.parse_args()
+    chance = random.Random(options.seed)
+    with tempfile.TemporaryDirectory() as folder:
+        home, preset = Path(folder) / "home", Path(folder) / "soak.json"
+        preset.write_text(json.dumps(WORKFLOW))
+        sim = SimulatorThread(
+            SimulatorConfig(job_seconds=0.1, cpu_time_scale=0.0, output_dir=Path(folder) / "server")
+        )
+        url = sim.start()
+        try:
+            subprocess.run(
+                batchline(home, url, "preset", "add", str(preset), "--name", "soak"),
+                check=True,
+                capture_output=True,
+            )
+            subprocess.run(
+                batchline(home, url, "queue", "soak", "--count", str(options.jobs)),
+                check=True,
+                capture_output=True,
+            )
+            started = time.monotonic()
+            for kill in range(options.kills):
+                with subprocess.Popen(
+                    batchline(home, url, "run", "--until-idle"),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                ) as run:
+                    delay = chance.uniform(0.2, 1.5)
+                    time.sleep(delay)
+                    run.kill()
+                print(f"kill {kill + 1}: after {delay:.2f} s")
+            final = subprocess.run(
+                batchline(home, url, "run", "--until-idle"),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            print(f"last run exit {final.returncode} after {time.monotonic() - started:.1f} s")
+            return check(home, url, sim)
+        finally:
+            sim.stop()
+
+
+def check(home: Path, url: str, sim: SimulatorThread) -> int:
+    listing = subprocess.run(
+        batchline(home, url, "jobs", "--json"), capture_output=True, text=True, check=True
+    )
+    jobs = json.loads(listing.stdout)
+    counts = sim.stats()["execution_counts"]
+    states: dict[str, int] = {}
+    for job in jobs:
+        states[job["state"]] = states.get(job["state"], 0) + 1
+    twice = [pid for pid, n in counts.items() if n > 1]
+    multi = [
+        job["id"] for job in jobs if [a["result"] for a in job["attempts"]].count("succeeded") > 1
+    ]
+    attempts = sum(len(job["attempts"]) for job in jobs)
+    print(f"jobs: {len(jobs)}, states: {states}, attempts: {attempts}")
+    print(f"prompts executed twice: {len(twice)}, jobs with two successes: {len(multi)}")
+    ok = states == {"succeeded": len(jobs)} and not twice and not multi
+    print("invariants hold" if ok else "INVARIANTS BROKEN")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
