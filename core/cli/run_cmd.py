@@ -101,14 +101,9 @@ def _announce(ledger: Ledger, controller: Controller) -> None:
 
 
 async def _wait(controller: Controller, until_idle: bool) -> None:
-    while not (until_idle and _idle(controller.ledger)):
-        controller._raise_if_crashed()  # no public "wait until a loop crashes" yet
+    while not (until_idle and not controller.has_active_jobs()):
+        controller.check_alive()
         await asyncio.sleep(0.1)
-
-
-def _idle(ledger: Ledger) -> bool:
-    counts = ledger.count_by_state()
-    return not any(counts.get(state, 0) for state in JobState if state.is_active)
 
 
 def _stop_on_sigterm() -> None:

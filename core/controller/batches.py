@@ -33,9 +33,14 @@ def stored_preset(
     catalogue: Catalogue | None = None,
     seed_inputs: Sequence[str] | None = None,
 ) -> Preset:
-    """A stored preset as the composer needs it; ``seed_inputs`` replaces the detected seeds."""
+    """A stored preset as the composer needs it.
+
+    ``seed_inputs`` (``NODE.INPUT``) replaces the detected seeds; by default the seed inputs
+    chosen when the preset was added (``info["seed_inputs"]``) do.
+    """
+    chosen = seed_inputs or record.info.get("seed_inputs") or None
     source = Path(record.source or record.name)
-    return preset_from_api(record.api_workflow, source, catalogue, seed_inputs=seed_inputs or None)
+    return preset_from_api(record.api_workflow, source, catalogue, seed_inputs=chosen)
 
 
 def queue_batch(

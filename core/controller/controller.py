@@ -109,8 +109,8 @@ class Controller:
         """Run until no job is left pending, queued, running or cancelling."""
         await self.start()
         try:
-            while self._has_active_jobs():
-                self._raise_if_crashed()
+            while self.has_active_jobs():
+                self.check_alive()
                 await asyncio.sleep(0.1)
         finally:
             await self.stop()
@@ -272,17 +272,19 @@ class Controller:
         self._wake.clear()
 
     def _poll_interval(self) -> float:
-        active = self._ours or self._has_active_jobs()
+        active = self._ours or self.has_active_jobs()
         return self.config.poll_active_s if active else self.config.poll_idle_s
 
-    def _has_active_jobs(self) -> bool:
+    def has_active_jobs(self) -> bool:
+        """Whether any job is pending, queued, running or cancelling."""
         counts = self.ledger.count_by_state()
         return any(counts.get(state, 0) for state in JobState if state.is_active)
 
     def _paused(self) -> bool:
         return bool(self.ledger.settings.get(PAUSED_KEY, False))
 
-    def _raise_if_crashed(self) -> None:
+    def check_alive(self) -> None:
+        """Raise the exception that ended one of the controller's loops, if one did."""
         for task in self._tasks:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]

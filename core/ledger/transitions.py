@@ -132,10 +132,7 @@ class TransitionVerbs:
             AttemptResult.queued,
             JobState.queued,
             "accepted by ComfyUI",
-            attempt_fields={
-                "queued_at": self.now(),
-                **({"number": number} if number is not None else {}),
-            },
+            attempt_fields=fields,
             job_fields=extra,
         )
 
