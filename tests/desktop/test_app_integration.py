@@ -1,0 +1,159 @@
+"""Acceptance: the real window, the real controller and the simulator, on a qasync loop.
+
+Drop a preset file, compose and queue a batch, watch states change, cancel a queued and a
+running job, retry a failed one. Each test runs one coroutine with run_until_complete on a
+qasync.QEventLoop (ECOSYSTEM.md §2), never pytest-asyncio's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+import qasync
+
+from core.comfy import ComfyClient
+from core.controller import Controller, ControllerConfig
+from core.job_state import JobState
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
+from desktop.app_settings import AppSettings
+from desktop.main_window import MainWindow
+from desktop.session import Session, SessionOptions, wants_demo
+from tests.desktop.helpers import StubDropEvent
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
+
+
+@pytest.fixture
+def qloop(qapp):
+    qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: the session decides when to quit
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.close()
+    asyncio.set_event_loop(None)
+    qapp.setQuitOnLastWindowClosed(True)
+
+
+@pytest.fixture
+def simulator(tmp_path):
+    # Jobs long enough (1.5 s) for the test to cancel one while it runs.
+    thread = SimulatorThread(SimulatorConfig(job_seconds=1.5, output_dir=tmp_path / "sim"))
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+async def until(
+    predicate: Callable[[], bool], seconds: float = 30.0, about: Callable[[], object] = str
+) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"condition not reached in time: {about()}"
+        await asyncio.sleep(0.02)
+
+
+def state(window: MainWindow, job_id: str) -> JobState:
+    row = window.model.row_of(job_id)
+    assert row is not None
+    return window.model.job_at(row).state
+
+
+async def drive(window: MainWindow, sim: SimulatorThread, preset_file) -> None:
+    window.dropEvent(StubDropEvent([preset_file]))
+    assert window.presets.current_name() == "fox"
+    sim.fail_next(1, "error")  # the first job fails for good
+    window.composer.seeds.count.setValue(5)
+    window.composer.queue_button.click()
+    await until(lambda: window.model.rowCount() == 5)
+    ids = [window.model.job_at(r).id for r in range(5)]
+    failing, running, queued = ids[0], ids[1], ids[2]
+    await until(lambda: state(window, failing) is JobState.failed)
+    await until(lambda: state(window, running) is JobState.running)
+    await until(lambda: state(window, queued) is JobState.queued)
+    assert window.status.connection.text() == "● Connected"
+    for job_id in (queued, running):
+        window.select_job(job_id)
+        assert window.actions.cancel.isEnabled()
+        window.actions.cancel.trigger()
+    await until(lambda: state(window, running) is not JobState.running)
+    assert not window.actions.cancel.isEnabled()  # cancelling, or already cancelled
+    await until(lambda: state(window, running) is JobState.cancelled)
+    await until(lambda: state(window, queued) is JobState.cancelled)
+    window.select_job(failing)
+    assert window.actions.retry.isEnabled()
+    window.actions.retry.trigger()
+    final = [JobState.succeeded, JobState.cancelled, JobState.cancelled, *[JobState.succeeded] * 2]
+    await until(
+        lambda: [state(window, i) for i in ids] == final,
+        about=lambda: [state(window, i) for i in ids],
+    )
+    assert window.model.job_at(window.model.row_of(failing)).attempt == 2
+
+
+def test_artist_flow_against_the_simulator(
+    qtbot, qloop, simulator, ledger, preset_copy, tmp_path
+) -> None:
+    async def scenario() -> None:
+        client = ComfyClient(simulator.url)
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+        qtbot.addWidget(window)
+        window.start()
+        await controller.start()
+        try:
+            await drive(window, simulator, preset_copy)
+            window.select_job(window.model.job_at(3).id)  # a succeeded job shows its image
+            await until(lambda: window.details.outputs.rowCount() == 1)
+        finally:
+            window.close()
+            await controller.stop()
+            await client.aclose()
+
+    qloop.run_until_complete(scenario())
+
+
+def test_demo_session_runs_the_sample_presets(qtbot, qloop, tmp_path) -> None:
+    async def scenario() -> None:
+        options = SessionOptions(data_dir=tmp_path / "home", demo=True, demo_job_seconds=0.2)
+        session = Session(options)
+        window = await session.open()
+        try:
+            assert window.demo
+            assert window.status.demo
+            assert "Demo server" in window.windowTitle()
+            assert session.simulator is not None
+            assert not session.simulator.url.endswith(":8188")
+            assert (tmp_path / "home" / "demo" / "ledger.sqlite3").exists()
+            window.presets.select("Soft gradient (model-free)")
+            window.composer.seeds.count.setValue(2)
+            window.composer.seeds.step.setValue(500000)
+            window.composer.queue_button.click()
+            await until(lambda: window.model.rowCount() == 2)
+            done = {JobState.succeeded}
+            await until(lambda: {j.state for j in window.model.jobs()} == done)
+        finally:
+            await session.close()
+
+    qloop.run_until_complete(scenario())
+
+
+def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
+    settings = AppSettings("http://127.0.0.1:9", tmp_path, FAST, server_configured=False)
+    configured = AppSettings("http://127.0.0.1:9", tmp_path, FAST, server_configured=True)
+    options = SessionOptions(data_dir=tmp_path)
+
+    async def decide() -> tuple[bool, bool, bool]:
+        return (
+            await wants_demo(options, settings),
+            await wants_demo(options, configured),
+            await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), configured),
+        )
+
+    assert qloop.run_until_complete(decide()) == (True, False, True)
