@@ -1,0 +1,89 @@
+"""Admission, sans-IO: caps, round-robin, priority order, pause, keeping the GPU fed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.controller.admission import AdmissionInput, admit, position_estimate, queue_target
+
+BASE = AdmissionInput(server_count=0, in_flight={}, waiting={}, global_cap=3, per_requester_cap=3)
+
+
+def chosen(inputs: AdmissionInput) -> list[str]:
+    return [candidate.job_id for candidate in admit(inputs)]
+
+
+def test_fills_up_to_the_global_cap_counting_other_clients() -> None:
+    inputs = replace(BASE, waiting={"a": ["a1", "a2", "a3", "a4"]}, server_count=1)
+    assert chosen(inputs) == ["a1", "a2"]
+
+
+def test_nothing_when_the_server_is_full_or_paused() -> None:
+    waiting = {"a": ["a1"]}
+    assert chosen(replace(BASE, waiting=waiting, server_count=3)) == []
+    assert chosen(replace(BASE, waiting=waiting, paused=True)) == []
+
+
+def test_per_requester_cap_counts_jobs_already_in_flight() -> None:
+    inputs = replace(
+        BASE,
+        global_cap=8,
+        per_requester_cap=2,
+        in_flight={"a": 1},
+        waiting={"a": ["a1", "a2"], "b": ["b1", "b2", "b3"]},
+    )
+    assert chosen(inputs) == ["a1", "b1", "b2"]
+
+
+def test_round_robin_starts_after_the_requester_served_last() -> None:
+    waiting = {"a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"]}
+    assert chosen(replace(BASE, waiting=waiting, last_served="a")) == ["b1", "c1", "a1"]
+    assert chosen(replace(BASE, waiting=waiting, last_served="c")) == ["a1", "b1", "c1"]
+
+
+def test_each_requester_line_keeps_its_own_order() -> None:
+    inputs = replace(BASE, global_cap=4, waiting={"a": ["high", "low"], "b": ["b1"]})
+    assert chosen(inputs) == ["high", "b1", "low"]
+
+
+def test_short_jobs_keep_more_prompts_waiting_up_to_the_hard_maximum() -> None:
+    assert queue_target(BASE) == 3
+    assert queue_target(replace(BASE, job_seconds=10.0)) == 3
+    assert queue_target(replace(BASE, job_seconds=0.5, poll_interval=1.0)) == 5
+    assert queue_target(replace(BASE, job_seconds=0.01, max_queue_depth=8)) == 8
+
+
+def test_position_estimate_uses_the_typical_duration() -> None:
+    assert position_estimate(4, 6, 2.5) == (10, 25.0)
+    assert position_estimate(4, 6, None) == (10, None)
+
+
+@given(
+    server=st.integers(0, 10),
+    cap=st.integers(1, 6),
+    per=st.integers(1, 4),
+    lines=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 6), max_size=4),
+    busy=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 4), max_size=4),
+)
+def test_never_exceeds_any_cap(
+    server: int, cap: int, per: int, lines: dict[str, int], busy: dict[str, int]
+) -> None:
+    waiting = {r: [f"{r}{i}" for i in range(n)] for r, n in lines.items()}
+    inputs = replace(
+        BASE,
+        server_count=server,
+        global_cap=cap,
+        per_requester_cap=per,
+        waiting=waiting,
+        in_flight=busy,
+    )
+    result = admit(inputs)
+    assert len(result) <= max(0, cap - server)
+    for requester in waiting:
+        mine = [c for c in result if c.requester == requester]
+        assert len(mine) + busy.get(requester, 0) <= max(per, busy.get(requester, 0))
+        assert [c.job_id for c in mine] == waiting[requester][: len(mine)]
+    assert len({c.job_id for c in result}) == len(result)
