@@ -1,0 +1,85 @@
+"""Benchmark: what Batchline adds to ComfyUI's own time for a batch.
+
+Baseline: every prompt of the batch POSTed at once straight to a fresh simulated ComfyUI, then
+waited for (the fastest any client can get the work done). Batchline: the same batch through the
+ledger and the controller with the default caps (3 in ComfyUI at a time), outputs downloaded.
+Both run in this process against their own simulator, with the same per-job time.
+Run: `.venv/bin/python bench/overhead.py [--jobs 30] [--job-seconds 0.2]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from core.batch import BatchSpec, SeedPlan, build_workflow
+from core.comfy import ComfyClient, new_prompt_id
+from core.controller import Controller, ControllerConfig, queue_batch
+from core.job_state import JobState
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from core.simulator import Simulator, SimulatorConfig
+
+WORKFLOW = {
+    "1": {
+        "class_type": "EmptyImage",
+        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
+    },
+    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
+    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "bench"}},
+}
+
+
+async def baseline(jobs: int, sim_config: SimulatorConfig) -> float:
+    async with Simulator(sim_config) as sim, ComfyClient(sim.url) as client:
+        ids = [new_prompt_id() for _ in range(jobs)]
+        start = time.perf_counter()
+        for seed, pid in enumerate(ids, start=1):
+            await client.submit(build_workflow(WORKFLOW, {"2.seed": seed}), pid)
+        while len(await client.recent_history(jobs)) < jobs:  # noqa: ASYNC110 (polls a server)
+            await asyncio.sleep(0.01)
+        return time.perf_counter() - start
+
+
+async def through_batchline(jobs: int, sim_config: SimulatorConfig, folder: Path) -> float:
+    async with Simulator(sim_config) as sim, ComfyClient(sim.url) as client:
+        with Ledger(folder / "home") as ledger:
+            ledger.presets.add("bench", PresetContent(workflow_hash(WORKFLOW), WORKFLOW))
+            queue_batch(ledger, "bench", BatchSpec(seeds=SeedPlan(count=jobs, start=1)))
+            controller = Controller(
+                ledger, client, config=ControllerConfig(), output_dir=folder / "out"
+            )
+            start = time.perf_counter()
+            await controller.run_until_idle()
+            elapsed = time.perf_counter() - start
+            done = ledger.count_by_state().get(JobState.succeeded, 0)
+            assert done == jobs, f"only {done} of {jobs} jobs succeeded"
+            return elapsed
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=30)
+    parser.add_argument("--job-seconds", type=float, default=0.2)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        config = SimulatorConfig(
+            job_seconds=options.job_seconds, cpu_time_scale=0.0, output_dir=Path(folder) / "server"
+        )
+        base = await baseline(options.jobs, config)
+        ours = await through_batchline(options.jobs, config, Path(folder))
+    ideal = options.jobs * options.job_seconds
+    print(
+        f"jobs: {options.jobs} x {options.job_seconds:.2f} s of simulated GPU time "
+        f"({ideal:.1f} s ideal)"
+    )
+    print(f"baseline (all POSTed at once): {base:.2f} s")
+    print(f"through Batchline (cap 3, outputs downloaded): {ours:.2f} s")
+    print(f"ratio batchline/baseline: {ours / base:.3f}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
