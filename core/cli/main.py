@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--server", metavar="URL", help="ComfyUI address for this invocation")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check this installation: run 3 demo jobs, open the window, print a JSON report",
+    )
+    parser.add_argument("--report", metavar="PATH", help="also write the --self-test report here")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -64,7 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     func = getattr(args, "func", None)
-    if func is None:  # no command: the desktop application
+    if args.self_test:  # desktop.self_test imports Qt lazily: core never does
+        func = importlib.import_module("desktop.self_test").run
+    elif func is None:  # no command: the desktop application
         func = importlib.import_module("core.cli.gui_cmd").run
     try:
         code: int = func(args)
