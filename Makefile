@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v=sys.version_info[:2]; sys.exit(0 if (3,11)<=v<(3,14) else "Batchline needs Python 3.11 to 3.13, found %d.%d: run make with PYTHON=python3.12" % v)'
@@ -30,6 +30,21 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ledger.py
+
+# `make package`: the PyInstaller onedir dist/Batchline/ and dist/Batchline-<version>-linux-<arch>.tar.gz
+# (packaging/README.md). Build requirements are pinned in packaging/requirements-build.txt.
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' core/__init__.py)
+BUILD_STAMP := $(VENV)/.build-installed
+
+$(BUILD_STAMP): $(STAMP) packaging/requirements-build.txt
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r packaging/requirements-build.txt
+	@touch $(BUILD_STAMP)
+
+package: $(BUILD_STAMP)
+	rm -rf dist/Batchline
+	$(BIN)/python -m PyInstaller --noconfirm --clean --log-level WARN \
+		--distpath dist --workpath build/pyinstaller packaging/batchline.spec
+	packaging/linux/tarball.sh $(VERSION)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

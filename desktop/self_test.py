@@ -227,7 +227,20 @@ def environment(app: QApplication) -> dict[str, Any]:
         "python": platform.python_version(),
         "os": f"{platform.system()} {platform.machine()}",
         "frozen": bool(getattr(sys, "frozen", False)),
+        "keyring": keyring_backend(),
     }
+
+
+def keyring_backend() -> str:
+    """The keyring backend in use; fails when keyring's backends were not bundled."""
+    from importlib.metadata import entry_points
+
+    import keyring
+
+    if not entry_points(group="keyring.backends"):
+        raise SelfTestError("keyring has no backends (its package metadata is missing)")
+    backend = keyring.get_keyring()
+    return f"{type(backend).__module__.removeprefix('keyring.backends.')}.{type(backend).__name__}"
 
 
 def run_in_loop(app: QApplication, coroutine: Any) -> None:
