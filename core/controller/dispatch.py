@@ -43,7 +43,6 @@ class Dispatcher:
 
     async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
         """Submit what admission allows now, given the server's queue ``snapshot``."""
-        self._note_numbers(snapshot)
         inputs = self._admission_input(len(snapshot), paused)
         if inputs is None:
             return
@@ -125,12 +124,6 @@ class Dispatcher:
                 max_attempts=self._config.max_attempts,
             )
         # finished: the next reconcile reads its history and downloads its outputs.
-
-    def _note_numbers(self, snapshot: QueueSnapshot) -> None:
-        numbers = [float(item.number) for item in (*snapshot.running, *snapshot.pending)]
-        if numbers and max(numbers) < self._highest_number and not self.submitting:
-            self._reconciler.server_may_have_restarted()
-            self._highest_number = max(numbers)
 
     def _workflow(self, digest: str) -> dict[str, Any]:
         if digest not in self._workflows:
