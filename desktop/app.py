@@ -44,6 +44,7 @@ def _run_qt(run_app: Any, options: SessionOptions) -> int:
 
     install_logging(options.verbose)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
     app.setApplicationName("Batchline")
     app.setQuitOnLastWindowClosed(False)
     try:

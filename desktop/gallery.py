@@ -66,7 +66,7 @@ class GalleryModel(QAbstractListModel):
         self.endInsertRows()
 
     def _batch_outputs(self, batch_id: str) -> list[tuple[str, str]]:
-        items = []
+        items: list[tuple[str, str]] = []
         for job in self._ledger.jobs(batch=batch_id, states=[JobState.succeeded]):
             if job.id not in self._outputs:
                 self._outputs[job.id] = job_outputs(self._ledger, job.id, self.output_dir)

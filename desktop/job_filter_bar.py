@@ -29,8 +29,8 @@ class JobFilterBar(QWidget):
         self._proxy = proxy
         self.states = QComboBox(self)
         self.states.setAccessibleName("Filter by state")
-        for label, _states in STATE_CHOICES:
-            self.states.addItem(label)
+        for choice, _states in STATE_CHOICES:
+            self.states.addItem(choice)
         self.batch = QComboBox(self)
         self.batch.setAccessibleName("Filter by batch")
         self.batch.addItem("All batches", None)

@@ -70,9 +70,11 @@ class JobTableModel(QAbstractTableModel):
 
     Signals:
         feed_read(list): the JobRecords just read from the feed (new or changed).
+        loaded(): the backlog has been read; from now on the feed is followed.
     """
 
     feed_read = Signal(list)
+    loaded = Signal()
 
     def __init__(self, ledger: Ledger, parent: Any = None, *, chunk: int = 1000) -> None:
         super().__init__(parent)
@@ -84,6 +86,7 @@ class JobTableModel(QAbstractTableModel):
         self._backlog = True
         self._reading = False
         self._stopped = False
+        self._ticking: set[str] = set()
         self._positions: dict[str, int] = {}
         self._progress: dict[str, Progress] = {}
         self._poll = QTimer(self)
@@ -124,8 +127,10 @@ class JobTableModel(QAbstractTableModel):
         self._reading = True
         try:
             jobs, self._seq = self._ledger.changes_since(self._seq, self._chunk)
-            self._backlog = len(jobs) == self._chunk
+            was_loading, self._backlog = self._backlog, len(jobs) == self._chunk
             self._apply(jobs)
+            if was_loading and not self._backlog:
+                self.loaded.emit()
         finally:
             self._reading = False
         return len(jobs)
@@ -139,6 +144,10 @@ class JobTableModel(QAbstractTableModel):
         changed: list[int] = []
         new: list[JobRecord] = []
         for job in jobs:
+            if job.state in _TICKING:
+                self._ticking.add(job.id)
+            else:
+                self._ticking.discard(job.id)
             row = self._rows.get(job.id)
             if row is None:
                 new.append(job)
@@ -179,9 +188,9 @@ class JobTableModel(QAbstractTableModel):
 
     @Slot()
     def tick_elapsed(self) -> None:
-        rows = [row for row, job in enumerate(self._jobs[-5000:]) if job.state in _TICKING]
-        offset = max(0, len(self._jobs) - 5000)
-        self._emit_changed([row + offset for row in rows], Column.elapsed, Column.elapsed)
+        """Running jobs' elapsed time moves on every second."""
+        rows = [self._rows[job_id] for job_id in self._ticking]
+        self._emit_changed(rows, Column.elapsed, Column.elapsed)
 
     # --- lookups ----------------------------------------------------------------------------------
 

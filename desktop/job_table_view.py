@@ -38,7 +38,7 @@ class ProgressDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             return
         bar = QStyleOptionProgressBar()
-        bar.rect = option.rect.adjusted(2, 3, -2, -3)  # type: ignore[attr-defined]
+        bar.rect = option.rect.adjusted(2, 3, -2, -3)
         bar.minimum, bar.maximum = 0, 100
         bar.progress = round(fraction * 100)
         bar.text = index.data() or ""

@@ -35,7 +35,7 @@ def install_logging(verbose: bool = False) -> Path | None:
             folder / "batchline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
         )
     except OSError:
-        handler, folder = logging.StreamHandler(), None  # type: ignore[assignment]
+        handler, folder = logging.StreamHandler(), None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)

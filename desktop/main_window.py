@@ -113,8 +113,8 @@ class MainWindow(QMainWindow):
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
-        self.actions = JobActions(self.controller, self.table.selected_jobs, self)
-        self.table.addActions(self.actions.all())
+        self.job_actions = JobActions(self.controller, self.table.selected_jobs, self)
+        self.table.addActions(self.job_actions.all())
         self.setCentralWidget(self._layout())
 
     def _layout(self) -> QWidget:
@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         toolbar = QToolBar("Actions", self)
         toolbar.setObjectName("actions")
         self.addToolBar(toolbar)
-        for action in self.actions.all():
+        for action in self.job_actions.all():
             toolbar.addAction(action)
         toolbar.addSeparator()
         self.settings_action = QAction("Se&ttings…", self)
@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
         self.model.rowsInserted.connect(self.on_rows_inserted)
         self.model.feed_read.connect(self.notifier.observe)
         self.notifier.banner.connect(self.show_banner)
-        self.actions.failed.connect(self.show_error)
+        self.job_actions.failed.connect(self.show_error)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
         self._batches_timer.setInterval(300)
@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
     def show_status(self, status: ControllerStatus) -> None:
         self.model.set_status(status)
         self.status.show_status(status)
-        self.actions.show_status(status)
+        self.job_actions.show_status(status)
 
     @Slot(str, int)
     def on_batch_queued(self, batch_id: str, _count: int) -> None:
@@ -225,7 +225,7 @@ class MainWindow(QMainWindow):
 
     @Slot(QItemSelection, QItemSelection)
     def on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
-        self.actions.update_enabled()
+        self.job_actions.update_enabled()
         jobs = self.table.selected_jobs()
         self.details.show_job(jobs[-1] if jobs else None)
 
@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
         row = self.model.row_of(job_id) if job_id else None
         if row is not None and top.row() <= row <= bottom.row() and top.column() == 0:
             self.details.show_job(self.model.job_at(row))
-            self.actions.update_enabled()
+            self.job_actions.update_enabled()
         self._show_count()
 
     @Slot(QModelIndex, int, int)

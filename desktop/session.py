@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from PySide6.QtCore import QObject, Slot
@@ -135,6 +136,7 @@ class Session(QObject):
         window.settings_requested.connect(self._settings)
         self.tasks.failed.connect(window.show_error)
         install_excepthook(window.show_error)
+        window.model.loaded.connect(self._freeze_heap)
         window.start()
         window.show()
         window.closing.connect(self._quit)
@@ -155,6 +157,16 @@ class Session(QObject):
                 self._finish("restart")
 
     @Slot()
+    def _freeze_heap(self) -> None:
+        """Keep the loaded job records out of the garbage collector's full passes.
+
+        With 100,000 jobs in memory a full collection takes ~40 ms, a visible stall; the
+        records live as long as the window, so exempting them loses nothing.
+        """
+        gc.collect()
+        gc.freeze()
+
+    @Slot()
     def _quit(self) -> None:
         self._finish("quit")
 
@@ -170,6 +182,7 @@ class Session(QObject):
             except BatchlineError as exc:
                 log.warning("controller stop: %s", exc)
         await self.tasks.cancel_all()
+        gc.unfreeze()
         if self.window is not None:
             self.window.closing.disconnect(self._quit)
             self.window.close()
@@ -195,8 +208,9 @@ async def run_app(app: QApplication, options: SessionOptions) -> int:
             await session.close()
             print(f"batchline gui: {exc}")
             return 1
-        quit_wait = asyncio.ensure_future(quitting.wait())
-        await asyncio.wait([session.finished, quit_wait], return_when=asyncio.FIRST_COMPLETED)
+        quit_wait: asyncio.Future[bool] = asyncio.ensure_future(quitting.wait())
+        waits: list[asyncio.Future[Any]] = [session.finished, quit_wait]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         quit_wait.cancel()
         how = session.finished.result() if session.finished.done() else "quit"
         await session.close()

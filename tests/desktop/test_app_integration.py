@@ -80,15 +80,15 @@ async def drive(window: MainWindow, sim: SimulatorThread, preset_file) -> None:
     assert window.status.connection.text() == "● Connected"
     for job_id in (queued, running):
         window.select_job(job_id)
-        assert window.actions.cancel.isEnabled()
-        window.actions.cancel.trigger()
+        assert window.job_actions.cancel.isEnabled()
+        window.job_actions.cancel.trigger()
     await until(lambda: state(window, running) is not JobState.running)
-    assert not window.actions.cancel.isEnabled()  # cancelling, or already cancelled
+    assert not window.job_actions.cancel.isEnabled()  # cancelling, or already cancelled
     await until(lambda: state(window, running) is JobState.cancelled)
     await until(lambda: state(window, queued) is JobState.cancelled)
     window.select_job(failing)
-    assert window.actions.retry.isEnabled()
-    window.actions.retry.trigger()
+    assert window.job_actions.retry.isEnabled()
+    window.job_actions.retry.trigger()
     final = [JobState.succeeded, JobState.cancelled, JobState.cancelled, *[JobState.succeeded] * 2]
     await until(
         lambda: [state(window, i) for i in ids] == final,

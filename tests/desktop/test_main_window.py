@@ -52,13 +52,13 @@ def test_selection_shows_details_and_enables_actions(window, ledger, qtbot) -> N
     job_id = window.model.job_at(1).id
     window.select_job(job_id)
     assert window.details.job_id() == job_id
-    assert window.actions.cancel.isEnabled()
-    window.actions.cancel.trigger()
+    assert window.job_actions.cancel.isEnabled()
+    window.job_actions.cancel.trigger()
     assert window.controller.calls[-1] == ("cancel", [job_id])
     ledger.request_cancel(job_id)
     qtbot.waitUntil(lambda: "Cancelled" in window.details.header.text())
-    assert not window.actions.cancel.isEnabled()
-    assert window.actions.retry.isEnabled()
+    assert not window.job_actions.cancel.isEnabled()
+    assert window.job_actions.retry.isEnabled()
 
 
 def test_command_errors_show_a_banner(window) -> None:
