@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -85,6 +85,7 @@ class BatchComposerWidget(QWidget):
         column.addStretch(1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)

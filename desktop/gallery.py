@@ -15,7 +15,7 @@ from PySide6.QtCore import (
     QUrl,
     Slot,
 )
-from PySide6.QtGui import QDesktopServices, QPixmap
+from PySide6.QtGui import QDesktopServices, QIcon, QPixmap
 from PySide6.QtWidgets import QComboBox, QLabel, QListView, QVBoxLayout, QWidget
 
 from core.job_state import JobState
@@ -37,7 +37,7 @@ class GalleryModel(QAbstractListModel):
         self._ledger = ledger
         self._thumbnails = thumbnails
         self._items: list[tuple[str, str]] = []
-        self._pixmaps: dict[str, QPixmap] = {}
+        self._icons: dict[str, QIcon] = {}
         self._outputs: dict[str, list[str]] = {}  # succeeded jobs never change their outputs
         self.output_dir: Path | None = None
         thumbnails.ready.connect(self.thumbnail_ready)
@@ -75,7 +75,7 @@ class GalleryModel(QAbstractListModel):
 
     @Slot(str, str)
     def thumbnail_ready(self, source: str, thumb: str) -> None:
-        self._pixmaps[source] = QPixmap(thumb)
+        self._icons[source] = QIcon(QPixmap(thumb))  # a QIcon scales to the view's icon size
         for row, (_job, path) in enumerate(self._items):
             if path == source:
                 index = self.index(row)
@@ -91,7 +91,7 @@ class GalleryModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return job_id.rsplit("_", 1)[-1]
         if role == Qt.ItemDataRole.DecorationRole:
-            return self._pixmaps.get(path)
+            return self._icons.get(path)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{job_id}\n{path}"
         if role == PATH_ROLE:
