@@ -6,6 +6,7 @@ import getpass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -71,6 +72,12 @@ class BatchComposerWidget(QWidget):
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
         self.queue_button.clicked.connect(self.queue)
+        self.queue_action = QAction("Queue batch", self)
+        self.queue_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.queue_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.queue_action.triggered.connect(self.queue)
+        self.addAction(self.queue_action)
+        self.queue_button.setToolTip("Queue the batch (Ctrl+Enter)")
         self.setEnabled(False)
 
     def _build_layout(self) -> None:
@@ -169,7 +176,7 @@ class BatchComposerWidget(QWidget):
 
     @Slot()
     def queue(self) -> None:
-        if self._preset_name is None:
+        if self._preset_name is None or not self.queue_button.isEnabled():
             return
         try:
             batch, job_ids = self._controller.queue_batch(

@@ -75,7 +75,7 @@ class JobActions(QObject):
         self.cancel_waiting = self._action(
             "Cancel all but &running",
             "Cancel every job that is not running yet",
-            "Ctrl+Alt+Del",
+            "Ctrl+Shift+K",
             self.on_cancel_waiting,
         )
         self.pause = self._action(

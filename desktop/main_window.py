@@ -149,10 +149,11 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
         toolbar.addSeparator()
         self.settings_action = QAction("Se&ttings…", self)
-        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.settings_requested)
         toolbar.addAction(self.settings_action)
         self.connect_action = QAction("Connect to a real ComfyUI…", self)
+        self.connect_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.connect_action.triggered.connect(self.connect_real_requested)
         self.connect_action.setVisible(self.demo)
         if self.demo:
@@ -173,6 +174,7 @@ class MainWindow(QMainWindow):
         self.model.feed_read.connect(self.notifier.observe)
         self.notifier.banner.connect(self.show_banner)
         self.job_actions.failed.connect(self.show_error)
+        self.job_actions.retried_as.connect(self.on_retried_as)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
         self._batches_timer.setInterval(300)
@@ -222,6 +224,11 @@ class MainWindow(QMainWindow):
         self.model.refresh()
         self.refresh_batches()
         self.gallery.set_batches(self.model.batch_ids(), batch_id)
+
+    @Slot(str)
+    def on_retried_as(self, job_id: str) -> None:
+        self.show_banner(f"Queued a smaller retry as {job_id}.")
+        self.model.refresh()
 
     @Slot(QItemSelection, QItemSelection)
     def on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:

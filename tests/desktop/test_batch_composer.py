@@ -114,3 +114,11 @@ def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller
         {"1.color": 40000},
         {"1.color": 80000},
     ]
+
+
+def test_ctrl_enter_queues(composer, controller, qtbot) -> None:
+    composer.seeds.count.setValue(2)
+    composer.queue_action.trigger()
+    assert controller.names() == ["estimate"] * controller.names().count("estimate") + [
+        "queue_batch"
+    ]

@@ -89,3 +89,18 @@ def test_gallery_model_passes_the_tester(qtmodeltester, ledger, thumbnails) -> N
     model.set_items([("job_1", "/nonexistent/a.png")])
     model.set_items([("job_1", "/nonexistent/a.png"), ("job_2", "/nonexistent/b.png")])
     assert model.rowCount() == 2
+
+
+def test_record_models_pass_the_tester(qtmodeltester, ledger, preset_name) -> None:
+    from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.execution_error)
+    attempts = RecordTableModel(ATTEMPT_COLUMNS)
+    transitions = RecordTableModel(TRANSITION_COLUMNS)
+    qtmodeltester.check(attempts)
+    qtmodeltester.check(transitions)
+    attempts.set_records(ledger.attempts(job_id))
+    transitions.set_records(ledger.transitions(job_id))
+    assert attempts.columnCount() == len(ATTEMPT_COLUMNS)
+    assert transitions.rowCount() == 3
