@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
         self._build_widgets(output_dir)
         self._build_toolbar()
         self._connect()
-        self.notifier.seed(self.model.jobs())
+        self._initial_load = True  # batches already over at start are not announced
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
 
@@ -152,6 +152,10 @@ class MainWindow(QMainWindow):
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.settings_requested)
         toolbar.addAction(self.settings_action)
+        self.quit_action = QAction("&Quit", self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        self.addAction(self.quit_action)
         self.connect_action = QAction("Connect to a real ComfyUI…", self)
         self.connect_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.connect_action.triggered.connect(self.connect_real_requested)
@@ -171,7 +175,8 @@ class MainWindow(QMainWindow):
         self.table.selectionModel().selectionChanged.connect(self.on_selection)
         self.model.dataChanged.connect(self.on_model_changed)
         self.model.rowsInserted.connect(self.on_rows_inserted)
-        self.model.feed_read.connect(self.notifier.observe)
+        self.model.feed_read.connect(self.on_feed_read)
+        self.model.loaded.connect(self.on_loaded)
         self.notifier.banner.connect(self.show_banner)
         self.job_actions.failed.connect(self.show_error)
         self.job_actions.retried_as.connect(self.on_retried_as)
@@ -224,6 +229,17 @@ class MainWindow(QMainWindow):
         self.model.refresh()
         self.refresh_batches()
         self.gallery.set_batches(self.model.batch_ids(), batch_id)
+
+    @Slot(list)
+    def on_feed_read(self, jobs: list[Any]) -> None:
+        if self._initial_load:
+            self.notifier.seed(jobs)
+        else:
+            self.notifier.observe(jobs)
+
+    @Slot()
+    def on_loaded(self) -> None:
+        self._initial_load = False
 
     @Slot(str)
     def on_retried_as(self, job_id: str) -> None:

@@ -49,15 +49,17 @@ class BatchNotifier(QObject):
 
     def seed(self, jobs: list[JobRecord]) -> None:
         """Batches already over when the app starts are not announced again."""
-        self.observe(jobs)
+        self._record(jobs)
         self._announced |= {b for b, states in self._states.items() if _over(states)}
+
+    def _record(self, jobs: list[JobRecord]) -> set[str]:
+        for job in jobs:
+            self._states.setdefault(job.batch, {})[job.id] = job.state
+        return {job.batch for job in jobs}
 
     @Slot(list)
     def observe(self, jobs: list[JobRecord]) -> list[str]:
-        touched = set()
-        for job in jobs:
-            self._states.setdefault(job.batch, {})[job.id] = job.state
-            touched.add(job.batch)
+        touched = self._record(jobs)
         over = [b for b in sorted(touched) if b not in self._announced and _over(self._states[b])]
         for batch in over:
             self._announced.add(batch)

@@ -144,9 +144,10 @@ class Session(QObject):
 
     @Slot()
     def _settings(self) -> None:
-        ledger = Ledger(self.options.data_dir) if self.window and self.window.demo else self.ledger
-        assert ledger is not None
-        if SettingsDialog.ask(ledger, self.window) is not None:
+        """Settings of the real ledger (in demo mode too: the demo ledger has none to edit)."""
+        if self.window is not None and self.window.demo:
+            self._leave_demo()
+        elif self.ledger is not None and SettingsDialog.ask(self.ledger, self.window):
             self._finish("restart")
 
     @Slot()

@@ -9,7 +9,9 @@ from core.controller.status import Connection, Progress
 from core.job_state import JobState
 from desktop.job_table_model import Column
 from desktop.main_window import MainWindow
-from tests.desktop.helpers import run_job
+from desktop.preset_files import add_preset_file
+from tests.desktop.conftest import TXT2IMG, make_jobs
+from tests.desktop.helpers import run_job, succeed_job
 
 
 @pytest.fixture
@@ -92,3 +94,20 @@ def test_every_control_has_an_accessible_name_or_label(window) -> None:
     ]
     assert [f"{type(w).__name__}:{w.parent().objectName()}" for w in unnamed] == []
     assert [type(b).__name__ for b in buttons if b.isVisibleTo(window)] == []
+
+
+def test_only_batches_ending_while_open_are_announced(qtbot, ledger, controller, tmp_path):
+    name = add_preset_file(ledger, TXT2IMG).name
+    old = make_jobs(ledger, name, 1)
+    succeed_job(ledger, old[0], [])
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    window.notifier._tray = None  # the in-app banner, whatever the platform offers
+    window.start()
+    qtbot.waitUntil(lambda: not window.model.loading)
+    assert window.banner.isHidden(), window.banner.text()
+    new = make_jobs(ledger, name, 1)
+    succeed_job(ledger, new[0], [])
+    qtbot.waitUntil(lambda: not window.banner.isHidden())
+    assert "1 succeeded" in window.banner.text()
+    window.close()
