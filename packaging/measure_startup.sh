@@ -15,10 +15,10 @@ while [ "$i" -lt "$runs" ]; do
   i=$((i + 1))
   home=$(mktemp -d)  # a first start each time: empty ledger, sample presets loaded, simulator
   start=$(now_ms)
-  HOME=$home BATCHLINE_HOME=$home/data QT_QPA_PLATFORM=xcb "$binary" gui --demo >/dev/null 2>&1 &
+  HOME=$home BATCHLINE_HOME=$home/data QT_QPA_PLATFORM=xcb "$binary" gui --demo >"$home/out.log" 2>&1 &
   pid=$!
   until xwininfo -name "$title" 2>/dev/null | grep -q "IsViewable"; do
-    kill -0 "$pid" 2>/dev/null || { echo "run $i: the app exited before showing its window" >&2; exit 1; }
+    kill -0 "$pid" 2>/dev/null || { echo "run $i: the app exited before showing its window:" >&2; cat "$home/out.log" >&2; exit 1; }
     [ $(($(now_ms) - start)) -lt 30000 ] || { echo "run $i: no window after 30 s" >&2; kill "$pid"; exit 1; }
     sleep 0.02
   done
