@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -130,6 +131,7 @@ class JobTableModel(QAbstractTableModel):
             was_loading, self._backlog = self._backlog, len(jobs) == self._chunk
             self._apply(jobs)
             if was_loading and not self._backlog:
+                self._sort_by_creation()
                 self.loaded.emit()
         finally:
             self._reading = False
@@ -158,6 +160,22 @@ class JobTableModel(QAbstractTableModel):
         self._emit_changed(changed, Column.job, Column.warning)
         if jobs:
             self.feed_read.emit(jobs)
+
+    def _sort_by_creation(self) -> None:
+        """Once the backlog is read, put rows in creation order (the feed gave change order).
+
+        Later jobs are created after these, and changes update rows in place, so the order holds.
+        """
+        if all(_created(a) <= _created(b) for a, b in itertools.pairwise(self._jobs)):
+            return
+        self.layoutAboutToBeChanged.emit()
+        before = list(self._jobs)
+        self._jobs.sort(key=_created)
+        self._rows = {job.id: row for row, job in enumerate(self._jobs)}
+        old = self.persistentIndexList()
+        new = [self.index(self._rows[before[i.row()].id], i.column()) for i in old]
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
 
     def _insert(self, new: list[JobRecord]) -> None:
         if not new:
@@ -330,6 +348,10 @@ def duration_text(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds // 60}m {seconds % 60:02d}s"
     return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
+def _created(job: JobRecord) -> tuple[float, str]:
+    return job.created_at, job.id
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:

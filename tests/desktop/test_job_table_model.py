@@ -89,3 +89,11 @@ def test_hundred_thousand_jobs_stay_fluid(ledger, preset_name) -> None:
     assert model.rowCount() == 100_000
     assert first < 1.0  # loose bound: the window shows after the first chunk
     assert reads < 5.0
+
+
+def test_rows_end_in_creation_order_after_the_backlog(model, ledger, preset_name) -> None:
+    ids = make_jobs(ledger, preset_name, 20)
+    ledger.request_cancel(ids[0])  # now last in the change feed
+    model.load_all()
+    assert [model.job_at(r).id for r in range(20)] == ids
+    assert model.row_of(ids[0]) == 0
