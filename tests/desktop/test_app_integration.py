@@ -22,6 +22,7 @@ from core.simulator.thread import SimulatorThread
 from desktop.app_settings import AppSettings
 from desktop.main_window import MainWindow
 from desktop.session import Session, SessionOptions, wants_demo
+from desktop.settings_dialog import SettingsDialog
 from tests.desktop.helpers import StubDropEvent
 
 if TYPE_CHECKING:
@@ -157,3 +158,38 @@ def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
         )
 
     assert qloop.run_until_complete(decide()) == (True, False, True)
+
+
+def test_connect_to_a_real_comfyui_leaves_the_demo(
+    qtbot, qloop, simulator, tmp_path, monkeypatch
+) -> None:
+    """One click in the demo: the settings of the real ledger, then a session on that server."""
+
+    def ask(cls, ledger, parent=None):
+        settings = AppSettings(simulator.url, tmp_path / "pictures", FAST, server_configured=True)
+        settings.save(ledger)
+        return settings
+
+    monkeypatch.setattr(SettingsDialog, "ask", classmethod(ask))
+    options = SessionOptions(data_dir=tmp_path / "home", demo=True, demo_job_seconds=0.2)
+
+    async def scenario() -> str:
+        demo = Session(options)
+        window = await demo.open()
+        window.connect_action.trigger()
+        how = await demo.finished
+        await demo.close()
+        real = Session(options)
+        window = await real.open()
+        try:
+            assert not window.demo
+            assert real.simulator is None
+            assert real.client is not None
+            assert real.client.base_url == simulator.url
+            assert real.ledger is not None
+            assert real.ledger.folder == tmp_path / "home"
+        finally:
+            await real.close()
+        return how
+
+    assert qloop.run_until_complete(scenario()) == "restart"
