@@ -30,6 +30,9 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ledger.py
+	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/controller_kills.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py
 
 # `make package`: the PyInstaller onedir dist/Batchline/ and dist/Batchline-<version>-linux-<arch>.tar.gz
 # (packaging/README.md). Build requirements are pinned in packaging/requirements-build.txt.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,8 +11,6 @@ from core.simulator.thread import SimulatorThread
 from desktop.preset_files import add_preset_file
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from core.ledger import Ledger
 
 COMFY_PORT = 8188
@@ -39,26 +35,8 @@ def start_simulator(folder: Path, job_seconds: float = 4.0) -> SimulatorThread:
     """Start the simulator in its own thread, writing outputs under ``folder``."""
     config = SimulatorConfig(job_seconds=job_seconds, output_dir=folder / "simulator-output")
     thread = SimulatorThread(config)
-    with plain_asyncio_policy():
-        thread.start(port=free_port())
+    thread.start(port=free_port())
     return thread
-
-
-@contextlib.contextmanager
-def plain_asyncio_policy() -> Iterator[None]:
-    """Let a thread started now create a plain asyncio loop, not a Qt one.
-
-    qasync.run installs an event-loop policy whose loops are QEventLoops bound to the main
-    thread; SimulatorThread calls asyncio.new_event_loop() in its own thread, which would get
-    one of those and fail ("Event loop stopped before Future completed"). ``start()`` blocks
-    until the thread's loop runs, so the policy is restored before the GUI loop runs again.
-    """
-    previous = asyncio.get_event_loop_policy()
-    asyncio.set_event_loop_policy(asyncio.DefaultEventLoopPolicy())
-    try:
-        yield
-    finally:
-        asyncio.set_event_loop_policy(previous)
 
 
 def load_sample_presets(ledger: Ledger) -> list[str]:

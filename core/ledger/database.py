@@ -10,7 +10,7 @@ from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError
-from core.ledger.schema import APPLICATION_ID, MODELS, SCHEMA_VERSION
+from core.ledger.schema import APPLICATION_ID, MODELS, SCHEMA_VERSION, database_proxy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -90,7 +90,7 @@ def _read_ids(path: Path) -> tuple[int, int, int]:
 
 
 def _create(db: SqliteDatabase) -> None:
-    with db.atomic("IMMEDIATE"), db.bind_ctx(MODELS):
+    with database_proxy.using(db), db.atomic("IMMEDIATE"):
         db.create_tables(MODELS)
         db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")

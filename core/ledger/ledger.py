@@ -68,12 +68,12 @@ class Ledger(TransitionVerbs):
     @contextlib.contextmanager
     def tx(self) -> Iterator[None]:
         """A write transaction that holds SQLite's write lock from its first statement."""
-        with self._db.bind_ctx(schema.MODELS), self._db.atomic("IMMEDIATE"):
+        with schema.database_proxy.using(self._db), self._db.atomic("IMMEDIATE"):
             yield
 
     @contextlib.contextmanager
     def read(self) -> Iterator[None]:
-        with self._db.bind_ctx(schema.MODELS), self._db.atomic():
+        with schema.database_proxy.using(self._db), self._db.atomic():
             yield
 
     @staticmethod

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from typing import TYPE_CHECKING, Any
+
 from peewee import (
     AutoField,
     BooleanField,
@@ -11,15 +15,55 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     Model,
+    SqliteDatabase,
     TextField,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; see migrations.py for the path up to it.
 SCHEMA_VERSION = 1
 
-database_proxy = DatabaseProxy()
+
+class ThreadLocalDatabase(DatabaseProxy):
+    """The models' database: whichever ledger database the current thread is working in.
+
+    Several ledgers may be open in one process (the app's and the demo's, a test's CLI thread
+    beside a controller); binding the model classes globally would let one thread's ledger
+    swap another's database mid-query, so each thread selects its own with ``using``.
+    """
+
+    __slots__ = ("_local",)
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_local", threading.local())
+        super().__init__()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    @property
+    def obj(self) -> Any:
+        return getattr(self._local, "database", None)
+
+    @obj.setter
+    def obj(self, database: Any) -> None:
+        self._local.database = database
+
+    @contextlib.contextmanager
+    def using(self, database: SqliteDatabase) -> Iterator[None]:
+        previous = self.obj
+        self.obj = database
+        try:
+            yield
+        finally:
+            self.obj = previous
+
+
+database_proxy = ThreadLocalDatabase()
 
 
 class BaseModel(Model):

@@ -43,7 +43,9 @@ class SimulatorThread:
         return self.simulator.url
 
     def _run(self, host: str, port: int, ready: Future[str]) -> None:
-        loop = asyncio.new_event_loop()
+        # A plain asyncio loop whatever policy the caller installed: under qasync.run, the
+        # policy's loops are Qt loops bound to the main thread and cannot run in this one.
+        loop = asyncio.DefaultEventLoopPolicy().new_event_loop()
         self._loop = loop
         self._stop_event = asyncio.Event()
         try:

@@ -150,3 +150,34 @@ def test_change_feed_pages_through_large_changes(ledger: Ledger) -> None:
     third, position = ledger.changes_since(position, limit=10)
     assert [len(page) for page in (first, second, third)] == [10, 10, 5]
     assert position == ledger.latest_seq()
+
+
+def test_two_ledgers_used_from_two_threads_keep_to_their_own_files(tmp_path: Path) -> None:
+    """Each thread's ledger uses its own database, however the threads interleave."""
+    import threading
+
+    from core.ledger import NewJob, PresetContent
+    from tests.core.ledger.conftest import WORKFLOW
+
+    errors: list[BaseException] = []
+
+    def work(name: str) -> None:
+        try:
+            with Ledger(tmp_path / name) as own:
+                own.presets.add(name, PresetContent(f"hash-{name}", WORKFLOW))
+                for i in range(60):
+                    own.create_batch(name, [NewJob({"1.color": i})], requester=name)
+                    assert {job.requester for job in own.jobs()} == {name}
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(name,)) for name in ("left", "right")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    for name in ("left", "right"):
+        with Ledger(tmp_path / name) as ledger:
+            assert len(ledger.jobs()) == 60
+            assert ledger.presets.names() == [name]

@@ -1,6 +1,6 @@
 """GUI responsiveness figures: window shown over 100,000 jobs; loop stalls while 1,000 change.
 
-Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python -m desktop.benchmark
+Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/gui.py (or `make bench`)
 Targets (issue 6): window shown in at most 2 s, longest event-loop stall at most 50 ms.
 """
 
