@@ -62,6 +62,7 @@ class Parameter:
     step: int | float | None = None
     choices: tuple[Any, ...] = ()
     is_seed: bool = False
+    multiline: bool = False  # a text box (prompts), not a one-line field
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,19 @@ if TYPE_CHECKING:
 def list_parameters(
     api: Mapping[str, Any], catalogue: Catalogue, seeds: Iterable[InputRef] = ()
 ) -> tuple[Parameter, ...]:
-    """Every literal input of the workflow, with title, type and range from the catalogue."""
+    """Every literal input of the workflow, with title, type and range from the catalogue.
+
+    Prompt texts (multiline strings) come first, as what an artist changes most; the rest
+    follows in node order.
+    """
     seed_refs = set(seeds)
-    return tuple(
+    found = [
         _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs)
         for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
         for name, value in _inputs(node).items()
         if not is_link(value)
-    )
+    ]
+    return tuple(sorted(found, key=lambda parameter: not parameter.multiline))
 
 
 def node_sort_key(node_id: str) -> tuple[int, ...]:
@@ -49,6 +54,7 @@ def _parameter(
         step=_step(spec),
         choices=spec.choices if spec else (),
         is_seed=ref in seeds,
+        multiline=bool(spec and spec.options.get("multiline")),
     )
 
 

@@ -76,7 +76,11 @@ def test_parameters_from_catalogue(api: dict[str, Any]) -> None:
     assert params["7.text"].node_title == "CLIP Text Encode (Prompt)"
     assert params["5.width"].step == 8
     assert params["10.value"].is_seed
-    assert next(iter(params)).startswith("3.")  # numeric node order
+    order = list(params)
+    assert order[:2] == ["6.text", "7.text"], "prompt texts first"
+    assert order[2].startswith("3."), "then numeric node order"
+    assert params["6.text"].multiline
+    assert not params["3.steps"].multiline
 
 
 def test_parameters_of_unknown_nodes() -> None:
