@@ -319,11 +319,11 @@ class JobTableModel(QAbstractTableModel):
 
     @staticmethod
     def _elapsed(job: JobRecord) -> float | None:
-        if job.state in _TICKING:
-            return max(0.0, time.time() - job.updated_at)
-        if job.state.is_terminal:
-            return max(0.0, job.updated_at - job.created_at)
-        return None
+        """How long the current attempt ran (so far, while it runs); blank if it never ran."""
+        if job.started_at is None:
+            return None
+        end = job.finished_at if job.state.is_terminal else None
+        return max(0.0, (end if end is not None else time.time()) - job.started_at)
 
 
 _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})

@@ -6,7 +6,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from peewee import SqliteDatabase
+from peewee import FloatField, SqliteDatabase
+from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError
@@ -21,7 +22,17 @@ BUSY_TIMEOUT_S = 10.0
 # Schema migrations: MIGRATIONS[v] brings a ledger from version v - 1 to v. Version 1 is the
 # first schema, created whole; later versions add an entry here (playhouse.migrate operations).
 Migration = Callable[[SqliteDatabase, SqliteMigrator], None]
-MIGRATIONS: dict[int, Migration] = {}
+
+
+def _job_run_times(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 2: the job carries its current attempt's run times (for the jobs table)."""
+    playhouse_migrate.migrate(
+        migrator.add_column("job", "started_at", FloatField(null=True)),
+        migrator.add_column("job", "finished_at", FloatField(null=True)),
+    )
+
+
+MIGRATIONS: dict[int, Migration] = {2: _job_run_times}
 
 
 def open_database(path: Path) -> SqliteDatabase:
@@ -43,7 +54,7 @@ def open_database(path: Path) -> SqliteDatabase:
         if version is None:
             _create(db)
         elif version < SCHEMA_VERSION:
-            migrate(db, version)
+            upgrade(db, version)
     except BaseException:
         db.close()
         raise
@@ -96,10 +107,10 @@ def _create(db: SqliteDatabase) -> None:
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def migrate(db: SqliteDatabase, version: int) -> None:
+def upgrade(db: SqliteDatabase, version: int) -> None:
     """Apply each migration after ``version`` in order, each in its own transaction."""
     migrator = SqliteMigrator(db)
     for target in range(version + 1, SCHEMA_VERSION + 1):
-        with db.atomic("IMMEDIATE"):
+        with database_proxy.using(db), db.atomic("IMMEDIATE"):
             MIGRATIONS[target](db, migrator)
             db.execute_sql(f"PRAGMA user_version = {target}")

@@ -29,6 +29,8 @@ class JobRecord:
     created_at: float
     updated_at: float
     seq: int
+    started_at: float | None = None
+    finished_at: float | None = None
 
     @classmethod
     def from_row(cls, row: schema.Job) -> JobRecord:
@@ -46,6 +48,8 @@ class JobRecord:
             created_at=row.created_at,
             updated_at=row.updated_at,
             seq=row.seq,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
         )
 
 

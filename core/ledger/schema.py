@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; see migrations.py for the path up to it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -123,6 +123,8 @@ class Job(BaseModel):
     auto_attempts = IntegerField(default=1)  # attempts opened since the last manual retry
     created_at = FloatField()
     updated_at = FloatField()
+    started_at = FloatField(null=True)  # the current attempt's start, when it ran (schema 2)
+    finished_at = FloatField(null=True)  # when the job reached a terminal state (schema 2)
     seq = IntegerField(index=True)  # change-feed position: bumped by every write to the job
 
 

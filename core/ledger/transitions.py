@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
 DEFAULT_MAX_ATTEMPTS = 3
+# The current attempt's run times, copied onto the job so a table can show them row by row.
+_TIME_FIELDS = ("started_at", "finished_at")
+_NO_TIMES = {"started_at": None, "finished_at": None}
 
 
 class TransitionVerbs:
@@ -92,6 +95,7 @@ class TransitionVerbs:
                     JobState.cancelled,
                     "cancelled before it was sent",
                     reason=Reason.cancelled.value,
+                    finished_at=self.now(),
                 )
                 return JobState.cancelled
             self._write_job(job, JobState.cancelling, "cancel requested")
@@ -115,6 +119,7 @@ class TransitionVerbs:
                 auto_attempts=1,
                 reason=None,
                 warning=None,
+                **_NO_TIMES,
             )
             return JobRecord.from_row(self.job_row(job_id))
 
@@ -220,6 +225,7 @@ class TransitionVerbs:
                     JobState.cancelled,
                     f"{reason.value} while cancelling",
                     reason=Reason.cancelled.value,
+                    finished_at=self.now(),
                 )
             elif job.auto_attempts < max_attempts:
                 n = job.attempt + 1
@@ -229,6 +235,7 @@ class TransitionVerbs:
                     f"{reason.value}: retried as attempt {n}",
                     attempt=n,
                     auto_attempts=job.auto_attempts + 1,
+                    **_NO_TIMES,
                 )
             else:
                 self._write_job(
@@ -236,6 +243,7 @@ class TransitionVerbs:
                     JobState.failed,
                     f"{reason.value}: gave up after {job.auto_attempts} attempts",
                     reason=reason.value,
+                    finished_at=self.now(),
                 )
             return True
 
@@ -280,7 +288,8 @@ class TransitionVerbs:
             move = target if is_forward(state, target) else None
             if state == JobState.cancelling and target == JobState.succeeded:
                 cause = "finished before the cancel landed"
-            self._write_job(job, move, cause, **(job_fields or {}))
+            times = {k: v for k, v in (attempt_fields or {}).items() if k in _TIME_FIELDS}
+            self._write_job(job, move, cause, **times, **(job_fields or {}))
             return True
 
     def _live(

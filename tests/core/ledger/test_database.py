@@ -88,3 +88,29 @@ def test_an_older_schema_is_migrated_in_order(
         assert conn.execute("PRAGMA user_version").fetchone()[0] == target
     finally:
         conn.close()
+
+
+def test_a_schema_1_ledger_gains_the_job_run_times(tmp_path: Path) -> None:
+    """The real migration 1 → 2, on a ledger that has jobs: they survive, with the new columns."""
+    from core.ledger import PresetContent
+    from tests.core.ledger.conftest import WORKFLOW, make_jobs
+
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, 3)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.execute("ALTER TABLE job DROP COLUMN started_at")
+    conn.execute("ALTER TABLE job DROP COLUMN finished_at")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+        assert ledger.job(ids[0]).started_at is None
+        ledger.request_cancel(ids[0])
+        assert ledger.job(ids[0]).finished_at is not None
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    finally:
+        conn.close()

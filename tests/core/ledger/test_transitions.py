@@ -287,3 +287,19 @@ def test_stalled_flag_is_visible_and_not_a_state(ledger: Ledger) -> None:
     assert ledger.set_stalled(pid, True) is False
     assert ledger.attempts(job)[0].stalled
     assert ledger.job(job).state == JobState.running
+
+
+def test_the_job_carries_its_current_attempt_run_times(ledger: Ledger) -> None:
+    job, pid = _running(ledger)
+    assert ledger.job(job).started_at is not None
+    assert ledger.job(job).finished_at is None
+    ledger.observe_succeeded(pid, [], times=(1000.0, 1012.5))
+    done = ledger.job(job)
+    assert (done.started_at, done.finished_at) == (1000.0, 1012.5)
+
+
+def test_a_new_attempt_clears_the_run_times(ledger: Ledger) -> None:
+    job, pid = _running(ledger)
+    ledger.observe_retryable(pid, AttemptResult.lost, Reason.server_lost)
+    again = ledger.job(job)
+    assert (again.started_at, again.finished_at) == (None, None)
