@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.errors import ComfyError, TransientComfyError
 
 if TYPE_CHECKING:
-    from core.comfy import ComfyClient, HistoryEntry
+    from core.comfy import ComfyClient, HistoryEntry, ImageRef
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,16 @@ def _safe(name: str) -> str:
     return cleaned or "_"
 
 
+def kept_images(entry: HistoryEntry) -> tuple[ImageRef, ...]:
+    """The images worth keeping: the saved ones (``output``), or the previews when none was saved.
+
+    A workflow with both SaveImage and PreviewImage nodes keeps only what it saved, as in
+    ComfyUI's own output folder; a preview-only workflow still yields its pictures.
+    """
+    saved = tuple(image for image in entry.images if image.type == "output")
+    return saved or entry.images
+
+
 async def fetch_outputs(
     client: ComfyClient, entry: HistoryEntry, output_dir: Path, batch_id: str, job_id: str
 ) -> tuple[list[str], list[str]]:
@@ -48,7 +58,7 @@ async def fetch_outputs(
     """
     paths: list[str] = []
     warnings: list[str] = []
-    for index, image in enumerate(entry.images, start=1):
+    for index, image in enumerate(kept_images(entry), start=1):
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
         dest.parent.mkdir(parents=True, exist_ok=True)
         try:

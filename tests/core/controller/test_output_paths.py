@@ -43,3 +43,15 @@ def test_each_batch_saves_into_its_own_server_folder() -> None:
     assert prompt["1"]["inputs"]["width"] == 16
     assert api["9"]["inputs"]["filename_prefix"] == "portrait", "the preset is left untouched"
     assert prompt_for(api, {"1.width": 16}, "batch_7") == prompt, "rebuilt identically"
+
+
+def test_saved_images_are_kept_and_previews_only_when_nothing_was_saved() -> None:
+    from core.comfy import HistoryEntry, ImageRef
+    from core.controller.outputs import kept_images
+
+    saved = ImageRef("a_00001_.png", "batchline/b", "output")
+    preview = ImageRef("ComfyUI_temp_x_00001_.png", "", "temp")
+    both = HistoryEntry("p", 1, "success", True, images=(preview, saved))
+    only_preview = HistoryEntry("p", 1, "success", True, images=(preview,))
+    assert kept_images(both) == (saved,)
+    assert kept_images(only_preview) == (preview,)
