@@ -197,6 +197,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._batches_timer.stop()
+        self.presets.stop()
         self.model.stop()
         self.gallery.stop()
         self.thumbnails.shutdown()

@@ -10,6 +10,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
     Slot,
 )
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
+FOLLOW_MS = 2000
 
 
 class PresetListModel(QAbstractListModel):
@@ -40,10 +42,15 @@ class PresetListModel(QAbstractListModel):
         self._ledger = ledger
         self._names: list[str] = ledger.presets.names()
 
-    def reload(self) -> None:
+    def reload(self) -> bool:
+        """Read the names again; returns whether they changed (e.g. the CLI added a preset)."""
+        names = self._ledger.presets.names()
+        if names == self._names:
+            return False
         self.beginResetModel()
-        self._names = self._ledger.presets.names()
+        self._names = names
         self.endResetModel()
+        return True
 
     def row_of(self, name: str) -> int:
         return self._names.index(name) if name in self._names else -1
@@ -92,6 +99,21 @@ class PresetsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.list, self.open_button, self.errors, hint):
             layout.addWidget(widget)
+        # Presets added or removed by another process (the CLI) show up within a few seconds.
+        self._follow = QTimer(self)
+        self._follow.setInterval(FOLLOW_MS)
+        self._follow.timeout.connect(self.follow_ledger)
+        self._follow.start()
+
+    @Slot()
+    def follow_ledger(self) -> None:
+        """Pick up presets changed elsewhere, keeping the current selection."""
+        current = self.current_name()
+        if self.model.reload() and current is not None:
+            self.select(current)
+
+    def stop(self) -> None:
+        self._follow.stop()
 
     def add_files(self, paths: Iterable[Path]) -> list[str]:
         """Store each file as a preset; show the errors of those that failed. Returns names."""

@@ -24,7 +24,17 @@ def connection_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
     text, colour = CONNECTION_STYLE[status.connection]
     if demo and status.connection is Connection.connected:
         return DEMO_STYLE
+    if status.server and not demo:
+        text = f"{text} to {_host(status.server)}" if status.connection in _AT else text
     return text, colour
+
+
+_AT = frozenset({Connection.connecting, Connection.connected})
+
+
+def _host(url: str) -> str:
+    """``http://127.0.0.1:8188`` -> ``127.0.0.1:8188`` (what an artist recognises)."""
+    return url.split("://", 1)[-1].rstrip("/")
 
 
 def queue_text(status: ControllerStatus) -> str:

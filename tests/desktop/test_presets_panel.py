@@ -78,3 +78,20 @@ def test_same_name_other_content_gets_a_new_name(qtbot, ledger, tmp_path) -> Non
     second.write_text(TXT2IMG.read_text(), encoding="utf-8")
     assert panel.add_files([first, second]) == ["fox", "fox (2)"]
     assert panel.add_files([second]) == ["fox (2)"]
+
+
+def test_presets_added_by_another_process_appear(qtbot, tmp_path) -> None:
+    """The panel follows the ledger: a preset the CLI adds shows up, the selection stays."""
+    from core.ledger import Ledger, PresetContent
+
+    workflow = {"1": {"class_type": "EmptyImage", "inputs": {"width": 8}}}
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.presets.add("first", PresetContent("h1", workflow))
+        panel = PresetsPanel(ledger)
+        qtbot.addWidget(panel)
+        panel.select("first")
+        with Ledger(tmp_path / "home") as other:  # stands in for the CLI
+            other.presets.add("added elsewhere", PresetContent("h2", workflow))
+        qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=5000)
+        assert panel.current_name() == "first"
+        panel.stop()

@@ -36,3 +36,14 @@ def test_demo_badge_when_connected_to_the_simulator(qtbot) -> None:
     qtbot.addWidget(bar)
     bar.show_status(ControllerStatus(connection=Connection.connected))
     assert bar.connection.text() == "● Demo server"
+
+
+def test_the_connection_names_the_server_it_is_connected_to() -> None:
+    from core.controller.status import Connection, ControllerStatus
+    from desktop.status_bar import connection_text
+
+    status = ControllerStatus(connection=Connection.connected, server="http://10.0.0.5:8188")
+    assert connection_text(status, demo=False)[0] == "Connected to 10.0.0.5:8188"
+    assert connection_text(status, demo=True)[0] == "Demo server"
+    offline = ControllerStatus(connection=Connection.offline, server="http://10.0.0.5:8188")
+    assert connection_text(offline, demo=False)[0] == "Offline"
