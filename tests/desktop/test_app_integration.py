@@ -78,7 +78,7 @@ async def drive(window: MainWindow, sim: SimulatorThread, preset_file) -> None:
     await until(lambda: state(window, failing) is JobState.failed)
     await until(lambda: state(window, running) is JobState.running)
     await until(lambda: state(window, queued) is JobState.queued)
-    assert window.status.connection.text() == "● Connected"
+    assert window.status.connection.text().startswith("● Connected to 127.0.0.1:")
     for job_id in (queued, running):
         window.select_job(job_id)
         assert window.job_actions.cancel.isEnabled()
