@@ -31,7 +31,9 @@ class AppSettings:
             server=server or DEFAULT_SERVER,
             output_dir=Path(output).expanduser() if output else default_output_dir(),
             config=ControllerConfig.from_settings(ledger),
-            server_configured=bool(server),
+            # A ledger with jobs was used with a real server (maybe just not running now): it
+            # is the artist's, never a reason to fall back to the demo.
+            server_configured=bool(server) or ledger.latest_seq() > 0,
         )
 
     def save(self, ledger: Ledger) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from PySide6.QtCore import QObject, Slot
 
+from core.cli.common import OUTPUT_DIR_KEY
 from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
 from core.ledger import Ledger
@@ -124,7 +125,8 @@ class Session(QObject):
         load_sample_presets(ledger)
         self.simulator = start_simulator(folder, self.options.demo_job_seconds)
         demo_settings = AppSettings.load(ledger)
-        output = demo_settings.output_dir if demo_settings.server_configured else folder / "outputs"
+        chosen = ledger.settings.get(OUTPUT_DIR_KEY)  # demo pictures stay in the demo folder
+        output = demo_settings.output_dir if chosen else folder / "outputs"
         return ledger, AppSettings(self.simulator.url, output, demo_settings.config, False)
 
     def _window(self, demo: bool, settings: AppSettings) -> MainWindow:

@@ -193,3 +193,17 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
         return how
 
     assert qloop.run_until_complete(scenario()) == "restart"
+
+
+def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
+    """Jobs made with the default server (e.g. from the CLI) count as a configured server."""
+    from core.ledger import Ledger, NewJob, PresetContent
+    from desktop.app_settings import AppSettings
+
+    with Ledger(tmp_path / "home") as ledger:
+        assert not AppSettings.load(ledger).server_configured
+        ledger.presets.add(
+            "p", PresetContent("h", {"1": {"class_type": "EmptyImage", "inputs": {}}})
+        )
+        ledger.create_batch("p", [NewJob({})], requester="me")
+        assert AppSettings.load(ledger).server_configured
