@@ -168,11 +168,14 @@ class BatchComposerWidget(QWidget):
         if last <= cap:
             return ""
         first = max(1, last - count + 1)
-        wait = f"about {duration_text(wait_s)}" if wait_s is not None else "not known yet"
-        return (
-            f"Not all {count} jobs can start soon: ComfyUI gets {cap} at a time. They would "
-            f"stand #{first}–#{last} in line; the last would be done in {wait}."
+        place = f"#{last}" if count == 1 else f"#{first}–#{last}"
+        subject = "This job" if count == 1 else f"These {count} jobs"
+        done = (
+            f"the last would be done in about {duration_text(wait_s)}"
+            if wait_s is not None
+            else "the wait is estimated once a job has finished"
         )
+        return f"{subject} would stand {place} in line (ComfyUI gets {cap} at a time); {done}."
 
     @Slot()
     def queue(self) -> None:

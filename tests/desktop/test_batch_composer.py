@@ -94,8 +94,17 @@ def test_admission_notice_gives_position_and_wait(composer, controller) -> None:
     controller.estimate_answer = (45, 600.0)
     composer.seeds.count.setValue(40)
     composer.update_count()
-    assert "#6–#45 in line" in composer.notice.text()
-    assert "10m 00s" in composer.notice.text()
+    assert composer.notice.text() == (
+        "These 40 jobs would stand #6–#45 in line (ComfyUI gets 3 at a time); "
+        "the last would be done in about 10m 00s."
+    )
+    controller.estimate_answer = (7, None)
+    composer.seeds.count.setValue(1)
+    composer.update_count()
+    assert composer.notice.text() == (
+        "This job would stand #7 in line (ComfyUI gets 3 at a time); "
+        "the wait is estimated once a job has finished."
+    )
     controller.estimate_answer = (2, None)
     composer.seeds.count.setValue(2)
     assert composer.notice.isHidden()
