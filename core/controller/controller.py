@@ -35,7 +35,7 @@ from core.controller.dispatch import Dispatcher
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ControllerStatus
 from core.controller.status import Progress as JobProgress
-from core.errors import ComfyError, IllegalTransition, TransientComfyError
+from core.errors import ComfyAuthError, ComfyError, IllegalTransition, TransientComfyError
 from core.job_state import JobState
 
 if TYPE_CHECKING:
@@ -186,10 +186,16 @@ class Controller:
             try:
                 await self.tick()
                 delay = self._poll_interval()
+            except ComfyAuthError as exc:  # retrying cannot help: stop, say why (check_alive)
+                self._went_offline(exc)
+                raise
             except TransientComfyError as exc:
                 delay = self._went_offline(exc)
             except ComfyError as exc:  # a broken answer: report it, keep trying, don't hammer
                 log.warning("ComfyUI answered unexpectedly: %s", exc)
+                delay = self._went_offline(exc)
+            except Exception as exc:  # a bug must not silently stop dispatch: log, show, go on
+                log.exception("controller tick failed")
                 delay = self._went_offline(exc)
             await self._sleep(delay)
 
@@ -259,7 +265,7 @@ class Controller:
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _went_offline(self, exc: ComfyError) -> float:
+    def _went_offline(self, exc: Exception) -> float:
         if not self._backoff.failing:
             log.warning("ComfyUI at %s is unreachable: %s", self.client.base_url, exc)
         delay = self._backoff.failed()

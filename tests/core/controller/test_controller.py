@@ -113,3 +113,22 @@ async def test_validation_error_names_node_and_input(
         "ImageScale",
         "upscale_method",
     )
+
+
+async def test_a_refused_token_stops_the_controller_with_the_reason(
+    ledger: Ledger, make_simulator: Callable[..., object], tmp_path: Path
+) -> None:
+    from core.comfy import ComfyClient
+    from core.controller import Controller
+    from core.errors import ComfyAuthError
+    from tests.core.controller.conftest import FAST
+
+    simulator: Simulator = await make_simulator(token="secret")  # type: ignore[misc]
+    (job_id,) = queue(ledger, 1)
+    async with ComfyClient(simulator.url) as client:
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        with pytest.raises(ComfyAuthError):
+            await asyncio.wait_for(controller.run_until_idle(), 20)
+    assert controller.status.last_error
+    assert ledger.job(job_id).state == JobState.pending, "nothing was sent"
+    assert not ledger.lease.held
