@@ -132,3 +132,17 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
     assert controller.status.last_error
     assert ledger.job(job_id).state == JobState.pending, "nothing was sent"
     assert not ledger.lease.held
+
+
+async def test_a_missing_output_is_a_warning_not_a_failure(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    from core.comfy import ComfyClient, HistoryEntry, ImageRef
+    from core.controller.outputs import fetch_outputs
+
+    entry = HistoryEntry("p", 1, "success", True, images=(ImageRef("gone_00001_.png"),))
+    async with ComfyClient(simulator.url) as client:
+        paths, warnings = await fetch_outputs(client, entry, tmp_path, "b", "j")
+    assert paths == []
+    assert len(warnings) == 1
+    assert "gone_00001_.png" in warnings[0]

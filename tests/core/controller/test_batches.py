@@ -1,0 +1,71 @@
+"""Queueing from stored presets, and "retry smaller" after out-of-memory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.batch import BatchSpec, SeedPlan
+from core.controller import queue_batch, queue_smaller
+from core.errors import IllegalTransition
+from core.job_state import JobState, Reason
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from tests.core.controller.conftest import NOISE_WORKFLOW, queue
+
+
+def _fail(ledger: Ledger, job_id: str, reason: Reason) -> None:
+    ledger.submit_attempt(job_id, f"pid-{job_id}", "http://x", "wf")
+    ledger.observe_failed(f"pid-{job_id}", reason)
+
+
+def test_retry_smaller_adds_a_smaller_job_to_the_same_batch(ledger: Ledger) -> None:
+    big = json.loads(json.dumps(NOISE_WORKFLOW))
+    big["1"]["inputs"].update(width=512, height=768)
+    ledger.presets.add("big", PresetContent(workflow_hash(big), big))
+    (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))[1]
+    _fail(ledger, job_id, Reason.oom)
+    new_id = queue_smaller(ledger, job_id)
+    old, new = ledger.job(job_id), ledger.job(new_id)
+    assert (new.batch, new.state, new.requester) == (old.batch, JobState.pending, old.requester)
+    assert (new.params["1.width"], new.params["1.height"]) == (384, 576)
+    assert new.params["2.seed"] == old.params["2.seed"]
+
+
+def test_retry_smaller_only_follows_out_of_memory(ledger: Ledger) -> None:
+    (job_id,) = queue(ledger, 1)
+    _fail(ledger, job_id, Reason.execution_error)
+    with pytest.raises(IllegalTransition, match="did not fail out of memory"):
+        queue_smaller(ledger, job_id)
+
+
+def test_seed_inputs_chosen_at_queue_time_replace_the_detected_ones(ledger: Ledger) -> None:
+    spec = BatchSpec(seeds=SeedPlan(count=3, start=10), requester="a")
+    _, ids = queue_batch(ledger, "noise", spec, seed_inputs=["1.color"])
+    assert [ledger.job(i).params for i in ids] == [
+        {"1.color": 10},
+        {"1.color": 11},
+        {"1.color": 12},
+    ]
+
+
+def test_requester_defaults_to_the_os_user(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("getpass.getuser", lambda: "ada")
+    batch, ids = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=1)))
+    assert batch.requester == "ada"
+    assert ledger.job(ids[0]).requester == "ada"
+
+
+def test_paths_follow_override_then_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.paths import HOME_ENV, data_dir, default_output_dir
+
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "env"))
+    assert data_dir(tmp_path / "flag") == tmp_path / "flag"
+    assert data_dir() == tmp_path / "env"
+    monkeypatch.delenv(HOME_ENV)
+    assert data_dir().name.lower() == "batchline"
+    assert default_output_dir().name == "Batchline"
