@@ -96,6 +96,7 @@ class Dispatcher:
         if result.number < self._highest_number:
             self._reconciler.server_may_have_restarted()  # ComfyUI's counter started again
         self._highest_number = max(self._highest_number, float(result.number))
+        self._reconciler.seen(pid)
         warning = None
         if result.node_errors:
             dropped = ", ".join(result.dropped_outputs) or "some outputs"
@@ -111,6 +112,8 @@ class Dispatcher:
                 ``submitting`` and is resolved by the next reconcile.
         """
         lookup = await self._client.lookup(pid)
+        if lookup.state != PromptState.unknown:
+            self._reconciler.seen(pid)
         if lookup.state == PromptState.pending:
             self._ledger.observe_queued(pid)
         elif lookup.state == PromptState.running:

@@ -48,6 +48,10 @@ class Reconciler:
     def server_may_have_restarted(self) -> None:
         self.epoch += 1
 
+    def seen(self, prompt_id: str) -> None:
+        """The server has ``prompt_id`` now (it just accepted it, or a lookup found it)."""
+        self._seen_epoch[prompt_id] = self.epoch
+
     async def follow(self, attempt: AttemptRecord, job: JobRecord, snapshot: QueueSnapshot) -> None:
         """Bring one live attempt up to date with ``snapshot`` (and history when needed)."""
         pid = attempt.prompt_id
@@ -55,7 +59,7 @@ class Reconciler:
         if job.state == JobState.cancelling and place is not None:
             await self._push_cancel(pid)
         if place is not None:
-            self._seen_epoch[pid] = self.epoch
+            self.seen(pid)
             self._missing_since.pop(pid, None)
             self._observe_place(attempt, snapshot, place)
             return
@@ -116,8 +120,9 @@ class Reconciler:
         first = self._missing_since.setdefault(pid, time.monotonic())
         if time.monotonic() - first < self._config.grace_s:
             return
+        restarted = self._seen_epoch.get(pid, -1) < self.epoch
         self._forget(pid)
-        self._give_up_on(attempt, restarted=self._seen_epoch.get(pid, -1) < self.epoch)
+        self._give_up_on(attempt, restarted=restarted)
 
     def _give_up_on(self, attempt: AttemptRecord, *, restarted: bool) -> None:
         pid, limit = attempt.prompt_id, self._config.max_attempts
