@@ -232,6 +232,9 @@ class Controller:
                 self._set_connection(Connection.connected)
                 self.wake()
             case WsDisconnected():
+                # The session dropped: the server may be restarting, and prompts that vanish
+                # from now on count as lost (retried), not as removed by someone else.
+                self._reconciler.server_may_have_restarted()
                 self._set_connection(Connection.reconnecting)
             case ExecutionStart(prompt_id=pid) if pid in self._ours:
                 self.ledger.observe_running(pid)
