@@ -35,7 +35,7 @@ from core.controller.dispatch import Dispatcher
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ControllerStatus
 from core.controller.status import Progress as JobProgress
-from core.errors import ComfyAuthError, ComfyError, IllegalTransition, TransientComfyError
+from core.errors import ComfyAuthError, ComfyError, LedgerError, TransientComfyError
 from core.job_state import JobState
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class Controller:
     def _one(verb: Callable[[str], object], job_id: str) -> str:
         try:
             return str(verb(job_id))
-        except (IllegalTransition, ComfyError) as exc:
+        except LedgerError as exc:  # not allowed now (IllegalTransition) or no such job
             return f"refused: {exc}"
 
     # --- the loops -----------------------------------------------------------------------------

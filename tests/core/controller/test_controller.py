@@ -146,3 +146,21 @@ async def test_a_missing_output_is_a_warning_not_a_failure(
     assert paths == []
     assert len(warnings) == 1
     assert "gone_00001_.png" in warnings[0]
+
+
+async def test_requests_from_other_processes_are_carried_out_or_refused(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    ids = queue(ledger, 2)
+    controller = await make_controller(ledger, simulator)
+    controller.pause()
+    bogus = ledger.requests.post("cancel", "job_nope")
+    real = ledger.requests.post("cancel", ids[1])
+    odd = ledger.requests.post("explode", ids[0])
+    await wait_for(lambda: ledger.requests.get(odd).done_at is not None, 5)
+    assert (ledger.requests.get(bogus).outcome or "").startswith("refused: no job")
+    assert ledger.requests.get(real).outcome == "cancelled"
+    assert ledger.requests.get(odd).outcome == "refused: unknown request 'explode'"
+    controller.resume()
+    await wait_for(all_done(ledger, ids))
+    assert states(ledger, ids) == [JobState.succeeded, JobState.cancelled]
