@@ -36,7 +36,8 @@ def time_ledger(count: int) -> float:
 BASELINE_SCHEMA = """
 CREATE TABLE job (id TEXT PRIMARY KEY, batch_id TEXT, requester TEXT, params_json TEXT,
   priority INTEGER, state TEXT, reason TEXT, warning TEXT, attempt INTEGER,
-  auto_attempts INTEGER, created_at REAL, updated_at REAL, seq INTEGER);
+  auto_attempts INTEGER, created_at REAL, updated_at REAL, seq INTEGER, started_at REAL,
+  finished_at REAL);
 CREATE INDEX job_batch_id ON job (batch_id);
 CREATE INDEX job_requester ON job (requester);
 CREATE INDEX job_state ON job (state);
@@ -72,7 +73,7 @@ def time_sqlite(count: int) -> float:
             for i, p in enumerate(params)
         ]
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT INTO job VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        conn.executemany("INSERT INTO job VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)", rows)
         conn.execute("COMMIT")
         elapsed = time.perf_counter() - start
         conn.close()
