@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from core.cli.common import names_from_user, open_ledger, warn
-from core.controller.controller import PAUSED_KEY
+from core.controller.config import PAUSED_KEY
 from core.errors import IllegalTransition, InputError, LeaseTakenError
 
 if TYPE_CHECKING:

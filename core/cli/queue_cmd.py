@@ -10,7 +10,7 @@ from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
 from core.cli.common import names_from_user, open_ledger, print_json, warn
 from core.controller import ControllerConfig, queue_batch
 from core.controller.admission import position_estimate
-from core.controller.controller import PAUSED_KEY
+from core.controller.config import PAUSED_KEY
 from core.errors import InputError, LeaseTakenError
 from core.job_state import JobState
 

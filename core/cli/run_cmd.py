@@ -17,7 +17,7 @@ from core.cli.common import (
     warn,
 )
 from core.controller import Controller, ControllerConfig
-from core.controller.controller import PAUSED_KEY
+from core.controller.config import PAUSED_KEY
 from core.job_state import JobState
 from core.paths import default_output_dir
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SERVER = "http://127.0.0.1:8188"
 SETTINGS_KEY = "controller"
+PAUSED_KEY = "dispatch.paused"  # the setting that pauses dispatch (shared by GUI and CLI)
 
 
 @dataclass(frozen=True)

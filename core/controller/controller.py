@@ -30,7 +30,7 @@ from core.comfy import (
 from core.controller import admission
 from core.controller.batches import queue_batch, queue_smaller
 from core.controller.causes import OfflineBackoff
-from core.controller.config import ControllerConfig
+from core.controller.config import PAUSED_KEY, ControllerConfig
 from core.controller.dispatch import Dispatcher
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ControllerStatus
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PAUSED_KEY = "dispatch.paused"
 REQUEST_POLL_S = 0.25
 STOP_TIMEOUT_S = 5.0
 StatusListener = Callable[[ControllerStatus], None]

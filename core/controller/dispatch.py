@@ -11,6 +11,7 @@ from core.batch import workflow_hash
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
+from core.controller.config import PAUSED_KEY
 from core.controller.submission import extra_data, prompt_for
 from core.errors import ComfyRejected, IllegalTransition, TransientComfyError, UnknownRecord
 from core.job_state import AttemptResult, Reason
@@ -47,6 +48,8 @@ class Dispatcher:
         if inputs is None:
             return
         for candidate in admit(inputs):
+            if self._ledger.settings.get(PAUSED_KEY, False):
+                return  # paused meanwhile (by the artist, or because the server is unusable)
             self._last_served = candidate.requester
             await self._submit(self._ledger.job(candidate.job_id))
 
@@ -93,6 +96,9 @@ class Dispatcher:
             self.submitting.discard(pid)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
+        if result.prompt_id != pid:
+            self._server_ignores_prompt_ids(pid, result.prompt_id)
+            return
         if result.number < self._highest_number:
             self._reconciler.server_may_have_restarted()  # ComfyUI's counter started again
         self._highest_number = max(self._highest_number, float(result.number))
@@ -103,6 +109,20 @@ class Dispatcher:
             problems = "; ".join(e.describe() for e in result.node_errors)
             warning = f"ComfyUI dropped output node(s) {dropped}: {problems}"
         self._ledger.observe_queued(pid, result.number, warning)
+
+    def _server_ignores_prompt_ids(self, pid: str, theirs: str) -> None:
+        """A ComfyUI older than client-chosen prompt ids (2025-07) cannot be followed safely.
+
+        The job fails with the reason and dispatch pauses: without our own ids, a lost answer
+        could only be retried blindly, running prompts twice.
+        """
+        message = (
+            f"this ComfyUI ignored Batchline's prompt id (it ran {theirs}): it is older than "
+            "0.3.45; update ComfyUI to use Batchline with it"
+        )
+        log.error(message)
+        self._ledger.observe_failed(pid, Reason.execution_error, {"message": message})
+        self._ledger.settings.set(PAUSED_KEY, True)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
         """The answer to POST /prompt was lost: look before sending anything again.

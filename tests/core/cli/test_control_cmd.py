@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from core.comfy import ComfyClient
 from core.controller import Controller, ControllerConfig
-from core.controller.controller import PAUSED_KEY
+from core.controller.config import PAUSED_KEY
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator

@@ -164,3 +164,34 @@ async def test_requests_from_other_processes_are_carried_out_or_refused(
     controller.resume()
     await wait_for(all_done(ledger, ids))
     assert states(ledger, ids) == [JobState.succeeded, JobState.cancelled]
+
+
+async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    """ComfyUI before client-chosen ids (2025-07) answers with its own id: never follow blindly."""
+    from dataclasses import replace as with_changes
+
+    from core.comfy import ComfyClient
+    from core.controller import Controller
+    from core.controller.config import PAUSED_KEY
+    from tests.core.controller.conftest import FAST
+
+    class OldServerClient(ComfyClient):
+        async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+            result = await super().submit(*args, **kwargs)  # type: ignore[arg-type]
+            return with_changes(result, prompt_id="server-chosen-id")
+
+    ids = queue(ledger, 3)
+    async with OldServerClient(simulator.url) as client:
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        await controller.start()
+        try:
+            await wait_for(lambda: ledger.job(ids[0]).state == JobState.failed)
+        finally:
+            await controller.stop()
+    error = ledger.attempts(ids[0])[0].error
+    assert error is not None
+    assert "older than 0.3.45" in error["message"]
+    assert ledger.settings.get(PAUSED_KEY) is True
+    assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
