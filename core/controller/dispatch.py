@@ -117,8 +117,8 @@ class Dispatcher:
         could only be retried blindly, running prompts twice.
         """
         message = (
-            f"this ComfyUI ignored Batchline's prompt id (it ran {theirs}): it is older than "
-            "0.3.45; update ComfyUI to use Batchline with it"
+            f"this ComfyUI ignored Batchline's prompt id (it ran {theirs}): it predates "
+            "client-chosen prompt ids (July 2025); update ComfyUI to use Batchline with it"
         )
         log.error(message)
         self._ledger.observe_failed(pid, Reason.execution_error, {"message": message})

@@ -192,6 +192,6 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
             await controller.stop()
     error = ledger.attempts(ids[0])[0].error
     assert error is not None
-    assert "older than 0.3.45" in error["message"]
+    assert "predates client-chosen prompt ids" in error["message"]
     assert ledger.settings.get(PAUSED_KEY) is True
     assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
