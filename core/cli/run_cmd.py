@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,8 +153,25 @@ def change_line(ledger: Ledger, transition: TransitionRecord) -> str:
         line += f" [attempt {transition.attempt}]"
     if state not in QUIET_CAUSES:
         line += f" ({transition.cause})"
-    if state == JobState.succeeded:
-        attempts = ledger.attempts(transition.job_id)
-        outputs = [p for a in attempts if a.n == transition.attempt for p in a.outputs]
-        line += "".join(f" -> {path}" for path in outputs)
+    if state in (JobState.succeeded, JobState.failed):
+        attempt = next(
+            (a for a in ledger.attempts(transition.job_id) if a.n == transition.attempt), None
+        )
+        if attempt is not None and state == JobState.succeeded:
+            line += "".join(f" -> {path}" for path in attempt.outputs)
+        elif attempt is not None and attempt.error:
+            line += f": {where_it_failed(attempt.error)}"
     return line
+
+
+def where_it_failed(error: dict[str, object]) -> str:
+    """The failing node, input and message of an attempt's error, on one short line."""
+    node_errors = error.get("node_errors")
+    if isinstance(node_errors, list) and node_errors:  # a rejected prompt: the first node error
+        text = str(node_errors[0])
+    else:  # an execution failure
+        node = error.get("node_id")
+        where = f"node {node} ({error.get('node_type')}): " if node else ""
+        lines = str(error.get("message", "")).strip().splitlines()
+        text = where + (lines[0] if lines else "")
+    return textwrap.shorten(text, 200, placeholder="...")

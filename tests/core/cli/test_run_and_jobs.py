@@ -161,3 +161,13 @@ def test_run_rejects_a_bad_server_address(cli: Cli) -> None:
         2,
         "batchline: not an http(s) server address: 'ftp://nowhere'",
     )
+
+
+def test_failure_lines_name_the_node_and_input() -> None:
+    from core.cli.run_cmd import where_it_failed
+
+    rejected = {"node_errors": ["node 25 (CheckpointLoaderSimple), input 'ckpt_name': not in list"]}
+    assert where_it_failed(rejected) == rejected["node_errors"][0]
+    oom = {"node_id": "3", "node_type": "KSampler", "message": "Allocation on device\nmore"}
+    assert where_it_failed(oom) == "node 3 (KSampler): Allocation on device"
+    assert len(where_it_failed({"message": "x" * 500})) <= 200
