@@ -64,14 +64,6 @@ class Reason(StrEnum):
     interrupted_elsewhere = "interrupted_elsewhere"
     removed_elsewhere = "removed_elsewhere"
 
-    @property
-    def retried_automatically(self) -> bool:
-        return self in AUTOMATIC_RETRY_REASONS
-
-
-AUTOMATIC_RETRY_REASONS = frozenset(
-    {Reason.connection_error, Reason.timeout, Reason.server_lost, Reason.server_error}
-)
 
 _S = JobState
 # Job-level moves the ledger accepts. A move to `pending` is only ever made together with a new

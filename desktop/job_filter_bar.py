@@ -55,10 +55,6 @@ class JobFilterBar(QWidget):
             if batch_id not in shown:
                 self.batch.addItem(batch_id, batch_id)
 
-    def show_batch(self, batch_id: str | None) -> None:
-        index = self.batch.findData(batch_id) if batch_id else 0
-        self.batch.setCurrentIndex(max(0, index))
-
     def show_count(self, shown: int, total: int, loading: bool) -> None:
         more = " (loading…)" if loading else ""
         self.count.setText(f"{shown:,} of {total:,} jobs{more}")
