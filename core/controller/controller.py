@@ -285,8 +285,7 @@ class Controller:
 
     def has_active_jobs(self) -> bool:
         """Whether any job is pending, queued, running or cancelling."""
-        counts = self.ledger.count_by_state()
-        return any(counts.get(state, 0) for state in JobState if state.is_active)
+        return self.ledger.has_active_jobs()
 
     def _paused(self) -> bool:
         return bool(self.ledger.settings.get(PAUSED_KEY, False))

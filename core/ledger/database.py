@@ -25,10 +25,14 @@ Migration = Callable[[SqliteDatabase, SqliteMigrator], None]
 
 
 def _job_run_times(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
-    """Schema 2: the job carries its current attempt's run times (for the jobs table)."""
+    """Schema 2: jobs carry their current attempt's run times; indexes for big backlogs."""
     playhouse_migrate.migrate(
         migrator.add_column("job", "started_at", FloatField(null=True)),
         migrator.add_column("job", "finished_at", FloatField(null=True)),
+    )
+    db.execute_sql("CREATE INDEX IF NOT EXISTS attempt_result ON attempt (result)")
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS job_pending_line ON job (state, requester, priority DESC)"
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 from peewee import SQL, fn
 
 from core.errors import UnknownRecord
-from core.job_state import FINAL_RESULTS, JobState
+from core.job_state import AttemptResult, JobState
 from core.ledger import schema
 from core.ledger.database import open_database
 from core.ledger.lease import ControllerLease
@@ -231,12 +231,12 @@ class Ledger(TransitionVerbs):
 
     def live_attempts(self) -> list[AttemptRecord]:
         """Current attempts that are not final: what the controller must follow on the server."""
-        final = [result.value for result in FINAL_RESULTS]
+        live = [result.value for result in AttemptResult if not result.is_final]
         with self.read():
             query = (
                 schema.Attempt.select()
                 .join(schema.Job)
-                .where(schema.Attempt.n == schema.Job.attempt, schema.Attempt.result.not_in(final))
+                .where(schema.Attempt.n == schema.Job.attempt, schema.Attempt.result.in_(live))
                 .order_by(schema.Attempt.id)
             )
             return [AttemptRecord.from_row(r) for r in query]
@@ -249,30 +249,31 @@ class Ledger(TransitionVerbs):
     # --- admission queries ---------------------------------------------------------------------
 
     def pending_lines(self, depth: int) -> dict[str, list[str]]:
-        """Per requester, its first ``depth`` unsent pending jobs (higher priority first)."""
-        sql = """
-            SELECT requester, id FROM (
-              SELECT requester, id, ROW_NUMBER() OVER (
-                PARTITION BY requester ORDER BY priority DESC, rowid) AS place
-              FROM job WHERE state = 'pending' AND NOT EXISTS (
-                SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt))
-            WHERE place <= ? ORDER BY requester, place"""
+        """Per requester, its first ``depth`` unsent pending jobs (higher priority first).
+
+        Index seeks only (job_pending_line), so a 100,000-job backlog costs what 3 jobs do.
+        """
         lines: dict[str, list[str]] = {}
         with self.read():
-            for requester, job_id in self._db.execute_sql(sql, (depth,)).fetchall():
-                lines.setdefault(requester, []).append(job_id)
-        return lines
+            for (requester,) in self._db.execute_sql(_REQUESTERS_WAITING).fetchall():
+                rows = self._db.execute_sql(_LINE_OF_REQUESTER, (requester, depth)).fetchall()
+                lines[requester] = [job_id for (job_id,) in rows]
+        return {requester: ids for requester, ids in lines.items() if ids}
 
     def in_flight_by_requester(self) -> dict[str, int]:
         """Per requester, jobs sent to ComfyUI and not finished (incl. being sent)."""
-        sql = """
-            SELECT requester, COUNT(*) FROM job
-            WHERE state IN ('queued', 'running', 'cancelling') OR (state = 'pending' AND EXISTS (
-              SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt))
-            GROUP BY requester"""
+        counts: dict[str, int] = {}
         with self.read():
-            rows = self._db.execute_sql(sql).fetchall()
-        return {requester: int(n) for requester, n in rows}
+            for sql in (_IN_FLIGHT_SENT, _IN_FLIGHT_SENDING):
+                for requester, n in self._db.execute_sql(sql).fetchall():
+                    counts[requester] = counts.get(requester, 0) + int(n)
+        return counts
+
+    def has_active_jobs(self) -> bool:
+        """Whether any job is pending, queued, running or cancelling (an index seek)."""
+        active = [state.value for state in JobState if state.is_active]
+        with self.read():
+            return schema.Job.select().where(schema.Job.state.in_(active)).exists()
 
     # --- change feed ---------------------------------------------------------------------------
 
@@ -294,6 +295,35 @@ class Ledger(TransitionVerbs):
     def latest_seq(self) -> int:
         with self.read():
             return int(schema.Job.select(fn.COALESCE(fn.MAX(schema.Job.seq), 0)).scalar())
+
+
+# Distinct requesters with pending jobs, one index seek each (a "loose index scan").
+_REQUESTERS_WAITING = """
+    WITH RECURSIVE waiting(requester) AS (
+      SELECT MIN(requester) FROM job WHERE state = 'pending'
+      UNION ALL
+      SELECT (SELECT MIN(requester) FROM job
+              WHERE state = 'pending' AND requester > waiting.requester)
+      FROM waiting WHERE waiting.requester IS NOT NULL)
+    SELECT requester FROM waiting WHERE requester IS NOT NULL"""
+
+# One requester's line: higher priority first, then creation order; jobs being sent are skipped.
+_LINE_OF_REQUESTER = """
+    SELECT id FROM job INDEXED BY job_pending_line
+    WHERE state = 'pending' AND requester = ? AND NOT EXISTS (
+      SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt)
+    ORDER BY priority DESC, rowid LIMIT ?"""
+
+_IN_FLIGHT_SENT = """
+    SELECT requester, COUNT(*) FROM job
+    WHERE state IN ('queued', 'running', 'cancelling') GROUP BY requester"""
+
+# Pending jobs whose current attempt is being sent (prompt_id written, no answer yet); CROSS JOIN
+# makes SQLite start from the few submitting attempts, not from every pending job.
+_IN_FLIGHT_SENDING = """
+    SELECT job.requester, COUNT(*) FROM attempt CROSS JOIN job ON attempt.job_id = job.id
+    WHERE attempt.result = 'submitting' AND attempt.n = job.attempt AND job.state = 'pending'
+    GROUP BY job.requester"""
 
 
 def _format_id(family: str, date: str, counter: int) -> str:

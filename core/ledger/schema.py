@@ -136,7 +136,7 @@ class Attempt(BaseModel):
     prompt_id = CharField(unique=True)
     server = CharField()
     number = FloatField(null=True)  # ComfyUI's queue number
-    result = CharField()
+    result = CharField(index=True)  # live attempts are found by result (schema 2)
     reason = CharField(null=True)
     error_json = TextField(null=True)  # node id, node type, exception type, message, kind
     workflow_hash = CharField()
@@ -149,6 +149,10 @@ class Attempt(BaseModel):
 
     class Meta:
         indexes = ((("job", "n"), True),)
+
+
+# Each requester's pending line in admission order, for index-only admission (schema 2).
+Job.add_index(Job.index(Job.state, Job.requester, Job.priority.desc(), name="job_pending_line"))
 
 
 class Transition(BaseModel):

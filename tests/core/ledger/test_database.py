@@ -99,6 +99,8 @@ def test_a_schema_1_ledger_gains_the_job_run_times(tmp_path: Path) -> None:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
         ids = make_jobs(ledger, 3)
     conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.execute("DROP INDEX attempt_result")
+    conn.execute("DROP INDEX job_pending_line")
     conn.execute("ALTER TABLE job DROP COLUMN started_at")
     conn.execute("ALTER TABLE job DROP COLUMN finished_at")
     conn.execute("PRAGMA user_version = 1")
@@ -112,5 +114,7 @@ def test_a_schema_1_ledger_gains_the_job_run_times(tmp_path: Path) -> None:
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
+        assert "job_pending_line" in indexes
     finally:
         conn.close()

@@ -181,3 +181,22 @@ def test_two_ledgers_used_from_two_threads_keep_to_their_own_files(tmp_path: Pat
         with Ledger(tmp_path / name) as ledger:
             assert len(ledger.jobs()) == 60
             assert ledger.presets.names() == [name]
+
+
+def test_admission_queries_on_a_large_backlog(ledger: Ledger) -> None:
+    """Lines, in-flight counts and activity on 20,000 pending jobs of two requesters."""
+    from core.ledger import NewJob
+
+    ledger.create_batch("demo", [NewJob({"1.color": i}) for i in range(20_000)], requester="a")
+    _, bob = ledger.create_batch(
+        "demo",
+        [NewJob({"1.color": i}, priority=5 if i == 2 else 0) for i in range(3)],
+        requester="b",
+    )
+    ledger.submit_attempt(bob[0], "sending", "http://x", "wf")
+    lines = ledger.pending_lines(2)
+    assert list(lines) == ["a", "b"]
+    assert len(lines["a"]) == 2
+    assert lines["b"] == [bob[2], bob[1]], "priority first, the job being sent skipped"
+    assert ledger.in_flight_by_requester() == {"b": 1}
+    assert ledger.has_active_jobs()
