@@ -42,6 +42,7 @@ CREATE INDEX job_batch_id ON job (batch_id);
 CREATE INDEX job_requester ON job (requester);
 CREATE INDEX job_state ON job (state);
 CREATE INDEX job_seq ON job (seq);
+CREATE INDEX job_pending_line ON job (state, requester, priority DESC);
 """
 
 
