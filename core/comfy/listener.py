@@ -216,9 +216,10 @@ class Listener:
         self._queued.append(Disconnected(reason, retry_in=self._delay))
 
     async def _pause(self, delay: float) -> None:
-        if delay > 0:
+        if delay > 0:  # asyncio.timeout: wait_for may swallow a cancellation on 3.11
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await self._closing.wait()
 
 
 def _describe(exc: BaseException) -> str:

@@ -275,8 +275,11 @@ class Controller:
         return delay
 
     async def _sleep(self, delay: float) -> None:
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
+        # lands as the event fires (gh-86296), and stop() would then wait for this loop forever.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), delay)
+            async with asyncio.timeout(delay):
+                await self._wake.wait()
         self._wake.clear()
 
     def _poll_interval(self) -> float:

@@ -195,3 +195,22 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     assert "predates client-chosen prompt ids" in error["message"]
     assert ledger.settings.get(PAUSED_KEY) is True
     assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
+
+
+async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    """A wake-up landing with the cancellation must not swallow it (asyncio.wait_for on 3.11)."""
+    from core.comfy import ComfyClient
+    from core.controller import Controller
+    from tests.core.controller.conftest import FAST
+
+    async with ComfyClient(simulator.url) as client:
+        for _ in range(20):
+            controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+            await controller.start()
+            await asyncio.sleep(0.02)
+            controller.wake()
+            started = asyncio.get_running_loop().time()
+            await controller.stop()
+            assert asyncio.get_running_loop().time() - started < 2.0
