@@ -66,14 +66,16 @@ class JobTableView(QTableView):
         self.setItemDelegateForColumn(Column.progress, self._progress)
 
     def size_columns(self) -> None:
+        # Ids differ at their ends (job_20261130_0007): elide in the middle, never the end.
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.horizontalHeader()
         widths = {
-            Column.job: 150,
+            Column.job: 138,
             Column.batch: 150,
             Column.values: 100,
             Column.state: 86,
-            Column.attempt: 60,
-            Column.position: 66,
+            Column.attempt: 56,
+            Column.position: 62,
             Column.progress: 100,
             Column.elapsed: 66,
             Column.reason: 110,

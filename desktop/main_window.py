@@ -130,7 +130,7 @@ class MainWindow(QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         for widget in (left, middle, self.tabs):
             split.addWidget(widget)
-        split.setSizes([430, 930, 360])  # the composer needs room for prompt texts
+        split.setSizes([400, 960, 360])  # the composer needs room for prompt texts
         split.setStretchFactor(1, 1)
         banner_row = QHBoxLayout()
         banner_row.addWidget(self.banner, 1)
