@@ -16,18 +16,10 @@ import pytest
 from core.cli.main import main
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
+from tests.core.helpers import NOISE_WORKFLOW
 
 REPO = Path(__file__).resolve().parents[3]
 
-# EmptyImage -> ImageAddNoise(seed) -> SaveImage: runs for real on the simulator, no models.
-NOISE_WORKFLOW: dict[str, Any] = {
-    "1": {
-        "class_type": "EmptyImage",
-        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
-    },
-    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
-    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "noise"}},
-}
 
 # Nothing listens here: `preset add` falls back to the bundled catalogue at once.
 NO_SERVER = "http://127.0.0.1:9"

@@ -10,14 +10,14 @@ import pytest
 import pytest_asyncio
 
 from core.comfy import ComfyClient
-from core.controller import Controller, ControllerConfig
+from core.controller import Controller
 from core.controller.config import PAUSED_KEY
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator
 from tests.core.cli.conftest import Cli, Result
+from tests.core.helpers import FAST, wait_for
 
-FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
 StartController = Callable[[Simulator], Awaitable[Controller]]
 
 
@@ -28,13 +28,6 @@ def queue(cli: Cli, count: int) -> list[str]:
 def state(home: Path, job_id: str) -> JobState:
     with Ledger(home) as ledger:
         return ledger.job(job_id).state
-
-
-async def wait_for(check: Callable[[], bool], within: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def in_thread(cli: Cli, *args: str) -> Result:

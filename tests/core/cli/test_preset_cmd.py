@@ -10,7 +10,8 @@ import pytest
 
 from core.ledger import Ledger
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import NOISE_WORKFLOW, Cli
+from tests.core.cli.conftest import Cli
+from tests.core.helpers import NOISE_WORKFLOW
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

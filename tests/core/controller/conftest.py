@@ -11,23 +11,11 @@ import pytest_asyncio
 
 from core.batch import BatchSpec, SeedPlan
 from core.comfy import ComfyClient
-from core.controller import Controller, ControllerConfig, queue_batch
+from core.controller import Controller, queue_batch
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from core.simulator import Simulator
-
-NOISE_WORKFLOW = {
-    "1": {
-        "class_type": "EmptyImage",
-        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
-    },
-    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
-    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "noise"}},
-}
-
-FAST = ControllerConfig(
-    poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3, offline_first_s=0.05, offline_max_s=0.5
-)
+from tests.core.helpers import FAST, NOISE_WORKFLOW
 
 
 @pytest.fixture

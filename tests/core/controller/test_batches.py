@@ -13,7 +13,8 @@ from core.errors import IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from tests.core.controller.conftest import NOISE_WORKFLOW, queue
+from tests.core.controller.conftest import queue
+from tests.core.helpers import NOISE_WORKFLOW
 
 
 def _fail(ledger: Ledger, job_id: str, reason: Reason) -> None:

@@ -15,16 +15,10 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from core.simulator import Simulator
-from tests.core.controller.conftest import NOISE_WORKFLOW, MakeController, queue
+from tests.core.controller.conftest import MakeController, queue
+from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
 pytestmark = pytest.mark.asyncio
-
-
-async def wait_for(check: Callable[[], bool], within: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
@@ -121,7 +115,6 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
     from core.comfy import ComfyClient
     from core.controller import Controller
     from core.errors import ComfyAuthError
-    from tests.core.controller.conftest import FAST
 
     simulator: Simulator = await make_simulator(token="secret")  # type: ignore[misc]
     (job_id,) = queue(ledger, 1)
@@ -175,7 +168,6 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     from core.comfy import ComfyClient
     from core.controller import Controller
     from core.controller.config import PAUSED_KEY
-    from tests.core.controller.conftest import FAST
 
     class OldServerClient(ComfyClient):
         async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
@@ -203,7 +195,6 @@ async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
     """A wake-up landing with the cancellation must not swallow it (asyncio.wait_for on 3.11)."""
     from core.comfy import ComfyClient
     from core.controller import Controller
-    from tests.core.controller.conftest import FAST
 
     async with ComfyClient(simulator.url) as client:
         for _ in range(20):

@@ -11,7 +11,8 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
-from tests.core.controller.test_controller import all_done, states, wait_for
+from tests.core.controller.test_controller import all_done, states
+from tests.core.helpers import wait_for
 
 pytestmark = pytest.mark.asyncio
 MakeSimulator = Callable[..., object]

@@ -10,6 +10,7 @@ from typing import Any
 import aiohttp
 
 from core.simulator import Simulator
+from tests.core.helpers import wait_for
 
 Json = Any
 
@@ -78,13 +79,6 @@ async def submit(session: aiohttp.ClientSession, sim: Simulator, prompt: dict[st
     assert status == 200, body
     prompt_id: str = body["prompt_id"]
     return prompt_id
-
-
-async def wait_for(predicate: Callable[[], bool], limit: float = 10.0) -> None:
-    """Poll until ``predicate()`` holds; fail after ``timeout`` seconds."""
-    async with asyncio.timeout(limit):
-        while not predicate():  # noqa: ASYNC110 - polling a plain predicate, bounded
-            await asyncio.sleep(0.01)
 
 
 async def wait_history(session: aiohttp.ClientSession, sim: Simulator, prompt_id: str,
