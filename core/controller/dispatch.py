@@ -40,7 +40,7 @@ class Dispatcher:
         self.submitting: set[str] = set()
         self._last_served: str | None = None
         self._highest_number: float = -1
-        self._workflows: dict[str, dict[str, Any]] = {}
+        self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
         """Submit what admission allows now, given the server's queue ``snapshot``."""
@@ -76,8 +76,8 @@ class Dispatcher:
         return replace(base, in_flight=in_flight, waiting=waiting)
 
     async def _submit(self, job: JobRecord) -> None:
-        batch = self._ledger.batch(job.batch)
-        prompt = prompt_for(self._workflow(batch.workflow_hash), job.params, batch.id)
+        workflow, extra = self._batch_plan(job.batch)
+        prompt = prompt_for(workflow, job.params, job.batch)
         pid = new_prompt_id()
         try:
             self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
@@ -85,7 +85,7 @@ class Dispatcher:
             return  # cancelled (or taken) since admission read it
         self.submitting.add(pid)
         try:
-            result = await self._client.submit(prompt, pid, extra_data=self._extra(batch.preset))
+            result = await self._client.submit(prompt, pid, extra_data=extra)
         except ComfyRejected as exc:
             self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
         except TransientComfyError as exc:
@@ -148,14 +148,16 @@ class Dispatcher:
             )
         # finished: the next reconcile reads its history and downloads its outputs.
 
-    def _workflow(self, digest: str) -> dict[str, Any]:
-        if digest not in self._workflows:
-            self._workflows[digest] = self._ledger.workflow(digest)
-        return self._workflows[digest]
-
-    def _extra(self, preset_name: str) -> dict[str, Any]:
-        try:
-            editor = self._ledger.presets.get(preset_name).editor_workflow
-        except UnknownRecord:  # the preset was removed since; the batch keeps its workflow
-            editor = None
-        return extra_data(editor)
+    def _batch_plan(self, batch_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A batch's stored workflow and the ``extra_data`` its prompts carry (read once)."""
+        if batch_id not in self._batches:
+            batch = self._ledger.batch(batch_id)
+            try:
+                editor = self._ledger.presets.get(batch.preset).editor_workflow
+            except UnknownRecord:  # the preset was removed since; the batch keeps its workflow
+                editor = None
+            self._batches[batch_id] = (
+                self._ledger.workflow(batch.workflow_hash),
+                extra_data(editor),
+            )
+        return self._batches[batch_id]

@@ -72,10 +72,12 @@ class Reconciler:
     def _observe_place(self, attempt: AttemptRecord, snapshot: QueueSnapshot, place: str) -> None:
         pid = attempt.prompt_id
         if place == "pending":
-            number = next((i.number for i in snapshot.pending if i.prompt_id == pid), None)
-            self._ledger.observe_queued(pid, number)
+            if attempt.result == AttemptResult.submitting:  # only news is written (hot path)
+                number = next((i.number for i in snapshot.pending if i.prompt_id == pid), None)
+                self._ledger.observe_queued(pid, number)
             return
-        self._ledger.observe_running(pid)
+        if attempt.result != AttemptResult.running:
+            self._ledger.observe_running(pid)
         started = attempt.started_at or time.time()
         if not attempt.stalled and time.time() - started > self._config.stall_s:
             self._ledger.set_stalled(pid, True)
