@@ -111,11 +111,12 @@ async def test_small_requester_is_not_starved(
     await wait_for(all_done(ledger, big), 40)
 
 
-async def test_unreachable_server_backs_off_then_recovers(
+async def test_a_flaky_queue_route_is_ridden_out(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
+    """Half the polls answer 500: the controller backs off and carries on; nothing runs twice."""
     simulator: Simulator = await make_simulator(  # type: ignore[misc]
-        faults={"error_rate": 0.4}, seed=3
+        faults={"error_rate": 0.5, "routes": ["GET /queue"]}, seed=3
     )
     ids = queue(ledger, 4)
     await make_controller(ledger, simulator)
@@ -123,3 +124,21 @@ async def test_unreachable_server_backs_off_then_recovers(
     assert states(ledger, ids) == [JobState.succeeded] * 4
     for job_id in ids:
         assert executions(simulator, ledger, job_id) == 1
+
+
+async def test_submissions_refused_with_500_fail_after_three_attempts(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
+) -> None:
+    """server_error is retried automatically with a new prompt_id each time, at most 3 attempts."""
+    simulator: Simulator = await make_simulator(  # type: ignore[misc]
+        faults={"error_rate": 1.0, "routes": ["POST /prompt"]}
+    )
+    (job_id,) = queue(ledger, 1)
+    await make_controller(ledger, simulator)
+    await wait_for(all_done(ledger, [job_id]), 20)
+    job = ledger.job(job_id)
+    assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.server_error, 3)
+    attempts = ledger.attempts(job_id)
+    assert [a.reason for a in attempts] == [Reason.server_error] * 3
+    assert len({a.prompt_id for a in attempts}) == 3
+    assert executions(simulator, ledger, job_id) == 0
