@@ -247,11 +247,16 @@ def run_in_loop(app: QApplication, coroutine: Any) -> None:
     """Run ``coroutine`` to completion on a qasync loop over ``app``."""
     import qasync
 
+    from desktop.main_thread_gc import MainThreadCollector
+
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    collector = MainThreadCollector(parent=app)
+    collector.start()
     try:
         loop.run_until_complete(coroutine)
     finally:
+        collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
 

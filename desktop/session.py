@@ -20,6 +20,7 @@ from core.paths import data_dir
 from desktop.app_settings import AppSettings
 from desktop.demo import DEMO_FOLDER, load_sample_presets, start_simulator
 from desktop.logs import install_excepthook
+from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
 from desktop.settings_dialog import SettingsDialog
 from desktop.tasks import BackgroundTasks
@@ -200,6 +201,15 @@ class Session(QObject):
 
 async def run_app(app: QApplication, options: SessionOptions) -> int:
     """Open sessions until the artist quits (a settings change reopens one)."""
+    collector = MainThreadCollector(parent=app)
+    collector.start()
+    try:
+        return await _run_sessions(app, options)
+    finally:
+        collector.stop()
+
+
+async def _run_sessions(app: QApplication, options: SessionOptions) -> int:
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)
     while True:

@@ -8,12 +8,23 @@ from pathlib import Path
 import pytest
 
 from core.ledger import Ledger, NewJob
+from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
 from tests.desktop.fakes import FakeController
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "presets"
 TXT2IMG = RESOURCES / "Portrait txt2img (SD 1.5).json"
 GRADIENT = RESOURCES / "Soft gradient (model-free).json"
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_gui_thread(qapp):
+    """As the app does: no garbage collection in the simulator's or a worker's thread."""
+    collector = MainThreadCollector(parent=qapp)
+    collector.start()
+    yield
+    collector.stop()
+    collector.deleteLater()
 
 
 @pytest.fixture
