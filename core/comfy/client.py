@@ -98,6 +98,7 @@ class ComfyClient:
             transport=transport,
         )
         self._jobs_api: bool | None = None
+        self._jobs_cancel = True  # False once the server lacked the cancel route
         self._probe_lock = asyncio.Lock()
 
     async def aclose(self) -> None:
@@ -245,15 +246,20 @@ class ComfyClient:
         """Cancel one prompt whether pending or running.
 
         Returns:
-            The server's answer on servers with the jobs API (False: it was not pending or
-            running); None on older servers, which give no feedback (delete, then targeted
-            interrupt): confirm with ``lookup``.
+            The server's answer where ``POST /api/jobs/{id}/cancel`` exists (False: it was not
+            pending or running); None elsewhere, where the cancel gets no feedback (delete,
+            then targeted interrupt): confirm with ``lookup``. Servers with the jobs API but
+            from before its cancel route (until mid-2026) answer that route 405; the client
+            then falls back, and remembers.
         """
-        if await self.has_jobs_api():
-            response = await self._call("POST", f"/api/jobs/{_segment(prompt_id)}/cancel")
-            shape = Shape(_route(response))
-            body = shape.obj(self._json(response), "body")
-            return shape.flag(shape.key(body, "cancelled", "body"), "cancelled")
+        if self._jobs_cancel and await self.has_jobs_api():
+            path = f"/api/jobs/{_segment(prompt_id)}/cancel"
+            response = await self._call("POST", path, accept=(404, 405))
+            if response.status_code not in (404, 405):
+                shape = Shape(_route(response))
+                body = shape.obj(self._json(response), "body")
+                return shape.flag(shape.key(body, "cancelled", "body"), "cancelled")
+            self._jobs_cancel = False
         await self.delete(prompt_id)
         await self.interrupt(prompt_id)
         return None

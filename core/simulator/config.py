@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BASELINE_VERSION = "0.3.64"
+# POST /api/jobs/{id}/cancel and /api/jobs/cancel: ComfyUI PR #14493, merged 2026-06-16. 0.15.0
+# lacks them, 0.38.1 has them; 0.26.0 (2026-06-23) is the first release after the merge.
+JOBS_CANCEL_VERSION = (0, 26, 0)
 DEFAULT_STEPS = 20
 
 
@@ -66,6 +69,11 @@ class SimulatorConfig:
     def has_jobs_api(self) -> bool:
         """Whether this version serves ``/api/jobs`` (ComfyUI 0.4 and later)."""
         return version_tuple(self.version) >= (0, 4, 0)
+
+    @property
+    def has_jobs_cancel(self) -> bool:
+        """Whether this version serves the jobs API's cancel routes (see JOBS_CANCEL_VERSION)."""
+        return version_tuple(self.version) >= JOBS_CANCEL_VERSION
 
     def resolved_output_dir(self) -> Path:
         if self.output_dir is None:

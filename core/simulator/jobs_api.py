@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from core.simulator.job_summary import outputs_summary
 from core.simulator.responses import json_body, json_response
 
 if TYPE_CHECKING:
@@ -30,9 +31,10 @@ class JobsApi:
 
     def register(self, routes: DualRoutes) -> None:
         routes.add("GET", "/api/jobs", self.list_jobs)
-        routes.add("POST", "/api/jobs/cancel", self.cancel_many)
         routes.add("GET", "/api/jobs/{job_id}", self.get_job)
-        routes.add("POST", "/api/jobs/{job_id}/cancel", self.cancel_one)
+        if self.state.config.has_jobs_cancel:
+            routes.add("POST", "/api/jobs/cancel", self.cancel_many)
+            routes.add("POST", "/api/jobs/{job_id}/cancel", self.cancel_one)
 
     # --- building jobs ------------------------------------------------------------------
 
@@ -48,13 +50,14 @@ class JobsApi:
         return jobs
 
     def _queued_job(self, item: QueueItem, status: str) -> dict[str, Any]:
-        times = self.state.times.get(item.prompt_id)
+        """A queued job: no execution times, even while it runs."""
         job = {
             "id": item.prompt_id,
             "status": status,
             "priority": item.number,
             "create_time": item.extra_data.get("create_time"),
-            "execution_start_time": times.start if times and status == "in_progress" else None,
+            "outputs_count": 0,
+            "previewable_outputs_count": 0,
             "workflow_id": _workflow_id(item.extra_data),
         }
         return {k: v for k, v in job.items() if v is not None}
@@ -63,11 +66,7 @@ class JobsApi:
         number, _, _, extra, _ = entry["prompt"]
         messages = entry["status"]["messages"]
         events = {event: data for event, data in messages}
-        images = [
-            {**image, "nodeId": node_id, "mediaType": "images"}
-            for node_id, ui in entry["outputs"].items()
-            for image in (ui.get("images") or [])
-        ]
+        count, previewable, preview = outputs_summary(entry["outputs"])
         job = {
             "id": prompt_id,
             "status": _final_status(entry),
@@ -76,9 +75,9 @@ class JobsApi:
             "execution_start_time": events.get("execution_start", {}).get("timestamp"),
             "execution_end_time": messages[-1][1].get("timestamp") if messages else None,
             "execution_error": events.get("execution_error"),
-            "outputs_count": sum(len(v) for ui in entry["outputs"].values() for v in ui.values()),
-            "previewable_outputs_count": len(images),
-            "preview_output": images[0] if images else None,
+            "outputs_count": count,
+            "previewable_outputs_count": previewable,
+            "preview_output": preview,
             "workflow_id": _workflow_id(extra),
         }
         return {k: v for k, v in job.items() if v is not None}
@@ -93,16 +92,19 @@ class JobsApi:
         return json_response(jobs)
 
     def _select(self, query: dict[str, str]) -> dict[str, Any]:
-        wanted = set(query.get("status", ",".join(STATUSES)).split(","))
-        if not wanted <= set(STATUSES):
-            raise BadQuery(f"Invalid status filter: {query['status']}")
-        sort_by = query.get("sort_by", "created_at")
-        order = query.get("sort_order", "desc")
-        if sort_by not in ("created_at", "execution_duration") or order not in ("asc", "desc"):
-            raise BadQuery("Invalid sort_by or sort_order")
-        limit, offset = _int(query, "limit", None), _int(query, "offset", 0) or 0
+        wanted = _statuses(query.get("status", ""))
+        sort_by = query.get("sort_by", "created_at").lower()
+        order = query.get("sort_order", "desc").lower()
+        if sort_by not in ("created_at", "execution_duration"):
+            raise BadQuery("sort_by must be 'created_at' or 'execution_duration'")
+        if order not in ("asc", "desc"):
+            raise BadQuery("sort_order must be 'asc' or 'desc'")
+        limit = _int(query, "limit")
+        if limit is not None and limit <= 0:
+            raise BadQuery("limit must be a positive integer")
+        offset = max(_int(query, "offset") or 0, 0)
         jobs = [job for job, _ in self._all_jobs() if job["status"] in wanted]
-        if "workflow_id" in query:
+        if query.get("workflow_id"):
             jobs = [job for job in jobs if job.get("workflow_id") == query["workflow_id"]]
         jobs.sort(key=lambda job: _sort_key(job, sort_by), reverse=order == "desc")
         page = jobs[offset : offset + limit if limit is not None else None]
@@ -133,11 +135,15 @@ class JobsApi:
     async def cancel_many(self, request: web.Request) -> web.StreamResponse:
         try:
             body = await json_body(request)
-            ids = body["job_ids"]
-        except (ValueError, KeyError, TypeError):
-            return json_response({"error": "job_ids must be a list of UUIDs"}, status=400)
-        if not isinstance(ids, list) or not all(isinstance(i, str) and UUID.match(i) for i in ids):
-            return json_response({"error": "job_ids must be a list of UUIDs"}, status=400)
+        except ValueError:
+            return json_response({"error": "Request body must be valid JSON"}, status=400)
+        ids = body.get("job_ids") if isinstance(body, dict) else None
+        if not isinstance(ids, list):
+            return json_response({"error": "job_ids must be a list"}, status=400)
+        invalid = [i if isinstance(i, str) else repr(i) for i in ids if not _is_uuid(i)]
+        if invalid:
+            error = {"error": "job_ids contains invalid id(s)", "invalid_ids": invalid}
+            return json_response(error, status=400)
         results = [self.cancel(job_id) for job_id in ids]
         return json_response({"cancelled": any(results)})
 
@@ -160,22 +166,35 @@ def _final_status(entry: dict[str, Any]) -> str:
     return "cancelled" if "execution_interrupted" in events else "failed"
 
 
+def _is_uuid(value: object) -> bool:
+    return isinstance(value, str) and UUID.fullmatch(value) is not None
+
+
 def _workflow_id(extra: dict[str, Any]) -> str | None:
     workflow = (extra.get("extra_pnginfo") or {}).get("workflow")
     value = workflow.get("id") if isinstance(workflow, dict) else None
     return value if isinstance(value, str) else None
 
 
-def _int(query: dict[str, str], name: str, default: int | None) -> int | None:
+def _statuses(param: str) -> set[str]:
+    """The ``status`` filter: comma-separated, case-insensitive; empty means every status."""
+    wanted = [part.strip().lower() for part in param.split(",") if part.strip()]
+    invalid = [status for status in wanted if status not in STATUSES]
+    if invalid:
+        raise BadQuery(
+            f"Invalid status value(s): {', '.join(invalid)}. Valid values: {', '.join(STATUSES)}"
+        )
+    return set(wanted or STATUSES)
+
+
+def _int(query: dict[str, str], name: str) -> int | None:
+    """An integer parameter (None when absent); a negative offset is later read as 0."""
     if name not in query:
-        return default
+        return None
     try:
-        value = int(query[name])
+        return int(query[name])
     except ValueError as exc:
-        raise BadQuery(f"Invalid {name}") from exc
-    if value < 0:
-        raise BadQuery(f"Invalid {name}")
-    return value
+        raise BadQuery(f"{name} must be an integer") from exc
 
 
 def _sort_key(job: dict[str, Any], sort_by: str) -> float:

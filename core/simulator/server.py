@@ -82,7 +82,7 @@ class ComfyRoutes:
     def _prompt_id_ok(self, value: Any) -> bool:
         if not self.state.config.has_jobs_api:
             return True
-        return isinstance(value, str) and re.match(CANONICAL_UUID, value) is not None
+        return isinstance(value, str) and re.fullmatch(CANONICAL_UUID, value) is not None
 
     def _extra_data(self, body: dict[str, Any]) -> dict[str, Any]:
         extra = body.get("extra_data", {})

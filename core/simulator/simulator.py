@@ -115,6 +115,7 @@ class Simulator:
             JobsApi(self.state).register(routes)
         routes.install(app)
         AdminRoutes(self).install(app)
+        app.router.add_get("/{path:.*}", _no_such_file)
         return app
 
     async def stop(self) -> None:
@@ -216,3 +217,9 @@ class Simulator:
             "http_faults_injected": dict(self.http_faults.counts),
             "faults": self.faults.to_json(),
         }
+
+
+async def _no_such_file(request: web.Request) -> web.StreamResponse:
+    """ComfyUI's last route is the frontend's static root (GET only): an unknown path answers
+    404 to GET and 405 to other methods (an older server's ``POST /api/jobs/{id}/cancel``)."""
+    raise web.HTTPNotFound()
