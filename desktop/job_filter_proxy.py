@@ -1,12 +1,12 @@
-"""Filtering the jobs table by state and batch, and sorting it by each column's raw value."""
+"""Filtering the jobs table by state and batch; sorting is passed down to the jobs model."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
-from desktop.job_table_model import JOB_ROLE, SORT_ROLE
+from desktop.job_table_model import JobTableModel
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -15,13 +15,19 @@ if TYPE_CHECKING:
 
 
 class JobFilterProxyModel(QSortFilterProxyModel):
-    """Shows the jobs in the chosen states (all when none is chosen) of the chosen batch."""
+    """Shows the jobs in the chosen states (all when none is chosen) of the chosen batch.
+
+    Sorting (a header click) is done by the source model, which computes each row's key once;
+    this proxy keeps the source's order.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._states: frozenset[JobState] = frozenset()
         self._batch: str | None = None
-        self.setSortRole(SORT_ROLE)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
 
     def set_states(self, states: Iterable[JobState]) -> None:
         self.beginFilterChange()
@@ -46,7 +52,9 @@ class JobFilterProxyModel(QSortFilterProxyModel):
     ) -> bool:
         if not self._states and self._batch is None:
             return True
-        job = self.sourceModel().index(source_row, 0, source_parent).data(JOB_ROLE)
+        model = self.sourceModel()
+        assert isinstance(model, JobTableModel)
+        job = model.job_at(source_row)
         if self._states and job.state not in self._states:
             return False
         return self._batch is None or job.batch == self._batch
