@@ -17,6 +17,7 @@ from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
 from core.ledger import Ledger
 from core.paths import data_dir
+from core.token_store import load_token
 from desktop.app_settings import AppSettings
 from desktop.demo import DEMO_FOLDER, load_sample_presets, start_simulator
 from desktop.logs import install_excepthook
@@ -24,7 +25,6 @@ from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
 from desktop.settings_dialog import SettingsDialog
 from desktop.tasks import BackgroundTasks
-from desktop.token_store import load_token
 
 if TYPE_CHECKING:
     import argparse

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.token_store import TOKEN_ENV, keyring_available, save_token
 from desktop.app_settings import AppSettings
-from desktop.token_store import TOKEN_ENV, keyring_available, save_token
 
 if TYPE_CHECKING:
     from core.ledger import Ledger

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends.fail import Keyring as FailKeyring
 
 # Qt must pick its platform before any QApplication exists.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -25,3 +28,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def data_dir() -> Path:
     """The folder of test data copied from ../shared (recordings, workflows, PNGs)."""
     return DATA
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring for tests."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.store.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.store[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring():
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    yield
+    keyring.set_keyring(previous)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from core.controller import DEFAULT_SERVER
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
 from core.paths import data_dir
+from core.token_store import load_token
 
 if TYPE_CHECKING:
     import argparse
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
     from core.ledger import AttemptRecord, JobRecord, TransitionRecord
 
-TOKEN_ENV = "BATCHLINE_TOKEN"
 SERVER_KEY = "server.url"
 OUTPUT_DIR_KEY = "output_dir"
 
@@ -48,8 +47,8 @@ def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
 
 
 def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:
-    """A client for ``url``, with the bearer token of $BATCHLINE_TOKEN when it is set."""
-    token = os.environ.get(TOKEN_ENV)
+    """A client for ``url``, with its bearer token from the keyring or $BATCHLINE_TOKEN."""
+    token = load_token(url)
     try:
         return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
     except ValueError as exc:

@@ -2,51 +2,10 @@
 
 from __future__ import annotations
 
-import keyring
-import pytest
-from keyring.backend import KeyringBackend
-from keyring.backends.fail import Keyring as FailKeyring
-
 from core.controller.config import ControllerConfig
+from core.token_store import load_token, save_token
 from desktop.app_settings import AppSettings
 from desktop.settings_dialog import SettingsDialog
-from desktop.token_store import load_token, save_token
-
-
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring for tests."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def no_keyring():
-    previous = keyring.get_keyring()
-    keyring.set_keyring(FailKeyring())
-    yield
-    keyring.set_keyring(previous)
 
 
 def test_settings_are_stored_in_the_ledger(qtbot, ledger, memory_keyring, tmp_path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
+from core.token_store import save_token
 from tests.core.cli.conftest import Cli, batchline
 
 ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
@@ -171,3 +172,21 @@ def test_failure_lines_name_the_node_and_input() -> None:
     oom = {"node_id": "3", "node_type": "KSampler", "message": "Allocation on device\nmore"}
     assert where_it_failed(oom) == "node 3 (KSampler): Allocation on device"
     assert len(where_it_failed({"message": "x" * 500})) <= 200
+
+
+def test_run_sends_the_token_the_app_stored_in_the_keyring(
+    cli: Cli, noise: str, tmp_path: Path, memory_keyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secured = SimulatorThread(
+        SimulatorConfig(
+            token="k3y", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
+        )
+    )
+    secured.start()
+    try:
+        monkeypatch.setenv("BATCHLINE_TOKEN", "wrong")
+        assert save_token(secured.url, "k3y")  # as the Settings dialog does
+        (job_id,) = cli("queue", "noise").out.split()
+        assert f"{job_id} succeeded" in run_until_idle(cli, secured)
+    finally:
+        secured.stop()

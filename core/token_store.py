@@ -1,4 +1,7 @@
-"""Server tokens: in the OS keyring via `keyring`, else from $BATCHLINE_TOKEN; never stored."""
+"""Server tokens: in the OS keyring via `keyring`, else from $BATCHLINE_TOKEN; never in the ledger.
+
+Shared by the app (Settings stores it) and the CLI (which reads it for the same server URL).
+"""
 
 from __future__ import annotations
 
