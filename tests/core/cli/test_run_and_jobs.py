@@ -42,8 +42,11 @@ def test_run_until_idle_produces_outputs_and_prints_changes(
         path = Path(done.split(" -> ")[1])
         assert path.is_file()
         assert path.is_relative_to(outputs)
-    listed = cli("jobs", "--json").json()
-    assert [job["state"] for job in listed] == ["succeeded"] * 3
+    listed = cli("jobs", "--json")
+    assert [job["state"] for job in listed.json()] == ["succeeded"] * 3
+    # read in bulk, the same as job by job; one line per job
+    assert listed.json() == [cli("show", job_id, "--json").json() for job_id in ids]
+    assert len(listed.out.splitlines()) == 3 + 2
 
 
 def test_job_json_shape(cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path) -> None:
