@@ -1,40 +1,25 @@
-"""The controller: the one asyncio service that owns the conversation with one ComfyUI server.
+"""The controller: the one asyncio service that owns the conversation with ComfyUI.
 
 Each job's path goes one way: `pending` in the ledger → admitted (admission.py) → attempt
 written with a fresh prompt_id → ``POST /prompt`` → followed on the server (reconcile.py, from
 /queue + /history polling, hurried along by WebSocket events) → outputs downloaded → terminal.
 Commands (cancel, retry, pause) change the ledger and wake the loop; the loop does the talking.
+With several servers, each has its own loop (server_link.py) and takes pending jobs as it has room.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from core.comfy import Connected as WsConnected
-from core.comfy import Disconnected as WsDisconnected
-from core.comfy import (
-    ExecutionError,
-    ExecutionInterrupted,
-    ExecutionStart,
-    ExecutionSuccess,
-    Progress,
-    Reconnected,
-    Status,
-)
 from core.controller import admission
 from core.controller.batches import queue_batch, queue_smaller
-from core.controller.causes import OfflineBackoff
 from core.controller.config import PAUSED_KEY, ControllerConfig
-from core.controller.dispatch import Dispatcher
-from core.controller.reconcile import Reconciler
+from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
-from core.controller.status import Progress as JobProgress
 from core.errors import ComfyAuthError, ComfyError, LedgerError, TransientComfyError
 from core.job_state import JobState
 
@@ -42,10 +27,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.batch import BatchSpec
-    from core.comfy import ComfyClient, Event, QueueSnapshot
-    from core.ledger import BatchRecord, Ledger, RequestRecord
+    from core.comfy import ComfyClient
+    from core.ledger import AttemptRecord, BatchRecord, Ledger, RequestRecord
 
 log = logging.getLogger(__name__)
+
+# The best connection first: with several servers, work goes on while any of them answers.
+_CONNECTION_RANK = [
+    Connection.connected,
+    Connection.reconnecting,
+    Connection.connecting,
+    Connection.offline,
+]
 
 REQUEST_POLL_S = 0.25
 STOP_TIMEOUT_S = 5.0
@@ -53,35 +46,37 @@ StatusListener = Callable[[ControllerStatus], None]
 
 
 class Controller:
-    """Runs one ledger's jobs on one ComfyUI server, holding the ledger's controller lease.
+    """Runs one ledger's jobs on one or several ComfyUI servers, holding the ledger's lease.
 
     Use ``await start()`` / ``await stop()``; ``status`` is the latest snapshot and
-    ``add_status_listener`` calls back on every new one (on the event loop's thread).
+    ``add_status_listener`` calls back on every new one (on the event loop's thread). The caps
+    apply to each server: with two GPUs, twice as many prompts are in flight.
     """
 
     def __init__(
         self,
         ledger: Ledger,
-        client: ComfyClient,
+        clients: ComfyClient | Sequence[ComfyClient],
         *,
         config: ControllerConfig | None = None,
         output_dir: Path,
     ) -> None:
-        self.ledger, self.client = ledger, client
+        clients = list(clients) if isinstance(clients, Sequence) else [clients]
+        if not clients or len({c.base_url for c in clients}) != len(clients):
+            raise ValueError("the controller needs one or more distinct servers")
+        self.ledger, self.client = ledger, clients[0]
         self.config = config or ControllerConfig.from_settings(ledger)
-        self._reconciler = Reconciler(ledger, client, self.config, output_dir)
-        self._dispatcher = Dispatcher(ledger, client, self.config, self._reconciler)
-        self._backoff = OfflineBackoff(self.config.offline_first_s, self.config.offline_max_s)
-        self._wake = asyncio.Event()
+        self.links = [
+            ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients
+        ]
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[StatusListener] = []
-        self._progress: dict[str, JobProgress] = {}
-        self._ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt
         self._seen_seq = 0
         self.status = ControllerStatus(
-            server=client.base_url,
+            server=", ".join(link.url for link in self.links),
             global_cap=self.config.global_cap,
             per_requester_cap=self.config.per_requester_cap,
+            servers=tuple(link.status for link in self.links),
         )
 
     # --- lifecycle -----------------------------------------------------------------------------
@@ -90,8 +85,11 @@ class Controller:
         """Take the controller lease (LeaseTakenError if another process has it) and run."""
         self.ledger.lease.acquire()
         self._seen_seq = self.ledger.latest_seq()
-        for loop in (self._main_loop, self._event_loop, self._request_loop):
-            self._tasks.append(asyncio.create_task(loop(), name=loop.__name__))
+        for link in self.links:
+            for loop in (self._main_loop, self._event_loop):
+                name = f"{loop.__name__} {link.url}"
+                self._tasks.append(asyncio.create_task(loop(link), name=name))
+        self._tasks.append(asyncio.create_task(self._request_loop(), name="request loop"))
 
     async def stop(self) -> None:
         """Stop talking to the server; jobs already in ComfyUI keep running there."""
@@ -119,7 +117,8 @@ class Controller:
 
     def wake(self) -> None:
         """Run the next tick now rather than at the end of the poll interval."""
-        self._wake.set()
+        for link in self.links:
+            link.wake()
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -180,68 +179,41 @@ class Controller:
 
     # --- the loops -----------------------------------------------------------------------------
 
-    async def _main_loop(self) -> None:
+    async def _main_loop(self, link: ServerLink) -> None:
         while True:
             try:
-                await self.tick()
-                delay = self._poll_interval()
+                await link.tick(self._live_on(link), paused=self._paused())
+                self._publish()  # pause and the jobs-per-minute rate change without the link
+                delay = self._poll_interval(link)
             except ComfyAuthError as exc:  # retrying cannot help: stop, say why (check_alive)
-                self._went_offline(exc)
+                self._went_offline(link, exc)
                 raise
             except TransientComfyError as exc:
-                delay = self._went_offline(exc)
+                delay = self._went_offline(link, exc)
             except ComfyError as exc:  # a broken answer: report it, keep trying, don't hammer
-                log.warning("ComfyUI answered unexpectedly: %s", exc)
-                delay = self._went_offline(exc)
+                log.warning("ComfyUI at %s answered unexpectedly: %s", link.url, exc)
+                delay = self._went_offline(link, exc)
             except Exception as exc:  # a bug must not silently stop dispatch: log, show, go on
                 log.exception("controller tick failed")
-                delay = self._went_offline(exc)
-            await self._sleep(delay)
+                delay = self._went_offline(link, exc)
+            await link.sleep(delay)
 
-    async def tick(self) -> None:
-        """One round: read the queue, follow our prompts, admit and submit, publish status."""
-        snapshot = await self.client.queue()
-        if self._backoff.failing:
-            self._reconciler.server_may_have_restarted()
-        self._backoff.succeeded()
-        await self._follow_all(snapshot)
-        await self._dispatcher.dispatch(snapshot, paused=self._paused())
-        self._publish(snapshot)
+    def _live_on(self, link: ServerLink) -> list[AttemptRecord]:
+        """The live attempts ``link`` follows: those sent to its server.
 
-    async def _follow_all(self, snapshot: QueueSnapshot) -> None:
-        live = self.ledger.live_attempts()
-        self._ours = {a.prompt_id: a.job_id for a in live}
-        for attempt in live:
-            if attempt.prompt_id in self._dispatcher.submitting:
-                continue
-            job = self.ledger.job(attempt.job_id)
-            await self._reconciler.follow(attempt, job, snapshot)
+        Attempts sent to a server no longer configured are followed by the first link (the
+        server setting changed): not found there, they are retried there.
+        """
+        known = {other.url for other in self.links}
+        first = link is self.links[0]
+        return [
+            attempt
+            for attempt in self.ledger.live_attempts()
+            if attempt.server == link.url or (first and attempt.server not in known)
+        ]
 
-    async def _event_loop(self) -> None:
-        async with self.client.listener() as events:
-            async for event in events:
-                self._on_event(event)
-
-    def _on_event(self, event: Event) -> None:
-        match event:
-            case WsConnected():
-                self._set_connection(Connection.connected)
-            case Reconnected():
-                self._reconciler.server_may_have_restarted()
-                self._set_connection(Connection.connected)
-                self.wake()
-            case WsDisconnected():
-                # The session dropped: the server may be restarting, and prompts that vanish
-                # from now on count as lost (retried), not as removed by someone else.
-                self._reconciler.server_may_have_restarted()
-                self._set_connection(Connection.reconnecting)
-            case ExecutionStart(prompt_id=pid) if pid in self._ours:
-                self.ledger.observe_running(pid)
-            case Progress(prompt_id=pid, value=value, max=most) if pid in self._ours:
-                self._progress[self._ours[pid]] = JobProgress(int(value), int(most))
-                self._emit(replace(self.status, progress=dict(self._progress)))
-            case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
-                self.wake()
+    async def _event_loop(self, link: ServerLink) -> None:
+        await link.follow_events()
 
     async def _request_loop(self) -> None:
         """Carry out commands written by other processes, and notice their new jobs."""
@@ -267,23 +239,14 @@ class Controller:
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _went_offline(self, exc: Exception) -> float:
-        if not self._backoff.failing:
-            log.warning("ComfyUI at %s is unreachable: %s", self.client.base_url, exc)
-        delay = self._backoff.failed()
-        self._emit(replace(self.status, connection=Connection.offline, last_error=str(exc)))
+    def _went_offline(self, link: ServerLink, exc: Exception) -> float:
+        first, delay = link.went_offline(exc)
+        if first:
+            log.warning("ComfyUI at %s is unreachable: %s", link.url, exc)
         return delay
 
-    async def _sleep(self, delay: float) -> None:
-        # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
-        # lands as the event fires (gh-86296), and stop() would then wait for this loop forever.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._wake.wait()
-        self._wake.clear()
-
-    def _poll_interval(self) -> float:
-        active = self._ours or self.has_active_jobs()
+    def _poll_interval(self, link: ServerLink) -> float:
+        active = link.ours or self.has_active_jobs()
         return self.config.poll_active_s if active else self.config.poll_idle_s
 
     def has_active_jobs(self) -> bool:
@@ -299,35 +262,30 @@ class Controller:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
 
-    def _set_connection(self, connection: Connection) -> None:
-        if self.status.connection != connection and not (
-            connection == Connection.connected and self._backoff.failing
-        ):
-            self._emit(replace(self.status, connection=connection))
-
-    def _publish(self, snapshot: QueueSnapshot) -> None:
-        positions = {item.prompt_id: 0 for item in snapshot.running}
-        positions.update({item.prompt_id: i + 1 for i, item in enumerate(snapshot.pending)})
-        ours = {self._ours[pid]: place for pid, place in positions.items() if pid in self._ours}
-        running = {self._ours[i.prompt_id] for i in snapshot.running if i.prompt_id in self._ours}
-        self._progress = {job: p for job, p in self._progress.items() if job in running}
+    def _publish(self) -> None:
+        """A new status from the links' own (called whenever one of them changes)."""
+        servers = tuple(link.status for link in self.links)
+        positions = {job: place for server in servers for job, place in server.positions.items()}
         now = time.time()
-        recent = [t for t in self._reconciler.finished_at if now - t <= 60]
-        connection = self.status.connection
-        if connection in (Connection.connecting, Connection.offline):
-            connection = Connection.connected
         self._emit(
-            replace(
-                self.status,
-                connection=connection,
-                server_queue=len(snapshot),
-                in_flight=len(ours),
+            ControllerStatus(
+                connection=min((s.connection for s in servers), key=_CONNECTION_RANK.index),
+                server=self.status.server,
+                server_queue=sum(s.queue for s in servers),
+                in_flight=len(positions),
+                global_cap=self.config.global_cap,
+                per_requester_cap=self.config.per_requester_cap,
                 paused=self._paused(),
-                positions=ours,
-                progress=dict(self._progress),
-                recent_durations=tuple(self._reconciler.durations),
-                done_per_minute=float(len(recent)),
-                last_error="",
+                positions=positions,
+                progress={job: p for s in servers for job, p in s.progress.items()},
+                recent_durations=tuple(d for link in self.links for d in link.reconciler.durations),
+                done_per_minute=float(sum(link.recent_finishes(now) for link in self.links)),
+                last_error="; ".join(
+                    f"{s.server}: {s.last_error}" if len(servers) > 1 else s.last_error
+                    for s in servers
+                    if s.last_error
+                ),
+                servers=servers,
             )
         )
 

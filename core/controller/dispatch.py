@@ -72,7 +72,7 @@ class Dispatcher:
         waiting = self._ledger.pending_lines(self._config.per_requester_cap)
         if not waiting:
             return None
-        in_flight = self._ledger.in_flight_by_requester()
+        in_flight = self._ledger.in_flight_by_requester(self._client.base_url)
         return replace(base, in_flight=in_flight, waiting=waiting)
 
     async def _submit(self, job: JobRecord) -> None:

@@ -24,13 +24,26 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class ServerStatus:
+    """One server's part of the controller's status."""
+
+    server: str
+    connection: Connection = Connection.connecting
+    queue: int = 0  # ComfyUI's running + pending, all clients
+    positions: dict[str, int] = field(default_factory=dict)  # our job id -> place (0 = running)
+    progress: dict[str, Progress] = field(default_factory=dict)
+    last_error: str = ""
+
+
+@dataclass(frozen=True)
 class ControllerStatus:
-    """One moment of the controller's view of the server.
+    """One moment of the controller's view of its servers (most people have one).
 
     Attributes:
-        connection: connected, reconnecting (the WebSocket dropped), offline (HTTP fails).
-        server: the server's address.
-        server_queue: ComfyUI's running + pending count, all clients.
+        connection: connected, reconnecting (the WebSocket dropped), offline (HTTP fails); with
+            several servers, the best of theirs (work goes on while one of them answers).
+        server: the server's address (several: comma-separated).
+        server_queue: ComfyUI's running + pending count, all clients (summed over servers).
         in_flight: our jobs queued or running in ComfyUI.
         paused: dispatch is paused.
         positions: job id -> place in ComfyUI's queue (0 = running, 1 = next, ...).
@@ -38,6 +51,7 @@ class ControllerStatus:
         stalled: job ids running beyond the stall limit.
         recent_durations: seconds of recently finished jobs, newest last.
         done_per_minute: jobs finished in the last minute.
+        servers: each server's own status.
     """
 
     connection: Connection = Connection.connecting
@@ -53,6 +67,7 @@ class ControllerStatus:
     recent_durations: tuple[float, ...] = ()
     done_per_minute: float = 0.0
     last_error: str = ""
+    servers: tuple[ServerStatus, ...] = ()
 
     def estimated_job_seconds(self) -> float | None:
         """Median of recent job durations, or None before any job finished."""

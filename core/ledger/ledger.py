@@ -284,12 +284,13 @@ class Ledger(TransitionVerbs):
                 lines[requester] = [job_id for (job_id,) in rows]
         return {requester: ids for requester, ids in lines.items() if ids}
 
-    def in_flight_by_requester(self) -> dict[str, int]:
-        """Per requester, jobs sent to ComfyUI and not finished (incl. being sent)."""
+    def in_flight_by_requester(self, server: str | None = None) -> dict[str, int]:
+        """Per requester, jobs sent to ComfyUI (``server``, or any) and not finished (incl.
+        being sent)."""
         counts: dict[str, int] = {}
         with self.read():
             for sql in (_IN_FLIGHT_SENT, _IN_FLIGHT_SENDING):
-                for requester, n in self._db.execute_sql(sql).fetchall():
+                for requester, n in self._db.execute_sql(sql, (server, server)).fetchall():
                     counts[requester] = counts.get(requester, 0) + int(n)
         return counts
 
@@ -354,14 +355,17 @@ _LINE_OF_REQUESTER = """
     ORDER BY priority DESC, rowid LIMIT ?"""
 
 _IN_FLIGHT_SENT = """
-    SELECT requester, COUNT(*) FROM job
-    WHERE state IN ('queued', 'running', 'cancelling') GROUP BY requester"""
+    SELECT job.requester, COUNT(*) FROM job JOIN attempt
+      ON attempt.job_id = job.id AND attempt.n = job.attempt
+    WHERE job.state IN ('queued', 'running', 'cancelling') AND (? IS NULL OR attempt.server = ?)
+    GROUP BY job.requester"""
 
 # Pending jobs whose current attempt is being sent (prompt_id written, no answer yet); CROSS JOIN
 # makes SQLite start from the few submitting attempts, not from every pending job.
 _IN_FLIGHT_SENDING = """
     SELECT job.requester, COUNT(*) FROM attempt CROSS JOIN job ON attempt.job_id = job.id
     WHERE attempt.result = 'submitting' AND attempt.n = job.attempt AND job.state = 'pending'
+      AND (? IS NULL OR attempt.server = ?)
     GROUP BY job.requester"""
 
 

@@ -35,19 +35,24 @@ MakeController = Callable[..., Awaitable[Controller]]
 
 @pytest_asyncio.fixture
 async def make_controller(tmp_path: Path) -> AsyncIterator[MakeController]:
-    """``await make_controller(ledger, simulator, **config)``: a started controller."""
-    made: list[tuple[Controller, ComfyClient]] = []
+    """``await make_controller(ledger, simulator, **config)``: a started controller (on several
+    servers when given a list of simulators)."""
+    made: list[tuple[Controller, list[ComfyClient]]] = []
 
-    async def make(ledger: Ledger, simulator: Simulator, **config: Any) -> Controller:
-        client = ComfyClient(simulator.url)
+    async def make(
+        ledger: Ledger, simulator: Simulator | list[Simulator], **config: Any
+    ) -> Controller:
+        simulators = simulator if isinstance(simulator, list) else [simulator]
+        clients = [ComfyClient(s.url) for s in simulators]
         controller = Controller(
-            ledger, client, config=FAST.with_overrides(**config), output_dir=tmp_path / "out"
+            ledger, clients, config=FAST.with_overrides(**config), output_dir=tmp_path / "out"
         )
         await controller.start()
-        made.append((controller, client))
+        made.append((controller, clients))
         return controller
 
     yield make
-    for controller, client in made:
+    for controller, clients in made:
         await controller.stop()
-        await client.aclose()
+        for client in clients:
+            await client.aclose()

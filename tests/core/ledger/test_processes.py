@@ -199,4 +199,10 @@ def test_admission_queries_on_a_large_backlog(ledger: Ledger) -> None:
     assert len(lines["a"]) == 2
     assert lines["b"] == [bob[2], bob[1]], "priority first, the job being sent skipped"
     assert ledger.in_flight_by_requester() == {"b": 1}
+    ledger.submit_attempt(bob[1], "sent", "http://y", "wf")
+    ledger.observe_queued("sent", 1)
+    assert ledger.in_flight_by_requester() == {"b": 2}
+    assert ledger.in_flight_by_requester("http://x") == {"b": 1}, "per server"
+    assert ledger.in_flight_by_requester("http://y") == {"b": 1}
+    assert ledger.in_flight_by_requester("http://z") == {}
     assert ledger.has_active_jobs()

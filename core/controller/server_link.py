@@ -1,0 +1,162 @@
+"""One ComfyUI server as the controller drives it: its client, our prompts there, its status.
+
+The controller holds one link per configured server. Each link ticks on its own: it reads its
+server's queue, follows the attempts sent to that server (and only those: another server
+cannot know them), and submits pending jobs into its own room. Links share the ledger's
+pending jobs: ``submit_attempt`` takes a job atomically, so two links never send the same one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from core.comfy import Connected as WsConnected
+from core.comfy import Disconnected as WsDisconnected
+from core.comfy import (
+    ExecutionError,
+    ExecutionInterrupted,
+    ExecutionStart,
+    ExecutionSuccess,
+    Progress,
+    Reconnected,
+    Status,
+)
+from core.controller.causes import OfflineBackoff
+from core.controller.dispatch import Dispatcher
+from core.controller.reconcile import Reconciler
+from core.controller.status import Connection, ServerStatus
+from core.controller.status import Progress as JobProgress
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from core.comfy import ComfyClient, Event, QueueSnapshot
+    from core.controller.config import ControllerConfig
+    from core.ledger import AttemptRecord, Ledger
+
+
+class ServerLink:
+    """The controller's conversation with one server.
+
+    ``changed`` is called (with no argument) whenever ``status`` is replaced.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        client: ComfyClient,
+        config: ControllerConfig,
+        output_dir: Path,
+        changed: Callable[[], None],
+    ) -> None:
+        self.ledger, self.client, self.url = ledger, client, client.base_url
+        self.reconciler = Reconciler(ledger, client, config, output_dir)
+        self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
+        self.backoff = OfflineBackoff(config.offline_first_s, config.offline_max_s)
+        self.status = ServerStatus(server=self.url)
+        self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
+        self._changed = changed
+        self._wake = asyncio.Event()
+
+    # --- one round -------------------------------------------------------------------------------
+
+    async def tick(self, live: list[AttemptRecord], paused: bool) -> None:
+        """Read the queue, follow ``live`` (this server's attempts), admit and submit."""
+        snapshot = await self.client.queue()
+        if self.backoff.failing:
+            self.reconciler.server_may_have_restarted()
+        self.backoff.succeeded()
+        self.ours = {a.prompt_id: a.job_id for a in live}
+        for attempt in live:
+            if attempt.prompt_id in self.dispatcher.submitting:
+                continue
+            job = self.ledger.job(attempt.job_id)
+            await self.reconciler.follow(attempt, job, snapshot)
+        await self.dispatcher.dispatch(snapshot, paused=paused)
+        self._publish(snapshot)
+
+    def _publish(self, snapshot: QueueSnapshot) -> None:
+        places = {item.prompt_id: 0 for item in snapshot.running}
+        places.update({item.prompt_id: i + 1 for i, item in enumerate(snapshot.pending)})
+        positions = {self.ours[pid]: place for pid, place in places.items() if pid in self.ours}
+        running = {job for job, place in positions.items() if place == 0}
+        connection = self.status.connection
+        if connection in (Connection.connecting, Connection.offline):
+            connection = Connection.connected
+        self._set(
+            connection=connection,
+            queue=len(snapshot),
+            positions=positions,
+            progress={j: p for j, p in self.status.progress.items() if j in running},
+            last_error="",
+        )
+
+    def went_offline(self, exc: Exception) -> tuple[bool, float]:
+        """Whether this is news (the first failure), and how long to wait before trying again."""
+        first = not self.backoff.failing
+        delay = self.backoff.failed()
+        self._set(connection=Connection.offline, last_error=str(exc))
+        return first, delay
+
+    # --- WebSocket events ------------------------------------------------------------------------
+
+    async def follow_events(self) -> None:
+        async with self.client.listener() as events:
+            async for event in events:
+                self.on_event(event)
+
+    def on_event(self, event: Event) -> None:
+        match event:
+            case WsConnected():
+                self._set_connection(Connection.connected)
+            case Reconnected():
+                self.reconciler.server_may_have_restarted()
+                self._set_connection(Connection.connected)
+                self.wake()
+            case WsDisconnected():
+                # The session dropped: the server may be restarting, and prompts that vanish
+                # from now on count as lost (retried), not as removed by someone else.
+                self.reconciler.server_may_have_restarted()
+                self._set_connection(Connection.reconnecting)
+            case ExecutionStart(prompt_id=pid) if pid in self.ours:
+                self.ledger.observe_running(pid)
+            case Progress(prompt_id=pid, value=value, max=most) if pid in self.ours:
+                progress = dict(self.status.progress)
+                progress[self.ours[pid]] = JobProgress(int(value), int(most))
+                self._set(progress=progress)
+            case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
+                self.wake()
+
+    # --- pacing ----------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def sleep(self, delay: float) -> None:
+        """Wait ``delay`` seconds, or less if woken."""
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
+        # lands as the event fires (gh-86296), and stop() would then wait for this loop forever.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self._wake.wait()
+        self._wake.clear()
+
+    def recent_finishes(self, now: float, window: float = 60.0) -> int:
+        return sum(1 for t in self.reconciler.finished_at if now - t <= window)
+
+    # --- status ----------------------------------------------------------------------------------
+
+    def _set_connection(self, connection: Connection) -> None:
+        if connection == Connection.connected and self.backoff.failing:
+            return  # HTTP still fails: stay offline until a tick succeeds
+        self._set(connection=connection)
+
+    def _set(self, **changes: Any) -> None:
+        status = replace(self.status, **changes)
+        if status != self.status:
+            self.status = status
+            self._changed()
