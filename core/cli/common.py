@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient
-from core.controller import DEFAULT_SERVER
+from core.controller import DEFAULT_SERVER, server_list
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
 from core.paths import data_dir
@@ -41,9 +41,16 @@ def names_from_user() -> Iterator[None]:
         raise InputError(str(exc)) from None
 
 
+def server_urls(args: argparse.Namespace, ledger: Ledger) -> list[str]:
+    """``--server``, else the stored setting, else ComfyUI's default address (one or more)."""
+    return server_list(str(args.server or ledger.settings.get(SERVER_KEY) or "")) or [
+        DEFAULT_SERVER
+    ]
+
+
 def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
-    """``--server``, else the stored setting, else ComfyUI's default address."""
-    return str(args.server or ledger.settings.get(SERVER_KEY) or DEFAULT_SERVER)
+    """The first server: the one asked for its node catalogue."""
+    return server_urls(args, ledger)[0]
 
 
 def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:

@@ -48,7 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="ledger folder (default: $BATCHLINE_HOME, else the user data folder)",
     )
-    parser.add_argument("--server", metavar="URL", help="ComfyUI address for this invocation")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="ComfyUI address for this invocation (several, comma-separated: `run` drives all)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     parser.add_argument(
         "--self-test",

@@ -14,7 +14,7 @@ from core.cli.common import (
     OUTPUT_DIR_KEY,
     make_client,
     open_ledger,
-    server_url,
+    server_urls,
     warn,
 )
 from core.controller import Controller, ControllerConfig
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             poll_active_s=args.poll_interval,
         )
         try:
-            asyncio.run(_serve(ledger, config, server_url(args, ledger), args.until_idle))
+            asyncio.run(_serve(ledger, config, server_urls(args, ledger), args.until_idle))
         except (KeyboardInterrupt, asyncio.CancelledError):
             print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
     return 0
@@ -72,10 +72,13 @@ def output_dir(ledger: Ledger) -> Path:
     return Path(stored).expanduser() if stored else default_output_dir()
 
 
-async def _serve(ledger: Ledger, config: ControllerConfig, url: str, until_idle: bool) -> None:
+async def _serve(
+    ledger: Ledger, config: ControllerConfig, servers: list[str], until_idle: bool
+) -> None:
     _stop_on_sigterm()
-    async with make_client(url) as client:
-        controller = Controller(ledger, client, config=config, output_dir=output_dir(ledger))
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(make_client(url)) for url in servers]
+        controller = Controller(ledger, clients, config=config, output_dir=output_dir(ledger))
         printer = ChangePrinter(ledger)
         await controller.start()
         feed = asyncio.create_task(printer.follow())
@@ -92,7 +95,7 @@ async def _serve(ledger: Ledger, config: ControllerConfig, url: str, until_idle:
 
 def _announce(ledger: Ledger, controller: Controller) -> None:
     print(
-        f"controller for {ledger.folder} on {controller.client.base_url} "
+        f"controller for {ledger.folder} on {controller.status.server} "
         f"(max queued {controller.config.global_cap}, "
         f"per requester {controller.config.per_requester_cap})",
         file=sys.stderr,

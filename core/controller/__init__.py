@@ -1,7 +1,7 @@
 """The controller: admission, submission, observation, cancel and retry for one ledger."""
 
 from core.controller.batches import default_requester, queue_batch, queue_smaller
-from core.controller.config import DEFAULT_SERVER, ControllerConfig
+from core.controller.config import DEFAULT_SERVER, ControllerConfig, server_list
 from core.controller.controller import Controller
 from core.controller.status import Connection, ControllerStatus, Progress
 
@@ -15,4 +15,5 @@ __all__ = [
     "default_requester",
     "queue_batch",
     "queue_smaller",
+    "server_list",
 ]

@@ -15,6 +15,13 @@ SETTINGS_KEY = "controller"
 PAUSED_KEY = "dispatch.paused"  # the setting that pauses dispatch (shared by GUI and CLI)
 
 
+def server_list(text: str) -> list[str]:
+    """The servers of a setting or ``--server`` value: one address, or several separated by
+    commas or spaces (one controller drives them all); repeats dropped, order kept."""
+    servers = [part.strip() for part in text.replace(",", " ").split()]
+    return list(dict.fromkeys(server for server in servers if server))
+
+
 @dataclass(frozen=True)
 class ControllerConfig:
     """Caps, intervals and limits of one controller.

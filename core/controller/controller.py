@@ -20,7 +20,13 @@ from core.controller.batches import queue_batch, queue_smaller
 from core.controller.config import PAUSED_KEY, ControllerConfig
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
-from core.errors import ComfyAuthError, ComfyError, LedgerError, TransientComfyError
+from core.errors import (
+    ComfyAuthError,
+    ComfyError,
+    InputError,
+    LedgerError,
+    TransientComfyError,
+)
 from core.job_state import JobState
 
 if TYPE_CHECKING:
@@ -62,8 +68,9 @@ class Controller:
         output_dir: Path,
     ) -> None:
         clients = list(clients) if isinstance(clients, Sequence) else [clients]
-        if not clients or len({c.base_url for c in clients}) != len(clients):
-            raise ValueError("the controller needs one or more distinct servers")
+        urls = [client.base_url for client in clients]
+        if not urls or len(set(urls)) != len(urls):
+            raise InputError(f"one or more distinct servers are needed, not {', '.join(urls)}")
         self.ledger, self.client = ledger, clients[0]
         self.config = config or ControllerConfig.from_settings(ledger)
         self.links = [

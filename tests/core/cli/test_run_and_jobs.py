@@ -193,3 +193,32 @@ def test_run_sends_the_token_the_app_stored_in_the_keyring(
         assert f"{job_id} succeeded" in run_until_idle(cli, secured)
     finally:
         secured.stop()
+
+
+def test_run_drives_several_servers_given_comma_separated(
+    cli: Cli, noise: str, sim_thread: SimulatorThread, tmp_path: Path
+) -> None:
+    second = SimulatorThread(
+        SimulatorConfig(job_seconds=0.2, cpu_time_scale=0.0, output_dir=tmp_path / "sim2")
+    )
+    second.start()
+    try:
+        ids = cli("queue", "noise", "--count", "6").out.split()
+        cli.server = f"{sim_thread.url}, {second.url}"
+        result = cli("run", "--until-idle", "--poll-interval", "0.05", "--max-queued", "1")
+        assert result.code == 0, result.err
+        assert f"on {sim_thread.url}, {second.url} " in result.err
+        jobs = cli("jobs", "--json").json()
+        assert [job["state"] for job in jobs] == ["succeeded"] * 6
+        servers = {job["attempts"][-1]["server"] for job in jobs}
+        assert servers == {sim_thread.url, second.url}
+        assert [job["id"] for job in jobs] == ids
+    finally:
+        second.stop()
+
+
+def test_the_same_server_twice_is_one_line(cli: Cli, noise: str) -> None:
+    cli.server = "http://127.0.0.1:9/,http://127.0.0.1:9"
+    result = cli("run", "--until-idle")
+    assert result.code == 2
+    assert result.err.strip().startswith("batchline: one or more distinct servers")

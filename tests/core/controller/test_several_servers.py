@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.controller import Connection, Controller
+from core.errors import InputError
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator
@@ -117,5 +118,5 @@ async def test_the_same_server_twice_is_refused(ledger: Ledger, simulator: Simul
     from core.comfy import ComfyClient
 
     async with ComfyClient(simulator.url) as one, ComfyClient(simulator.url) as two:
-        with pytest.raises(ValueError, match="distinct servers"):
+        with pytest.raises(InputError, match="distinct servers"):
             Controller(ledger, [one, two], config=FAST, output_dir=ledger.folder / "out")
