@@ -14,7 +14,8 @@ from PySide6.QtCore import QObject, Slot
 
 from core.cli.common import OUTPUT_DIR_KEY
 from core.comfy import BearerAuth, ComfyClient
-from core.errors import BatchlineError
+from core.controller.config import server_list
+from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
 from core.paths import data_dir
 from core.token_store import load_token
@@ -78,12 +79,23 @@ async def wants_demo(options: SessionOptions, settings: AppSettings) -> bool:
     return not await answers(settings.server)
 
 
-def make_controller(ledger: Ledger, client: ComfyClient, settings: AppSettings) -> ControllerPort:
+def make_controller(
+    ledger: Ledger, clients: list[ComfyClient], settings: AppSettings
+) -> ControllerPort:
     module = importlib.import_module("core.controller")
     controller: ControllerPort = module.Controller(
-        ledger, client, config=settings.config, output_dir=settings.output_dir
+        ledger, clients, config=settings.config, output_dir=settings.output_dir
     )
     return controller
+
+
+def make_clients(servers: list[str], demo: bool) -> list[ComfyClient]:
+    """A client per server, each with its own token (none for the demo simulator)."""
+    clients = []
+    for server in servers:
+        token = None if demo else load_token(server)
+        clients.append(ComfyClient(server, auth=BearerAuth(token) if token else None))
+    return clients
 
 
 class Session(QObject):
@@ -97,7 +109,7 @@ class Session(QObject):
         self.options = options
         self.simulator: SimulatorThread | None = None
         self.ledger: Ledger | None = None
-        self.client: ComfyClient | None = None
+        self.clients: list[ComfyClient] = []
         self.controller: ControllerPort | None = None
         self.window: MainWindow | None = None
         self.tasks = BackgroundTasks(self)
@@ -113,9 +125,11 @@ class Session(QObject):
         else:
             self.ledger = real
         server = self.simulator.url if self.simulator else (self.options.server or settings.server)
-        token = None if demo else load_token(server)
-        self.client = ComfyClient(server, auth=BearerAuth(token) if token else None)
-        self.controller = make_controller(self.ledger, self.client, settings)
+        try:
+            self.clients = make_clients(server_list(server), demo)
+        except ValueError as exc:  # a hand-edited setting or --server: say which, in one line
+            raise InputError(str(exc)) from None
+        self.controller = make_controller(self.ledger, self.clients, settings)
         self.window = self._window(demo, settings)
         self.tasks.start(self.controller.start(), "controller start")
         return self.window
@@ -191,8 +205,8 @@ class Session(QObject):
             self.window.closing.disconnect(self._quit)
             self.window.close()
             self.window.deleteLater()
-        if self.client is not None:
-            await self.client.aclose()
+        for client in self.clients:
+            await client.aclose()
         if self.ledger is not None:
             self.ledger.close()
         if self.simulator is not None:

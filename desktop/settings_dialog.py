@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.comfy import server_address
+from core.controller.config import server_list
 from core.token_store import TOKEN_ENV, keyring_available, save_token
 from desktop.app_settings import AppSettings
 
@@ -37,6 +39,10 @@ class SettingsDialog(QDialog):
         current = AppSettings.load(ledger)
         self._current = current
         self.server = _line(current.server, "ComfyUI address", self)
+        self.server.setToolTip(
+            "The address of your ComfyUI, e.g. http://127.0.0.1:8188. Several servers (one per "
+            "GPU or machine): separate them with commas; Batchline feeds them all."
+        )
         self.token = _line("", "Token", self)
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
         self.token.setPlaceholderText("leave empty to keep; most local servers need none")
@@ -64,7 +70,10 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
+        self.server_note = QLabel(self)
+        self.server_note.setStyleSheet("color: #a4262c;")
         form.addRow("&Server", self.server)
+        form.addRow("", self.server_note)
         form.addRow("&Token", self.token)
         form.addRow("", self.keyring_note)
         form.addRow("&Global cap", self.global_cap)
@@ -92,8 +101,23 @@ class SettingsDialog(QDialog):
         settings = self.settings()
         settings.save(self._ledger)
         if self.token.text():
-            save_token(settings.server, self.token.text())
+            for server in server_list(settings.server):
+                save_token(server, self.token.text())
         return settings
+
+    def problem(self) -> str | None:
+        """What is wrong with the entered servers (shown under the field), or None."""
+        servers = server_list(self.server.text())
+        bad = [s for s in servers if not _is_server_address(s)]
+        if bad:
+            return f"Not a server address (http://host:port): {', '.join(bad)}"
+        return None
+
+    def accept(self) -> None:
+        problem = self.problem()
+        self.server_note.setText(problem or "")
+        if problem is None:
+            super().accept()
 
     @Slot()
     def browse(self) -> None:
@@ -120,3 +144,11 @@ def _spin(value: int, name: str, parent: QWidget) -> QSpinBox:
     box.setValue(value)
     box.setAccessibleName(name)
     return box
+
+
+def _is_server_address(text: str) -> bool:
+    try:
+        server_address(text)
+    except ValueError:
+        return False
+    return True

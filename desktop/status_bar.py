@@ -18,15 +18,36 @@ CONNECTION_STYLE = {
     Connection.offline: ("Offline", "#a4262c"),
 }
 DEMO_STYLE = ("Demo server", "#6f42c1")
+SOME_UP_COLOUR = "#b36b00"  # several servers, not all of them answering
 
 
 def connection_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
     text, colour = CONNECTION_STYLE[status.connection]
     if demo and status.connection is Connection.connected:
         return DEMO_STYLE
+    if len(status.servers) > 1 and status.connection in _AT:
+        up = sum(s.connection is Connection.connected for s in status.servers)
+        if up == len(status.servers):
+            return f"{text} to {up} servers", colour
+        if up:
+            return f"{text} to {up} of {len(status.servers)} servers", SOME_UP_COLOUR
     if status.server and not demo:
         text = f"{text} to {_host(status.server)}" if status.connection in _AT else text
     return text, colour
+
+
+def connection_tooltip(status: ControllerStatus) -> str:
+    """Each server's state when there are several; the last error, if any."""
+    lines = []
+    if len(status.servers) > 1:
+        lines = [
+            f"{_host(s.server)}: {s.connection.value}, queue {s.queue}"
+            + (f" ({s.last_error})" if s.last_error else "")
+            for s in status.servers
+        ]
+    elif status.last_error:
+        lines = [status.last_error]
+    return "\n".join(lines) or status.server
 
 
 _AT = frozenset({Connection.connecting, Connection.connected})
@@ -43,7 +64,8 @@ def queue_text(status: ControllerStatus) -> str:
 
 def flight_text(status: ControllerStatus) -> str:
     paused = " · dispatch paused" if status.paused else ""
-    return f"Ours in flight: {status.in_flight} / cap {status.global_cap}{paused}"
+    servers = f" × {len(status.servers)} servers" if len(status.servers) > 1 else ""
+    return f"Ours in flight: {status.in_flight} / cap {status.global_cap}{servers}{paused}"
 
 
 def rate_text(status: ControllerStatus) -> str:
@@ -71,7 +93,7 @@ class JobStatusBar(QStatusBar):
         text, colour = connection_text(status, self.demo)
         self.connection.setText(f"● {text}")
         self.connection.setStyleSheet(f"color: {colour}; font-weight: bold;")
-        self.connection.setToolTip(status.last_error or status.server)
+        self.connection.setToolTip(connection_tooltip(status))
         self.queue.setText(queue_text(status))
         self.flight.setText(flight_text(status))
         self.rate.setText(rate_text(status))

@@ -7,7 +7,7 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
-from core.cli.common import names_from_user, open_ledger, print_json, warn
+from core.cli.common import names_from_user, open_ledger, print_json, server_urls, warn
 from core.controller import ControllerConfig, queue_batch
 from core.controller.admission import position_estimate
 from core.controller.config import PAUSED_KEY
@@ -69,7 +69,8 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
-        _backpressure(ledger, batch.requester, len(job_ids), ahead)
+        servers = len(server_urls(args, ledger))
+        _backpressure(ledger, batch.requester, len(job_ids), ahead, servers)
     return 0
 
 
@@ -142,7 +143,7 @@ def _active_jobs(ledger: Ledger) -> int:
     return sum(n for state, n in counts.items() if state.is_active)
 
 
-def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int) -> None:
+def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int, servers: int) -> None:
     """Say at once when the new jobs cannot all be sent to ComfyUI soon (DESIGN.md)."""
     config = ControllerConfig.from_settings(ledger)
     if ledger.settings.get(PAUSED_KEY, False):
@@ -150,13 +151,13 @@ def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int) -> Non
     if not _controller_running(ledger):
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
     mine = len(ledger.jobs(requester=requester, states=[s for s in JobState if s.is_active]))
-    if ahead + count <= config.global_cap and mine <= config.per_requester_cap:
+    if ahead + count <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
         return
-    position, wait = position_estimate(count, ahead, _typical_seconds(ledger))
+    position, wait = position_estimate(count, ahead, _typical_seconds(ledger), servers)
     estimate = f", about {_duration(wait)} until the last is done" if wait else ""
     warn(
         f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
-        f"{config.global_cap} at a time (last at position {position}{estimate})"
+        f"{config.global_cap * servers} at a time (last at position {position}{estimate})"
     )
 
 

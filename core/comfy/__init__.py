@@ -2,7 +2,7 @@
 
 from core.comfy.auth import BasicAuth, BearerAuth
 from core.comfy.backoff import Backoff
-from core.comfy.client import DEFAULT_TIMEOUT, ComfyClient, new_prompt_id
+from core.comfy.client import DEFAULT_TIMEOUT, ComfyClient, new_prompt_id, server_address
 from core.comfy.download import DEFAULT_MAX_BYTES
 from core.comfy.events import (
     Connected,
@@ -65,4 +65,5 @@ __all__ = [
     "SystemStats",
     "is_oom",
     "new_prompt_id",
+    "server_address",
 ]

@@ -54,6 +54,21 @@ def new_prompt_id() -> str:
     return str(uuid.uuid4())
 
 
+def server_address(text: str) -> str:
+    """``text`` as a server's base URL (no trailing slash).
+
+    Raises:
+        ValueError: it is not an http(s) address with a host.
+    """
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL:
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise ValueError(f"not an http(s) server address: {text!r}")
+    return str(url).rstrip("/")
+
+
 class ComfyClient:
     """Talks HTTP to one ComfyUI server; one instance per server, closed with ``aclose``.
 
@@ -83,10 +98,7 @@ class ComfyClient:
             timeout: per-request timeouts.
             transport: an httpx transport to use instead of the network (tests).
         """
-        url = httpx.URL(base_url)
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ValueError(f"not an http(s) server address: {base_url!r}")
-        self.base_url = str(url).rstrip("/")
+        self.base_url = server_address(base_url)
         self.client_id = client_id or uuid.uuid4().hex
         self._auth = auth
         self._verify = verify

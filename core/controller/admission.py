@@ -89,9 +89,9 @@ def _rotation(requesters: list[str], last_served: str | None) -> list[str]:
 
 
 def position_estimate(
-    job_count: int, ahead: int, job_seconds: float | None
+    job_count: int, ahead: int, job_seconds: float | None, servers: int = 1
 ) -> tuple[int, float | None]:
     """Where the last of ``job_count`` new jobs would stand behind ``ahead`` others, and when
-    it would finish (seconds), from the typical job duration."""
+    it would finish (seconds), from the typical job duration and the servers working at once."""
     position = ahead + job_count
-    return position, (position * job_seconds if job_seconds else None)
+    return position, (position * job_seconds / max(1, servers) if job_seconds else None)

@@ -172,7 +172,8 @@ class Controller:
         """Position of the last of ``job_count`` new jobs, and the estimated wait (seconds)."""
         counts = self.ledger.count_by_state()
         ahead = self.status.server_queue + counts.get(JobState.pending, 0)
-        return admission.position_estimate(job_count, ahead, self.status.estimated_job_seconds())
+        seconds = self.status.estimated_job_seconds()
+        return admission.position_estimate(job_count, ahead, seconds, len(self.links))
 
     def _retry_one(self, job_id: str) -> str:
         return self.ledger.retry(job_id).state.value

@@ -184,8 +184,7 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
         try:
             assert not window.demo
             assert real.simulator is None
-            assert real.client is not None
-            assert real.client.base_url == simulator.url
+            assert [client.base_url for client in real.clients] == [simulator.url]
             assert real.ledger is not None
             assert real.ledger.folder == tmp_path / "home"
         finally:
@@ -193,6 +192,39 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
         return how
 
     assert qloop.run_until_complete(scenario()) == "restart"
+
+
+def test_a_session_on_several_servers_runs_jobs_on_each(qloop, tmp_path, preset_copy) -> None:
+    sims = [
+        SimulatorThread(SimulatorConfig(job_seconds=0.2, output_dir=tmp_path / f"s{i}"))
+        for i in range(2)
+    ]
+    for sim in sims:
+        sim.start()
+    options = SessionOptions(data_dir=tmp_path / "home", server=f"{sims[0].url},{sims[1].url}")
+
+    async def scenario() -> set[str]:
+        session = Session(options)
+        window = await session.open()
+        try:
+            assert [c.base_url for c in session.clients] == [s.url for s in sims]
+            window.dropEvent(StubDropEvent([preset_copy]))
+            window.composer.seeds.count.setValue(6)
+            window.composer.queue_button.click()
+            await until(lambda: window.model.rowCount() == 6)
+            ids = [window.model.job_at(r).id for r in range(6)]
+            await until(lambda: all(state(window, i) is JobState.succeeded for i in ids))
+            await until(lambda: window.status.connection.text() == "● Connected to 2 servers")
+            assert session.ledger is not None
+            return {session.ledger.attempts(i)[-1].server for i in ids}
+        finally:
+            await session.close()
+
+    try:
+        assert qloop.run_until_complete(scenario()) == {s.url for s in sims}
+    finally:
+        for sim in sims:
+            sim.stop()
 
 
 def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:

@@ -43,3 +43,25 @@ def test_keyring_token_wins_over_the_environment(memory_keyring, monkeypatch) ->
     assert load_token("http://x") == "from-keyring"
     save_token("http://x", "")
     assert load_token("http://x") == "from-env"
+
+
+def test_several_servers_share_the_token_and_bad_addresses_are_named(
+    qtbot, ledger, memory_keyring
+) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    dialog.server.setText("http://gpu-1:8188, gpu-2:8188")
+    dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    assert dialog.server_note.text() == "Not a server address (http://host:port): gpu-2:8188"
+    dialog.server.setText("http://gpu-1:8188, http://gpu-2:8188")
+    dialog.token.setText("t0ken")
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert dialog.server_note.text() == ""
+    dialog.apply()
+    assert AppSettings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188"
+    assert memory_keyring.store == {
+        ("Batchline", "http://gpu-1:8188"): "t0ken",
+        ("Batchline", "http://gpu-2:8188"): "t0ken",
+    }

@@ -47,3 +47,22 @@ def test_the_connection_names_the_server_it_is_connected_to() -> None:
     assert connection_text(status, demo=True)[0] == "Demo server"
     offline = ControllerStatus(connection=Connection.offline, server="http://10.0.0.5:8188")
     assert connection_text(offline, demo=False)[0] == "Offline"
+
+
+def test_several_servers_are_counted_and_listed() -> None:
+    from core.controller.status import ServerStatus
+    from desktop.status_bar import connection_text, connection_tooltip, flight_text
+
+    one = ServerStatus("http://gpu-1:8188", Connection.connected, queue=2)
+    two = ServerStatus("http://gpu-2:8188", Connection.connected, queue=1)
+    status = ControllerStatus(connection=Connection.connected, in_flight=3, servers=(one, two))
+    assert connection_text(status, demo=False) == ("Connected to 2 servers", "#1e7b34")
+    assert flight_text(status) == "Ours in flight: 3 / cap 3 × 2 servers"
+    down = ServerStatus("http://gpu-2:8188", Connection.offline, last_error="refused")
+    status = ControllerStatus(connection=Connection.connected, servers=(one, down))
+    assert connection_text(status, demo=False) == ("Connected to 1 of 2 servers", "#b36b00")
+    assert connection_tooltip(status) == (
+        "gpu-1:8188: connected, queue 2\ngpu-2:8188: offline, queue 0 (refused)"
+    )
+    status = ControllerStatus(connection=Connection.offline, servers=(down, down))
+    assert connection_text(status, demo=False)[0] == "Offline"

@@ -59,6 +59,7 @@ def test_short_jobs_keep_more_prompts_waiting_up_to_the_hard_maximum() -> None:
 def test_position_estimate_uses_the_typical_duration() -> None:
     assert position_estimate(4, 6, 2.5) == (10, 25.0)
     assert position_estimate(4, 6, None) == (10, None)
+    assert position_estimate(4, 6, 2.5, servers=2) == (10, 12.5), "two GPUs halve the wait"
 
 
 @given(
