@@ -3,7 +3,8 @@
 Baseline: every prompt of the batch POSTed at once straight to a fresh simulated ComfyUI, then
 waited for (the fastest any client can get the work done). Batchline: the same batch through the
 ledger and the controller with the default caps (3 in ComfyUI at a time), outputs downloaded.
-Both run in this process against their own simulator, with the same per-job time.
+Both run in this process against their own simulator, with the same per-job time. Then the same
+batch through Batchline driving two simulated servers at once.
 Run: `.venv/bin/python bench/overhead.py [--jobs 30] [--job-seconds 0.2]`.
 """
 
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from core.batch import BatchSpec, SeedPlan, build_workflow
@@ -44,13 +47,20 @@ async def baseline(jobs: int, sim_config: SimulatorConfig) -> float:
         return time.perf_counter() - start
 
 
-async def through_batchline(jobs: int, sim_config: SimulatorConfig, folder: Path) -> float:
-    async with Simulator(sim_config) as sim, ComfyClient(sim.url) as client:
-        with Ledger(folder / "home") as ledger:
+async def through_batchline(
+    jobs: int, sim_config: SimulatorConfig, folder: Path, servers: int = 1
+) -> float:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = []
+        for n in range(servers):
+            config = replace(sim_config, output_dir=sim_config.output_dir / f"server-{n}")
+            sim = await stack.enter_async_context(Simulator(config))
+            clients.append(await stack.enter_async_context(ComfyClient(sim.url)))
+        with Ledger(folder / f"home-{servers}") as ledger:
             ledger.presets.add("bench", PresetContent(workflow_hash(WORKFLOW), WORKFLOW))
             queue_batch(ledger, "bench", BatchSpec(seeds=SeedPlan(count=jobs, start=1)))
             controller = Controller(
-                ledger, client, config=ControllerConfig(), output_dir=folder / "out"
+                ledger, clients, config=ControllerConfig(), output_dir=folder / "out"
             )
             start = time.perf_counter()
             await controller.run_until_idle()
@@ -71,6 +81,7 @@ async def main() -> None:
         )
         base = await baseline(options.jobs, config)
         ours = await through_batchline(options.jobs, config, Path(folder))
+        two = await through_batchline(options.jobs, config, Path(folder), servers=2)
     ideal = options.jobs * options.job_seconds
     print(
         f"jobs: {options.jobs} x {options.job_seconds:.2f} s of simulated GPU time "
@@ -79,6 +90,10 @@ async def main() -> None:
     print(f"baseline (all POSTed at once): {base:.2f} s")
     print(f"through Batchline (cap 3, outputs downloaded): {ours:.2f} s")
     print(f"ratio batchline/baseline: {ours / base:.3f}")
+    print(
+        f"through Batchline on two servers: {two:.2f} s "
+        f"(speed-up over one server {ours / two:.2f}x; ideal 2x)"
+    )
 
 
 if __name__ == "__main__":
