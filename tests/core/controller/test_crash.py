@@ -25,23 +25,25 @@ from core.ledger import Ledger
 
 async def main():
     with Ledger(Path(sys.argv[2])) as ledger:
-        async with ComfyClient(sys.argv[1]) as client:
-            config = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
-            controller = Controller(ledger, client, config=config, output_dir=Path(sys.argv[3]))
-            await controller.run_until_idle()
+        clients = [ComfyClient(url) for url in sys.argv[1].split(",")]
+        config = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
+        controller = Controller(ledger, clients, config=config, output_dir=Path(sys.argv[3]))
+        await controller.run_until_idle()
+        for client in clients:
+            await client.aclose()
 
 asyncio.run(main())
 """
 
 
 async def _run_controller(
-    simulator: Simulator, ledger: Ledger, out: str, kill_after: float | None
+    simulators: list[Simulator], ledger: Ledger, out: str, kill_after: float | None
 ) -> int:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
         CHILD,
-        simulator.url,
+        ",".join(simulator.url for simulator in simulators),
         str(ledger.folder),
         out,
         stdout=asyncio.subprocess.DEVNULL,
@@ -59,19 +61,22 @@ async def _run_controller(
     return proc.returncode
 
 
+@pytest.mark.parametrize("servers", [1, 2])
 async def test_sigkill_at_random_moments(
-    ledger: Ledger, make_simulator: Callable[..., object], tmp_path: object
+    ledger: Ledger, make_simulator: Callable[..., object], tmp_path: object, servers: int
 ) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.15)  # type: ignore[misc]
+    sims: list[Simulator] = [await make_simulator(job_seconds=0.15) for _ in range(servers)]  # type: ignore[misc]
     ids = queue(ledger, 12)
     chance = random.Random(20261130)
     for _ in range(5):
-        await _run_controller(simulator, ledger, f"{tmp_path}/out", chance.uniform(0.3, 1.2))
-    await _run_controller(simulator, ledger, f"{tmp_path}/out", None)
+        await _run_controller(sims, ledger, f"{tmp_path}/out", chance.uniform(0.3, 1.2))
+    await _run_controller(sims, ledger, f"{tmp_path}/out", None)
 
     assert [ledger.job(job_id).state for job_id in ids] == [JobState.succeeded] * 12
     for job_id in ids:
         attempts = ledger.attempts(job_id)
         assert [a.result for a in attempts].count(AttemptResult.succeeded) == 1
         for attempt in attempts:
-            assert simulator.execution_count(attempt.prompt_id) <= 1, "a prompt ran twice"
+            runs = sum(sim.execution_count(attempt.prompt_id) for sim in sims)
+            assert runs <= 1, "a prompt ran twice"
+    assert all(sim.stats()["execution_counts"] for sim in sims), "every server worked"
