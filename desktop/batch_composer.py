@@ -164,9 +164,12 @@ class BatchComposerWidget(QWidget):
         if count <= 0:
             return ""
         last, wait_s = self._controller.estimate(count)  # the last new job's place and finish
-        cap = self._controller.status.global_cap
+        status = self._controller.status
+        cap = status.capacity
         if last <= cap:
             return ""
+        servers = len(status.servers)
+        who = f"your {servers} servers get" if servers > 1 else "ComfyUI gets"
         first = max(1, last - count + 1)
         place = f"#{last}" if count == 1 else f"#{first}–#{last}"
         subject = "This job" if count == 1 else f"These {count} jobs"
@@ -175,7 +178,7 @@ class BatchComposerWidget(QWidget):
             if wait_s is not None
             else "the wait is estimated once a job has finished"
         )
-        return f"{subject} would stand {place} in line (ComfyUI gets {cap} at a time); {done}."
+        return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
 
     @Slot()
     def queue(self) -> None:

@@ -6,7 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -39,6 +46,7 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
     from desktop.controller_port import ControllerPort
 
+PREFERRED_SIZE = (1500, 880)
 _BANNER = "background: #fff3cd; color: #5c4400; padding: 6px; border-radius: 4px;"
 _ERROR_BANNER = "background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px;"
 _DEMO_BADGE = (
@@ -186,6 +194,17 @@ class MainWindow(QMainWindow):
         self._batches_timer.timeout.connect(self.refresh_batches)
 
     # --- life -----------------------------------------------------------------------------------
+
+    def fit_to_screen(
+        self, width: int = PREFERRED_SIZE[0], height: int = PREFERRED_SIZE[1]
+    ) -> None:
+        """The preferred size, or less on a small screen (a 1366x768 laptop shows it whole)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        if room is not None and room.isValid():
+            width = min(width, int(room.width() * 0.95))
+            height = min(height, int(room.height() * 0.92))
+        self.resize(width, height)
 
     def start(self) -> None:
         """Start following the ledger (the first chunk is read at once)."""

@@ -148,7 +148,7 @@ class Session(QObject):
         assert self.ledger is not None
         assert self.controller is not None
         window = MainWindow(self.ledger, self.controller, demo=demo, output_dir=settings.output_dir)
-        window.resize(1500, 880)
+        window.fit_to_screen()
         window.connect_real_requested.connect(self._leave_demo)
         window.settings_requested.connect(self._settings)
         self.tasks.failed.connect(window.show_error)

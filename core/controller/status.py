@@ -67,6 +67,11 @@ class ControllerStatus:
     last_error: str = ""
     servers: tuple[ServerStatus, ...] = ()
 
+    @property
+    def capacity(self) -> int:
+        """How many prompts ComfyUI may hold at once: the global cap on each server."""
+        return self.global_cap * max(1, len(self.servers))
+
     def estimated_job_seconds(self) -> float | None:
         """Median of recent job durations, or None before any job finished."""
         if not self.recent_durations:

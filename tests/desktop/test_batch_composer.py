@@ -110,6 +110,20 @@ def test_admission_notice_gives_position_and_wait(composer, controller) -> None:
     assert composer.notice.isHidden()
 
 
+def test_admission_notice_counts_every_server(composer, controller) -> None:
+    from core.controller.status import ServerStatus
+
+    controller.push(servers=(ServerStatus("http://gpu-1:8188"), ServerStatus("http://gpu-2:8188")))
+    controller.estimate_answer = (6, None)
+    composer.seeds.count.setValue(6)
+    assert composer.notice.isHidden(), "6 fit: 3 on each server"
+    controller.estimate_answer = (7, None)
+    composer.seeds.count.setValue(7)
+    assert composer.notice.text().startswith(
+        "These 7 jobs would stand #1–#7 in line (your 2 servers get 6 at a time)"
+    )
+
+
 def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller) -> None:
     name = add_preset_file(ledger, GRADIENT, ["1.color"]).name
     composer = BatchComposerWidget(ledger, controller)

@@ -111,3 +111,12 @@ def test_only_batches_ending_while_open_are_announced(qtbot, ledger, controller,
     qtbot.waitUntil(lambda: not window.banner.isHidden())
     assert "1 succeeded" in window.banner.text()
     window.close()
+
+
+def test_the_window_fits_a_small_screen(window) -> None:
+    room = window.screen().availableGeometry()  # the offscreen platform's screen: 800 x 800
+    window.fit_to_screen(5000, 5000)
+    assert window.width() <= room.width()
+    assert window.height() <= room.height()
+    window.fit_to_screen(400, 300)
+    assert (window.width(), window.height()) == (400, 300), "the preferred size when it fits"
