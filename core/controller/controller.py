@@ -71,7 +71,7 @@ class Controller:
         urls = [client.base_url for client in clients]
         if not urls or len(set(urls)) != len(urls):
             raise InputError(f"one or more distinct servers are needed, not {', '.join(urls)}")
-        self.ledger, self.client = ledger, clients[0]
+        self.ledger = ledger
         self.config = config or ControllerConfig.from_settings(ledger)
         self.links = [
             ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients
@@ -93,9 +93,8 @@ class Controller:
         self.ledger.lease.acquire()
         self._seen_seq = self.ledger.latest_seq()
         for link in self.links:
-            for loop in (self._main_loop, self._event_loop):
-                name = f"{loop.__name__} {link.url}"
-                self._tasks.append(asyncio.create_task(loop(link), name=name))
+            self._tasks.append(asyncio.create_task(self._main_loop(link), name=f"ticks {link.url}"))
+            self._tasks.append(asyncio.create_task(link.follow_events(), name=f"events {link.url}"))
         self._tasks.append(asyncio.create_task(self._request_loop(), name="request loop"))
 
     async def stop(self) -> None:
@@ -219,9 +218,6 @@ class Controller:
             for attempt in self.ledger.live_attempts()
             if attempt.server == link.url or (first and attempt.server not in known)
         ]
-
-    async def _event_loop(self, link: ServerLink) -> None:
-        await link.follow_events()
 
     async def _request_loop(self) -> None:
         """Carry out commands written by other processes, and notice their new jobs."""
