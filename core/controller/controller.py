@@ -48,6 +48,7 @@ _CONNECTION_RANK = [
 
 REQUEST_POLL_S = 0.25
 STOP_TIMEOUT_S = 5.0
+LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
 
 
@@ -90,7 +91,7 @@ class Controller:
 
     async def start(self) -> None:
         """Take the controller lease (LeaseTakenError if another process has it) and run."""
-        self.ledger.lease.acquire()
+        self.ledger.lease.acquire(wait_s=LEASE_WAIT_S)
         self._seen_seq = self.ledger.latest_seq()
         for link in self.links:
             self._tasks.append(asyncio.create_task(self._main_loop(link), name=f"ticks {link.url}"))

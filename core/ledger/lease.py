@@ -5,12 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from typing import IO, TYPE_CHECKING
 
 from core.errors import LeaseTakenError
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+
+RETRY_S = 0.02
 
 
 class ControllerLease:
@@ -29,16 +33,23 @@ class ControllerLease:
     def held(self) -> bool:
         return self._handle is not None
 
-    def acquire(self) -> None:
-        """Take the lease, or raise LeaseTakenError naming the holder's pid."""
+    def acquire(self, wait_s: float = 0.0) -> None:
+        """Take the lease, or raise LeaseTakenError naming the holder's pid.
+
+        ``wait_s``: keep trying that long first. A controller starting waits a moment, because
+        a CLI command checking whether a controller runs holds the lock for an instant.
+        """
         if self._handle is not None:
             return
         handle = self.path.open("a+", encoding="ascii")
-        if not _try_lock(handle):
-            handle.seek(0)
-            pid = handle.read().strip()
-            handle.close()
-            raise LeaseTakenError(int(pid) if pid.isdigit() else None)
+        deadline = time.monotonic() + wait_s
+        while not _try_lock(handle):
+            if time.monotonic() >= deadline:
+                handle.seek(0)
+                pid = handle.read().strip()
+                handle.close()
+                raise LeaseTakenError(int(pid) if pid.isdigit() else None)
+            time.sleep(RETRY_S)
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))

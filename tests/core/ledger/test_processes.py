@@ -206,3 +206,23 @@ def test_admission_queries_on_a_large_backlog(ledger: Ledger) -> None:
     assert ledger.in_flight_by_requester("http://y") == {"b": 1}
     assert ledger.in_flight_by_requester("http://z") == {}
     assert ledger.has_active_jobs()
+
+
+def test_a_starting_controller_waits_out_a_brief_holder(ledger: Ledger) -> None:
+    with _spawn(
+        """
+        ledger = Ledger(home)
+        ledger.lease.acquire()
+        print("held", flush=True)
+        time.sleep(0.4)
+        ledger.lease.release()
+        time.sleep(60)
+        """,
+        ledger.folder,
+    ) as holder:
+        _wait_for_line(holder, "held")
+        with pytest.raises(LeaseTakenError):
+            ledger.lease.acquire()  # no waiting: refused at once
+        ledger.lease.acquire(wait_s=10)
+        assert ledger.lease.held
+        holder.kill()
