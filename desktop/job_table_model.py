@@ -61,6 +61,10 @@ PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 2
 _TICKING = frozenset({JobState.running, JobState.cancelling})
 _STATE_ORDER = {state: index for index, state in enumerate(JobState)}
 RESORT_DELAY_MS = 1000
+STALLED_NOTE = (
+    "Running longer than the stall limit: ComfyUI may be stuck. Cancel it, or restart ComfyUI "
+    "(the job is then retried)."
+)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
@@ -93,6 +97,7 @@ class JobTableModel(QAbstractTableModel):
         self._ticking: set[str] = set()
         self._positions: dict[str, int] = {}
         self._progress: dict[str, Progress] = {}
+        self._stalled: frozenset[str] = frozenset()
         self._values: dict[str, str] = {}
         self._value_keys: dict[str, tuple[tuple[str, int, Any], ...]] = {}
         self._sorting: tuple[Column, bool] | None = None  # column, descending; None: creation
@@ -268,10 +273,12 @@ class JobTableModel(QAbstractTableModel):
         """Take queue positions and progress from a controller snapshot."""
         touched = set(self._positions) | set(status.positions)
         touched |= set(self._progress) | set(status.progress)
+        touched |= self._stalled ^ status.stalled
         self._positions = dict(status.positions)
         self._progress = dict(status.progress)
+        self._stalled = status.stalled
         rows = [self._rows[job_id] for job_id in touched if job_id in self._rows]
-        self._emit_changed(rows, Column.position, Column.elapsed)
+        self._emit_changed(rows, Column.position, Column.warning)
 
     @Slot()
     def tick_elapsed(self) -> None:
@@ -342,7 +349,11 @@ class JobTableModel(QAbstractTableModel):
                 return str(job.attempt)
             case Column.position:
                 position = self._positions.get(job.id)
-                return "" if position is None else ("running" if position == 0 else str(position))
+                if position is None:
+                    return ""
+                if position == 0:
+                    return "stalled" if job.id in self._stalled else "running"
+                return str(position)
             case Column.progress:
                 progress = self._progress.get(job.id)
                 return f"{progress.value}/{progress.max}" if progress else ""
@@ -352,7 +363,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.reason:
                 return reason_label(job.reason)
             case Column.warning:
-                return "⚠" if job.warning else ""
+                return "⚠" if job.warning or job.id in self._stalled else ""
 
     def _decoration(self, job: JobRecord, column: Column, role: int) -> Any:
         if role == Qt.ItemDataRole.BackgroundRole and column == Column.state:
@@ -361,7 +372,10 @@ class JobTableModel(QAbstractTableModel):
             progress = self._progress.get(job.id)
             return progress.fraction if progress else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return job.warning if column == Column.warning else job.reason
+            if column != Column.warning:
+                return job.reason
+            notes = [STALLED_NOTE] if job.id in self._stalled else []
+            return "\n".join([*notes, job.warning] if job.warning else notes) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
             return int(_RIGHT)
         return None
@@ -369,6 +383,7 @@ class JobTableModel(QAbstractTableModel):
     def _column_key(self, column: Column) -> Callable[[JobRecord], Any]:
         """A function giving each job's raw value in ``column`` (made once per sort: fast)."""
         positions, progress, now = self._positions, self._progress, time.time()
+        stalled = self._stalled
         match column:
             case Column.job:
                 return lambda _job: 0  # creation order breaks the tie
@@ -389,7 +404,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.reason:
                 return lambda job: reason_label(job.reason)
             case Column.warning:
-                return lambda job: bool(job.warning)
+                return lambda job: bool(job.warning) or job.id in stalled
 
     def _values_text(self, job: JobRecord) -> str:
         """A job's varied values never change: their text and sort key are made once."""

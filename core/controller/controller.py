@@ -283,6 +283,7 @@ class Controller:
                 paused=self._paused(),
                 positions=positions,
                 progress={job: p for s in servers for job, p in s.progress.items()},
+                stalled=frozenset().union(*(s.stalled for s in servers)),
                 recent_durations=tuple(d for link in self.links for d in link.reconciler.durations),
                 done_per_minute=float(sum(link.recent_finishes(now) for link in self.links)),
                 last_error="; ".join(

@@ -77,9 +77,9 @@ class ServerLink:
             job = self.ledger.job(attempt.job_id)
             await self.reconciler.follow(attempt, job, snapshot)
         await self.dispatcher.dispatch(snapshot, paused=paused)
-        self._publish(snapshot)
+        self._publish(snapshot, frozenset(a.job_id for a in live if a.stalled))
 
-    def _publish(self, snapshot: QueueSnapshot) -> None:
+    def _publish(self, snapshot: QueueSnapshot, stalled: frozenset[str]) -> None:
         places = {item.prompt_id: 0 for item in snapshot.running}
         places.update({item.prompt_id: i + 1 for i, item in enumerate(snapshot.pending)})
         positions = {self.ours[pid]: place for pid, place in places.items() if pid in self.ours}
@@ -92,6 +92,7 @@ class ServerLink:
             queue=len(snapshot),
             positions=positions,
             progress={j: p for j, p in self.status.progress.items() if j in running},
+            stalled=stalled & running,
             last_error="",
         )
 

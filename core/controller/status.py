@@ -32,6 +32,7 @@ class ServerStatus:
     queue: int = 0  # ComfyUI's running + pending, all clients
     positions: dict[str, int] = field(default_factory=dict)  # our job id -> place (0 = running)
     progress: dict[str, Progress] = field(default_factory=dict)
+    stalled: frozenset[str] = frozenset()  # our job ids running beyond the stall limit
     last_error: str = ""
 
 
@@ -48,6 +49,7 @@ class ControllerStatus:
         paused: dispatch is paused.
         positions: job id -> place in ComfyUI's queue (0 = running, 1 = next, ...).
         progress: job id -> progress of the running node.
+        stalled: job ids running beyond the stall limit (ComfyUI may be stuck).
         recent_durations: seconds of recently finished jobs, newest last.
         done_per_minute: jobs finished in the last minute.
         servers: each server's own status.
@@ -62,6 +64,7 @@ class ControllerStatus:
     paused: bool = False
     positions: dict[str, int] = field(default_factory=dict)
     progress: dict[str, Progress] = field(default_factory=dict)
+    stalled: frozenset[str] = frozenset()
     recent_durations: tuple[float, ...] = ()
     done_per_minute: float = 0.0
     last_error: str = ""

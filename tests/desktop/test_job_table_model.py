@@ -59,6 +59,22 @@ def test_status_gives_positions_and_progress(model, ledger, preset_name) -> None
     assert model.index(0, Column.progress).data() == ""
 
 
+def test_a_stalled_job_is_marked(model, ledger, preset_name, qtbot) -> None:
+    ids = make_jobs(ledger, preset_name, 2)
+    model.load_all()
+    with qtbot.waitSignal(model.dataChanged):
+        model.set_status(ControllerStatus(positions={ids[0]: 0}, stalled=frozenset({ids[0]})))
+    assert model.index(0, Column.position).data() == "stalled"
+    assert model.index(0, Column.warning).data() == "⚠"
+    assert "ComfyUI may be stuck" in model.index(0, Column.warning).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+    assert model.index(1, Column.warning).data() == ""
+    model.set_status(ControllerStatus(positions={ids[0]: 0}))
+    assert model.index(0, Column.position).data() == "running"
+    assert model.index(0, Column.warning).data() == ""
+
+
 def test_values_text_names_inputs() -> None:
     assert values_text({"3.seed": 5}) == "seed=5"
     assert values_text({"3.seed": 5, "6.seed": 6}) == "3.seed=5, 6.seed=6"

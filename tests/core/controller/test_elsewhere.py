@@ -93,6 +93,7 @@ async def test_a_hung_prompt_is_flagged_stalled_never_failed(
     controller = await make_controller(ledger, simulator, stall_s=0.3)
     await wait_for(lambda: bool(ledger.attempts(job_id)) and ledger.attempts(job_id)[0].stalled)
     assert ledger.job(job_id).state == JobState.running
+    await wait_for(lambda: controller.status.stalled == {job_id})  # shown in the job table
     controller.cancel([job_id])  # the artist gives up on it: a targeted interrupt...
     await wait_for(lambda: ledger.job(job_id).state == JobState.cancelling)
     await simulator.restart()  # ...which a hung worker never honours, until ComfyUI restarts
