@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -132,21 +133,24 @@ def test_run_stops_cleanly_on_a_signal(
     time.sleep(0)
 
 
-def test_run_sends_the_token_from_the_environment(
-    cli: Cli, noise: str, outputs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    secured = SimulatorThread(
-        SimulatorConfig(
-            token="s3cret", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
-        )
+@pytest.fixture
+def secured(tmp_path: Path) -> Iterator[SimulatorThread]:
+    """A simulator that requires the bearer token "s3cret"."""
+    config = SimulatorConfig(
+        token="s3cret", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
     )
-    secured.start()
-    try:
-        monkeypatch.setenv("BATCHLINE_TOKEN", "s3cret")
-        (job_id,) = cli("queue", "noise").out.split()
-        assert f"{job_id} succeeded" in run_until_idle(cli, secured)
-    finally:
-        secured.stop()
+    thread = SimulatorThread(config)
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+def test_run_sends_the_token_from_the_environment(
+    cli: Cli, noise: str, secured: SimulatorThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BATCHLINE_TOKEN", "s3cret")
+    (job_id,) = cli("queue", "noise").out.split()
+    assert f"{job_id} succeeded" in run_until_idle(cli, secured)
 
 
 @pytest.mark.parametrize(
@@ -178,21 +182,12 @@ def test_failure_lines_name_the_node_and_input() -> None:
 
 
 def test_run_sends_the_token_the_app_stored_in_the_keyring(
-    cli: Cli, noise: str, tmp_path: Path, memory_keyring, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, noise: str, secured: SimulatorThread, memory_keyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    secured = SimulatorThread(
-        SimulatorConfig(
-            token="k3y", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
-        )
-    )
-    secured.start()
-    try:
-        monkeypatch.setenv("BATCHLINE_TOKEN", "wrong")
-        assert save_token(secured.url, "k3y")  # as the Settings dialog does
-        (job_id,) = cli("queue", "noise").out.split()
-        assert f"{job_id} succeeded" in run_until_idle(cli, secured)
-    finally:
-        secured.stop()
+    monkeypatch.setenv("BATCHLINE_TOKEN", "wrong")
+    assert save_token(secured.url, "s3cret")  # as the Settings dialog does
+    (job_id,) = cli("queue", "noise").out.split()
+    assert f"{job_id} succeeded" in run_until_idle(cli, secured)
 
 
 def test_run_drives_several_servers_given_comma_separated(
