@@ -13,7 +13,7 @@ import httpx
 from PySide6.QtCore import QObject, Slot
 
 from core.cli.common import OUTPUT_DIR_KEY
-from core.comfy import BearerAuth, ComfyClient
+from core.comfy import BearerAuth, ComfyClient, server_address
 from core.controller.config import server_list
 from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
@@ -90,12 +90,17 @@ def make_controller(
 
 
 def make_clients(servers: list[str], demo: bool) -> list[ComfyClient]:
-    """A client per server, each with its own token (none for the demo simulator)."""
-    clients = []
-    for server in servers:
-        token = None if demo else load_token(server)
-        clients.append(ComfyClient(server, auth=BearerAuth(token) if token else None))
-    return clients
+    """A client per server, each with its own token (none for the demo simulator).
+
+    Raises:
+        ValueError: one of them is not a server address (checked before any client exists).
+    """
+    urls = [server_address(server) for server in servers]
+    tokens = [None if demo else load_token(url) for url in urls]
+    return [
+        ComfyClient(url, auth=BearerAuth(token) if token else None)
+        for url, token in zip(urls, tokens, strict=True)
+    ]
 
 
 class Session(QObject):

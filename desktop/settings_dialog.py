@@ -102,7 +102,7 @@ class SettingsDialog(QDialog):
         settings.save(self._ledger)
         if self.token.text():
             for server in server_list(settings.server):
-                save_token(server, self.token.text())
+                save_token(server_address(server), self.token.text())
         return settings
 
     def problem(self) -> str | None:

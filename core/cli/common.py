@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient
+from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient, server_address
 from core.controller import DEFAULT_SERVER, server_list
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
@@ -55,11 +55,12 @@ def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
 
 def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:
     """A client for ``url``, with its bearer token from the keyring or $BATCHLINE_TOKEN."""
-    token = load_token(url)
     try:
-        return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
+        url = server_address(url)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    token = load_token(url)
+    return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
 
 
 def iso(timestamp: float | None) -> str | None:

@@ -54,14 +54,14 @@ def test_several_servers_share_the_token_and_bad_addresses_are_named(
     dialog.accept()
     assert dialog.result() != dialog.DialogCode.Accepted
     assert dialog.server_note.text() == "Not a server address (http://host:port): gpu-2:8188"
-    dialog.server.setText("http://gpu-1:8188, http://gpu-2:8188")
+    dialog.server.setText("http://gpu-1:8188, http://gpu-2:8188/")
     dialog.token.setText("t0ken")
     dialog.accept()
     assert dialog.result() == dialog.DialogCode.Accepted
     assert dialog.server_note.text() == ""
     dialog.apply()
-    assert AppSettings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188"
+    assert AppSettings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188/"
     assert memory_keyring.store == {
         ("Batchline", "http://gpu-1:8188"): "t0ken",
-        ("Batchline", "http://gpu-2:8188"): "t0ken",
+        ("Batchline", "http://gpu-2:8188"): "t0ken",  # under the address the clients use
     }
