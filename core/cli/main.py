@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.run_cmd",
     "core.cli.jobs_cmd",
     "core.cli.control_cmd",
+    "core.cli.servers_cmd",
 )
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

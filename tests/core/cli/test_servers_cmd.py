@@ -1,0 +1,24 @@
+"""`batchline servers` says, for each configured server, whether it answers and how busy it is."""
+
+from __future__ import annotations
+
+from core.simulator.thread import SimulatorThread
+from tests.core.cli.conftest import Cli
+
+
+def test_each_server_is_checked(cli: Cli, sim_thread: SimulatorThread) -> None:
+    cli.server = f"{sim_thread.url},http://127.0.0.1:9"
+    result = cli("servers")
+    assert result.code == 1, "one of them does not answer"
+    up, down = result.out.splitlines()
+    assert up.startswith(f"{sim_thread.url}  ComfyUI 0.3.64  ")
+    assert up.endswith("queue 0 running, 0 waiting")
+    assert down.startswith("http://127.0.0.1:9  unreachable: ")
+    reports = cli("servers", "--json").json()
+    assert [r["reachable"] for r in reports] == [True, False]
+    assert reports[0]["devices"][0]["type"] in ("cpu", "cuda")
+
+
+def test_all_answering_is_exit_0(cli: Cli, sim_thread: SimulatorThread) -> None:
+    cli.server = sim_thread.url
+    assert cli("servers").code == 0
