@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ledger.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/controller_kills.py
+	$(BIN)/python bench/controller_kills.py --servers 2
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py
 
 # `make package`: the PyInstaller onedir dist/Batchline/ and dist/Batchline-<version>-linux-<arch>.tar.gz

@@ -4,7 +4,9 @@ Starts a simulated ComfyUI in this process (SimulatorThread, loopback), adds a m
 queues 100 jobs, then starts `batchline run --until-idle` and kills it at random moments, 10
 times, before letting a last run finish. Prints what happened and checks the invariants: every
 job terminal and succeeded, at most one succeeded attempt per job, no prompt executed twice.
-Run: `.venv/bin/python bench/controller_kills.py [--jobs 100] [--kills 10] [--seed 1]`.
+With `--servers 2` the controller drives two simulated servers at once (a prompt run once on
+each would count as run twice).
+Run: `.venv/bin/python bench/controller_kills.py [--jobs 100] [--kills 10] [--seed 1] [--servers 2]`
 """
 
 from __future__ import annotations
@@ -49,15 +51,21 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--servers", type=int, default=1)
     options = parser.parse_args()
     chance = random.Random(options.seed)
     with tempfile.TemporaryDirectory() as folder:
         home, preset = Path(folder) / "home", Path(folder) / "soak.json"
         preset.write_text(json.dumps(WORKFLOW))
-        sim = SimulatorThread(
-            SimulatorConfig(job_seconds=0.1, cpu_time_scale=0.0, output_dir=Path(folder) / "server")
-        )
-        url = sim.start()
+        sims = [
+            SimulatorThread(
+                SimulatorConfig(
+                    job_seconds=0.1, cpu_time_scale=0.0, output_dir=Path(folder) / f"server-{n}"
+                )
+            )
+            for n in range(options.servers)
+        ]
+        url = ",".join(sim.start() for sim in sims)
         try:
             subprocess.run(
                 batchline(home, url, "preset", "add", str(preset), "--name", "soak"),
@@ -87,17 +95,21 @@ def main() -> int:
                 timeout=600,
             )
             print(f"last run exit {final.returncode} after {time.monotonic() - started:.1f} s")
-            return check(home, url, sim)
+            return check(home, url, sims)
         finally:
-            sim.stop()
+            for sim in sims:
+                sim.stop()
 
 
-def check(home: Path, url: str, sim: SimulatorThread) -> int:
+def check(home: Path, url: str, sims: list[SimulatorThread]) -> int:
     listing = subprocess.run(
         batchline(home, url, "jobs", "--json"), capture_output=True, text=True, check=True
     )
     jobs = json.loads(listing.stdout)
-    counts = sim.stats()["execution_counts"]
+    counts: dict[str, int] = {}
+    for sim in sims:
+        for pid, n in sim.stats()["execution_counts"].items():
+            counts[pid] = counts.get(pid, 0) + n
     states: dict[str, int] = {}
     for job in jobs:
         states[job["state"]] = states.get(job["state"], 0) + 1
@@ -106,7 +118,7 @@ def check(home: Path, url: str, sim: SimulatorThread) -> int:
         job["id"] for job in jobs if [a["result"] for a in job["attempts"]].count("succeeded") > 1
     ]
     attempts = sum(len(job["attempts"]) for job in jobs)
-    print(f"jobs: {len(jobs)}, states: {states}, attempts: {attempts}")
+    print(f"jobs: {len(jobs)}, states: {states}, attempts: {attempts}, servers: {len(sims)}")
     print(f"prompts executed twice: {len(twice)}, jobs with two successes: {len(multi)}")
     ok = states == {"succeeded": len(jobs)} and not twice and not multi
     print("invariants hold" if ok else "INVARIANTS BROKEN")
