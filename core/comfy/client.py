@@ -197,11 +197,13 @@ class ComfyClient:
 
     async def download(
         self, image: ImageRef, dest: Path, *, max_bytes: int = DEFAULT_MAX_BYTES
-    ) -> int:
-        """Stream an output image from ``/view`` into exactly ``dest``; returns its size.
+    ) -> Path:
+        """Stream an output image from ``/view`` to ``dest``; returns the file written.
 
         The server's file name is only sent as a query value, never used as a local path.
-        The file appears complete or not at all.
+        The file appears complete or not at all, and never replaces an existing file: when
+        ``dest`` is taken the next free numbered name beside it is used, or an identical file
+        already there (``download.place``).
 
         Raises:
             ComfyOutputTooLarge: the body exceeds ``max_bytes`` (nothing is kept).

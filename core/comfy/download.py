@@ -1,19 +1,22 @@
-"""Streaming an output file to a caller-given path: size-limited, atomic, never elsewhere."""
+"""Streaming an output file beside a caller-given path: size-limited, atomic, never over a file."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from pathlib import Path
+import secrets
 from typing import TYPE_CHECKING, BinaryIO
 
 from core.errors import ComfyOutputTooLarge, ComfyProtocolError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import httpx
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+MAX_NAME_TRIES = 1000
+COMPARE_CHUNK = 1024 * 1024
 
 
 def check_declared_size(response: httpx.Response, max_bytes: int, route: str) -> None:
@@ -29,36 +32,97 @@ def check_declared_size(response: httpx.Response, max_bytes: int, route: str) ->
         )
 
 
-async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, route: str) -> int:
-    """Write the body to ``dest`` through a sibling temp file; returns the byte count.
+async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, route: str) -> Path:
+    """Write the body beside ``dest`` through a temp file, never over an existing file.
 
     Args:
         response: a streamed 200 answer whose body is not read yet.
-        dest: the exact file to create or replace; its folder must exist.
+        dest: the wanted file; its folder must exist.
         max_bytes: more than this many bytes raises ComfyOutputTooLarge and keeps nothing.
         route: names the route in errors.
+
+    Returns:
+        The file actually written (see ``place``).
     """
     part, handle = _open_part(dest)
     try:
         with handle:
-            total = await _copy(response, handle, max_bytes, route)
-        os.replace(part, dest)
-    except BaseException:
+            await _copy(response, handle, max_bytes, route)
+        path = place(part, dest)
+    finally:
         with contextlib.suppress(OSError):
             part.unlink()
+    return path
+
+
+def place(part: Path, dest: Path) -> Path:
+    """Give the complete file ``part`` a name at or beside ``dest`` without replacing anything.
+
+    The first of ``dest``, ``<stem>-2<suffix>``, ``<stem>-3<suffix>`` ... up to
+    ``-MAX_NAME_TRIES`` that is free gets a hard link to ``part`` (created exclusively, so it
+    appears complete and two writers never take the same name). A taken name whose file holds
+    exactly the same bytes is reused instead: downloading the same picture again after a crash
+    never leaves a second copy. The caller removes ``part`` afterwards when it is still there.
+
+    Raises:
+        FileExistsError: every name up to ``-MAX_NAME_TRIES`` is taken by another file.
+    """
+    for number in range(1, MAX_NAME_TRIES + 1):
+        candidate = dest if number == 1 else dest.with_name(f"{dest.stem}-{number}{dest.suffix}")
+        try:
+            _link_exclusively(part, candidate)
+        except FileExistsError:
+            if _same_bytes(part, candidate):
+                return candidate
+            continue
+        return candidate
+    raise FileExistsError(f"{dest}: this name and {MAX_NAME_TRIES - 1} numbered ones are taken")
+
+
+def _link_exclusively(part: Path, candidate: Path) -> None:
+    """Create ``candidate`` as ``part``; FileExistsError when the name is taken.
+
+    Where the file system has no hard links (FAT, some network shares), the name is first
+    claimed with an exclusive empty file that the complete part then replaces.
+    """
+    try:
+        os.link(part, candidate)
+    except FileExistsError:
         raise
-    return total
+    except OSError:
+        os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        os.replace(part, candidate)
+
+
+def _same_bytes(part: Path, other: Path) -> bool:
+    """Whether ``other`` is a regular file holding exactly ``part``'s bytes."""
+    try:
+        if not other.is_file() or other.stat().st_size != part.stat().st_size:
+            return False
+        with part.open("rb") as mine, other.open("rb") as theirs:
+            while chunk := mine.read(COMPARE_CHUNK):
+                if chunk != theirs.read(COMPARE_CHUNK):
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 def _open_part(dest: Path) -> tuple[Path, BinaryIO]:
-    """A new private temp file next to ``dest`` (same file system, so the rename is atomic)."""
+    """A new temp file next to ``dest`` (same file system), with the user's normal file mode."""
     if dest.is_dir():
         raise IsADirectoryError(f"download destination is a folder: {dest}")
-    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    return Path(name), os.fdopen(fd, "wb")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        part = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.part")
+        try:
+            fd = os.open(part, flags, 0o666)
+        except FileExistsError:
+            continue
+        return part, os.fdopen(fd, "wb")
 
 
-async def _copy(response: httpx.Response, handle: BinaryIO, max_bytes: int, route: str) -> int:
+async def _copy(response: httpx.Response, handle: BinaryIO, max_bytes: int, route: str) -> None:
     total = 0
     async for chunk in response.aiter_bytes():
         total += len(chunk)
@@ -67,4 +131,3 @@ async def _copy(response: httpx.Response, handle: BinaryIO, max_bytes: int, rout
                 f"output exceeds the limit of {max_bytes} bytes", route, max_bytes
             )
         handle.write(chunk)
-    return total

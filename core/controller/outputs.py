@@ -21,6 +21,9 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
     """``<output dir>/<batch>/<job>_<n>.<ext>``; the server's file name only lends its suffix.
 
+    This is the wanted name: when another file holds it (two ledgers sharing an output folder
+    issue the same ids), the download takes ``<job>_<n>-2.<ext>``, ``-3`` ... instead.
+
     Raises:
         ValueError: the result would not lie inside ``output_dir`` (hostile ids).
     """
@@ -53,6 +56,9 @@ async def fetch_outputs(
 ) -> tuple[list[str], list[str]]:
     """Download every image of ``entry``; returns (local paths, warnings about missing ones).
 
+    The paths are the files actually written, never an existing file replaced; an image
+    downloaded again (after a crash before the ledger recorded it) reuses its identical file.
+
     Raises:
         TransientComfyError: the server became unreachable: try again later (nothing recorded).
     """
@@ -62,12 +68,12 @@ async def fetch_outputs(
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
         dest.parent.mkdir(parents=True, exist_ok=True)
         try:
-            await client.download(image, dest)
+            written = await client.download(image, dest)
         except TransientComfyError:
             raise
-        except ComfyError as exc:
+        except (ComfyError, FileExistsError) as exc:
             log.warning("output %s of %s not downloaded: %s", image.filename, job_id, exc)
             warnings.append(f"output {image.filename!r} not downloaded: {exc}")
             continue
-        paths.append(str(dest))
+        paths.append(str(written))
     return paths, warnings

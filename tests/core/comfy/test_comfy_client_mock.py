@@ -339,7 +339,7 @@ async def test_download_writes_exactly_the_destination(
     routes["GET /view"] = view
     dest = tmp_path / "job_0001.png"
     image = ImageRef("../../escape.png", "../..", "output")
-    assert await mock_client.download(image, dest) == len(PNG)
+    assert await mock_client.download(image, dest) == dest
     assert dest.read_bytes() == PNG
     assert names_in(tmp_path) == ["job_0001.png"]
     assert queries == [{"filename": "../../escape.png", "subfolder": "../..", "type": "output"}]
@@ -362,14 +362,56 @@ async def test_download_over_the_limit_keeps_nothing(
 
 
 @pytest.mark.asyncio
-async def test_download_replaces_an_existing_file(
+async def test_download_never_replaces_an_existing_file(
     mock_client: ComfyClient, routes: dict[str, Handler], tmp_path: Path
 ) -> None:
     routes["GET /view"] = lambda request: httpx.Response(200, stream=Chunks(b"ab", 3))
     dest = tmp_path / "out.png"
     dest.write_bytes(b"old")
-    assert await mock_client.download(ImageRef("a.png"), dest) == 6
-    assert dest.read_bytes() == b"ababab"
+    (tmp_path / "out-2.png").write_bytes(b"older")
+    (tmp_path / "out-3.png").mkdir()
+    written = await mock_client.download(ImageRef("a.png"), dest)
+    assert written == tmp_path / "out-4.png"
+    assert written.read_bytes() == b"ababab"
+    assert dest.read_bytes() == b"old"
+    assert (tmp_path / "out-2.png").read_bytes() == b"older"
+    assert names_in(tmp_path) == ["out-2.png", "out-3.png", "out-4.png", "out.png"]
+
+
+@pytest.mark.asyncio
+async def test_download_of_the_same_bytes_again_reuses_the_file(
+    mock_client: ComfyClient, routes: dict[str, Handler], tmp_path: Path
+) -> None:
+    routes["GET /view"] = lambda request: httpx.Response(200, content=PNG)
+    dest = tmp_path / "out.png"
+    dest.write_bytes(PNG[:-1] + b"y")
+    first = await mock_client.download(ImageRef("a.png"), dest)
+    assert first == tmp_path / "out-2.png"
+    assert await mock_client.download(ImageRef("a.png"), dest) == first
+    assert names_in(tmp_path) == ["out-2.png", "out.png"]
+
+
+@pytest.mark.asyncio
+async def test_download_without_hard_links_still_never_replaces(
+    mock_client: ComfyClient,
+    routes: dict[str, Handler],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FAT drives and some network shares refuse hard links (cannot be mounted here)."""
+
+    def refuse(source: object, target: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("core.comfy.download.os.link", refuse)
+    routes["GET /view"] = lambda request: httpx.Response(200, content=PNG)
+    dest = tmp_path / "out.png"
+    dest.write_bytes(b"old")
+    assert await mock_client.download(ImageRef("a.png"), dest) == tmp_path / "out-2.png"
+    assert await mock_client.download(ImageRef("a.png"), dest) == tmp_path / "out-2.png"
+    assert dest.read_bytes() == b"old"
+    assert (tmp_path / "out-2.png").read_bytes() == PNG
+    assert names_in(tmp_path) == ["out-2.png", "out.png"]
 
 
 @pytest.mark.asyncio

@@ -58,9 +58,9 @@ async def test_submit_run_and_download(
     assert image.node_id == "2"
     dest = tmp_path / "dl" / "job_0001.png"
     dest.parent.mkdir()
-    size = await client.download(image, dest)
+    assert await client.download(image, dest) == dest
     assert dest.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert size == dest.stat().st_size
+    size = dest.stat().st_size
     assert names_in(dest.parent) == ["job_0001.png"]
     with pytest.raises(ComfyOutputTooLarge):
         await client.download(image, tmp_path / "small.png", max_bytes=size - 1)
