@@ -7,6 +7,7 @@ from core.ledger.records import (
     JobRecord,
     NewJob,
     PresetRecord,
+    Refused,
     RequestRecord,
     TransitionRecord,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "PresetContent",
     "PresetOutcome",
     "PresetRecord",
+    "Refused",
     "RequestRecord",
     "TransitionRecord",
 ]

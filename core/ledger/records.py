@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:
+    from core.errors import LedgerError
     from core.ledger import schema
 
 JsonValue = Any
@@ -148,6 +149,16 @@ class RequestRecord:
     created_at: float
     done_at: float | None
     outcome: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A command not carried out for one job of many; ``error`` says why (finished, unknown)."""
+
+    error: LedgerError
+
+    def __str__(self) -> str:
+        return f"refused: {self.error}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,9 @@ Two kinds of verbs:
   or backward observation, or one about an older attempt's prompt_id, changes nothing and
   returns False.
 - *commands* (``submit_attempt``, ``request_cancel``, ``retry``) are asked for by a person or
-  the controller; a command the table forbids raises IllegalTransition.
+  the controller; a command the table forbids raises IllegalTransition. Their bulk forms
+  (``request_cancel_many``, ``retry_many``) act on many jobs in one transaction and return a
+  ``Refused`` for each job they could not act on.
 
 Each verb is one transaction that writes the attempt, the job (with a new change-feed position)
 and, when the job's state changes, one row in the transitions table.
@@ -14,9 +16,9 @@ and, when the job's state changes, one row in the transitions table.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from core.errors import IllegalTransition
+from core.errors import IllegalTransition, UnknownRecord
 from core.job_state import (
     AttemptResult,
     JobState,
@@ -26,15 +28,17 @@ from core.job_state import (
     result_is_forward,
 )
 from core.ledger import schema
-from core.ledger.records import AttemptRecord, JobRecord
+from core.ledger.records import AttemptRecord, JobRecord, Refused
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from contextlib import AbstractContextManager
 
 DEFAULT_MAX_ATTEMPTS = 3
 # The current attempt's run times, copied onto the job so a table can show them row by row.
 _TIME_FIELDS = ("started_at", "finished_at")
 _NO_TIMES = {"started_at": None, "finished_at": None}
+_T = TypeVar("_T")
 
 
 class TransitionVerbs:
@@ -78,50 +82,90 @@ class TransitionVerbs:
             return AttemptRecord.from_row(row)
 
     def request_cancel(self, job_id: str) -> JobState:
-        """Cancel a job: at once if nothing was sent, else ``cancelling`` until ComfyUI confirms.
+        """Cancel one job (see ``request_cancel_many``); returns its new state.
 
-        Returns the job's new state. Raises IllegalTransition for a job already finished.
+        Raises IllegalTransition for a job already finished, UnknownRecord for no such job.
         """
+        return _carried_out(self.request_cancel_many([job_id])[job_id])
+
+    def request_cancel_many(self, job_ids: Sequence[str]) -> dict[str, JobState | Refused]:
+        """Cancel jobs in one transaction: each at once if nothing was sent, else ``cancelling``
+        until ComfyUI confirms.
+
+        Returns each job's new state, or why it was refused (already finished, no such job).
+        """
+        outcome: dict[str, JobState | Refused] = {}
+        unsent: list[_Found] = []
+        sent: list[_Found] = []
         with self.tx():
-            job = self.job_row(job_id)
-            state = JobState(job.state)
-            if state.is_terminal:
-                raise IllegalTransition(f"job {job_id} already {state}: nothing to cancel")
-            if state == JobState.cancelling:
-                return state
-            if state == JobState.pending and _current_attempt(job) is None:
-                self._write_job(
-                    job,
-                    JobState.cancelled,
-                    "cancelled before it was sent",
-                    reason=Reason.cancelled.value,
-                    finished_at=self.now(),
-                )
-                return JobState.cancelled
-            self._write_job(job, JobState.cancelling, "cancel requested")
-            return JobState.cancelling
+            for job_id, job in _find(job_ids).items():
+                if job is None:
+                    outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
+                elif job.state.is_terminal:
+                    error = IllegalTransition(
+                        f"job {job_id} already {job.state}: nothing to cancel"
+                    )
+                    outcome[job_id] = Refused(error)
+                elif job.state == JobState.cancelling:
+                    outcome[job_id] = JobState.cancelling
+                elif job.state == JobState.pending and not job.sent:
+                    unsent.append(job)
+                    outcome[job_id] = JobState.cancelled
+                else:
+                    sent.append(job)
+                    outcome[job_id] = JobState.cancelling
+            self._move(
+                unsent,
+                JobState.cancelled,
+                "cancelled before it was sent",
+                reason=Reason.cancelled.value,
+                finished_at=self.now(),
+            )
+            self._move(sent, JobState.cancelling, "cancel requested")
+        return outcome
 
     def retry(self, job_id: str) -> JobRecord:
-        """Manual retry of a failed or cancelled job: the next attempt, back to pending."""
+        """Manual retry of one job (see ``retry_many``); returns the job as it is now.
+
+        Raises IllegalTransition unless the job failed or was cancelled, UnknownRecord for no
+        such job.
+        """
         with self.tx():
-            job = self.job_row(job_id)
-            state = JobState(job.state)
-            if state not in (JobState.failed, JobState.cancelled):
-                raise IllegalTransition(
-                    f"job {job_id} is {state}: only failed or cancelled jobs can be retried"
-                )
-            n = job.attempt + 1
-            self._write_job(
-                job,
+            _carried_out(self.retry_many([job_id])[job_id])
+            return JobRecord.from_row(self.job_row(job_id))
+
+    def retry_many(self, job_ids: Sequence[str]) -> dict[str, int | Refused]:
+        """Manual retry of failed or cancelled jobs in one transaction: each opens its next
+        attempt, back to pending, with a fresh automatic budget.
+
+        Returns each job's new attempt number, or why it was refused (not failed or cancelled,
+        no such job).
+        """
+        outcome: dict[str, int | Refused] = {}
+        retried: list[_Found] = []
+        with self.tx():
+            for job_id, job in _find(job_ids).items():
+                if job is None:
+                    outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
+                elif job.state in (JobState.failed, JobState.cancelled):
+                    retried.append(job)
+                    outcome[job_id] = job.attempt + 1
+                else:
+                    error = IllegalTransition(
+                        f"job {job_id} is {job.state}: only failed or cancelled jobs can be retried"
+                    )
+                    outcome[job_id] = Refused(error)
+            self._move(
+                retried,
                 JobState.pending,
-                f"manual retry as attempt {n}",
-                attempt=n,
+                "manual retry as attempt {attempt}",
+                next_attempt=True,
                 auto_attempts=1,
                 reason=None,
                 warning=None,
                 **_NO_TIMES,
             )
-            return JobRecord.from_row(self.job_row(job_id))
+        return outcome
 
     # --- observations --------------------------------------------------------------------------
 
@@ -307,6 +351,49 @@ class TransitionVerbs:
             return (attempt, job) if not current.is_final else None
         return (attempt, job) if result_is_forward(current, result) else None
 
+    def _move(
+        self,
+        jobs: Sequence[_Found],
+        target: JobState,
+        cause: str,
+        *,
+        next_attempt: bool = False,
+        **fields: Any,
+    ) -> None:
+        """Move ``jobs`` to ``target`` in two statements, whatever their number: each job gets
+        a new feed position and one transition row.
+
+        ``cause`` may name ``{attempt}``, the job's attempt afterwards; ``next_attempt`` opens
+        the next one. ``fields`` are further job columns, the same for every job.
+        """
+        if not jobs:
+            return
+        for job in jobs:
+            if not can_transition(job.state, target):
+                raise IllegalTransition(f"job {job.id}: {job.state} -> {target} is not allowed")
+        now = self.now()
+        first_seq = self.next_seq(len(jobs))
+        columns = ("state", "updated_at", "seq", "attempt", *fields)
+        assignments = ", ".join(f"{column} = ?" for column in columns)
+        extra = tuple(fields.values())
+        attempts = [job.attempt + 1 if next_attempt else job.attempt for job in jobs]
+        cursor = schema.database_proxy.cursor()
+        cursor.executemany(
+            f"UPDATE job SET {assignments} WHERE id = ?",
+            [
+                (target.value, now, first_seq + i, attempt, *extra, job.id)
+                for i, (job, attempt) in enumerate(zip(jobs, attempts, strict=True))
+            ],
+        )
+        cursor.executemany(
+            "INSERT INTO transition (job_id, attempt, at, from_state, to_state, cause)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (job.id, job.attempt, now, job.state.value, target.value, cause.format(attempt=n))
+                for job, n in zip(jobs, attempts, strict=True)
+            ],
+        )
+
     def _write_job(
         self, job: schema.Job, target: JobState | None, cause: str, **fields: Any
     ) -> None:
@@ -327,6 +414,41 @@ class TransitionVerbs:
                 cause=cause,
             )
         schema.Job.update(**values).where(schema.Job.id == job.id).execute()
+
+
+class _Found(NamedTuple):
+    """What a bulk command needs to know of one job."""
+
+    id: str
+    state: JobState
+    attempt: int
+    sent: bool  # the current attempt was written (being sent, or in ComfyUI)
+
+
+# Each named job (NULL state: no such job) and whether its current attempt was written; one
+# statement however many ids (a JSON array parameter), in the order they were named.
+_FIND_JOBS = """
+    SELECT named.value, job.state, job.attempt, attempt.id IS NOT NULL
+    FROM json_each(?) AS named
+    LEFT JOIN job ON job.id = named.value
+    LEFT JOIN attempt ON attempt.job_id = job.id AND attempt.n = job.attempt
+    ORDER BY named.key"""
+
+
+def _find(job_ids: Sequence[str]) -> dict[str, _Found | None]:
+    """The named jobs (None for an unknown id), each once, in the order named. In a tx."""
+    cursor = schema.database_proxy.execute_sql(_FIND_JOBS, (json.dumps(list(job_ids)),))
+    found: dict[str, _Found | None] = {}
+    for job_id, state, attempt, sent in cursor.fetchall():
+        found[job_id] = None if state is None else _Found(job_id, JobState(state), attempt, sent)
+    return found
+
+
+def _carried_out(outcome: _T | Refused) -> _T:
+    """A single job's outcome of a bulk command, or its refusal raised."""
+    if isinstance(outcome, Refused):
+        raise outcome.error
+    return outcome
 
 
 def _current_attempt(job: schema.Job) -> schema.Attempt | None:
