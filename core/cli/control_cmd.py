@@ -1,8 +1,9 @@
 """`batchline cancel|retry|pause|resume`: commands, carried out here or by the running controller.
 
-When no controller holds the lease, cancel and retry change the ledger directly (the next
-controller run finishes the job: it deletes or interrupts what was sent). When a controller runs,
-they are posted as requests that it carries out within a second; ``--wait`` waits for that.
+When no controller holds the lease, cancel and retry change the ledger directly, in one
+transaction however many jobs (the next controller run finishes the job: it deletes or interrupts
+what was sent). When a controller runs, they are posted as requests that it carries out within a
+second; ``--wait`` waits for that. The lease is never held while the command works.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.cli.common import names_from_user, open_ledger, warn
 from core.controller.config import PAUSED_KEY
-from core.errors import IllegalTransition, InputError, LeaseTakenError
+from core.errors import InputError, LeaseTakenError
+from core.job_state import JobState
+from core.ledger import Refused
 
 if TYPE_CHECKING:
     import argparse
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
 
 WAIT_POLL_S = 0.1
 EXIT_REFUSED = 1
+_ACTIVE = [state for state in JobState if state.is_active]
 
 
 def register(subparsers: Any) -> None:
@@ -83,38 +87,41 @@ def _command(
     args: argparse.Namespace,
     kind: str,
     targets: list[str],
-    here: Callable[[Ledger, str], str],
+    here: Callable[[Ledger, list[str]], dict[str, str]],
 ) -> int:
-    """Carry the command out on the ledger, or post it for the controller that holds the lease."""
+    """Carry the command out on the ledger (one transaction), or post it for the controller.
+
+    Whether a controller runs is asked without keeping its lease: a controller may start while
+    the command works (the ledger's changes reach it through the change feed).
+    """
     try:
-        ledger.lease.acquire()
+        ledger.lease.check_free()
     except LeaseTakenError as exc:
         return _post(ledger, args, kind, targets, exc.pid)
-    try:
-        outcomes = {target: here(ledger, target) for target in targets}
-    finally:
-        ledger.lease.release()
-    return _report(outcomes)
+    return _report(here(ledger, targets))
 
 
-def _cancel_here(ledger: Ledger, job_id: str) -> str:
-    try:
-        return ledger.request_cancel(job_id).value
-    except IllegalTransition as exc:
-        return f"refused: {exc}"
+def _cancel_here(ledger: Ledger, job_ids: list[str]) -> dict[str, str]:
+    return {job_id: str(outcome) for job_id, outcome in ledger.request_cancel_many(job_ids).items()}
 
 
-def _retry_here(ledger: Ledger, job_id: str) -> str:
-    try:
-        return f"{ledger.retry(job_id).state.value} as attempt {ledger.job(job_id).attempt}"
-    except IllegalTransition as exc:
-        return f"refused: {exc}"
+def _retry_here(ledger: Ledger, job_ids: list[str]) -> dict[str, str]:
+    return {
+        job_id: str(outcome) if isinstance(outcome, Refused) else f"pending as attempt {outcome}"
+        for job_id, outcome in ledger.retry_many(job_ids).items()
+    }
 
 
-def _cancel_batch_here(ledger: Ledger, batch_id: str) -> str:
-    active = [job.id for job in ledger.jobs(batch=batch_id) if job.state.is_active]
-    outcomes = [_cancel_here(ledger, job_id) for job_id in active]
-    return f"{len(active)} jobs asked to cancel ({outcomes.count('cancelled')} cancelled at once)"
+def _cancel_batch_here(ledger: Ledger, batch_ids: list[str]) -> dict[str, str]:
+    outcomes: dict[str, str] = {}
+    for batch_id in batch_ids:
+        active = ledger.job_ids(batch=batch_id, states=_ACTIVE)
+        states = list(ledger.request_cancel_many(active).values())
+        outcomes[batch_id] = (
+            f"{len(active)} jobs asked to cancel "
+            f"({states.count(JobState.cancelled)} cancelled at once)"
+        )
+    return outcomes
 
 
 def _report(outcomes: dict[str, str]) -> int:
@@ -128,7 +135,7 @@ def _report(outcomes: dict[str, str]) -> int:
 def _post(
     ledger: Ledger, args: argparse.Namespace, kind: str, targets: list[str], pid: int | None
 ) -> int:
-    requests = {target: ledger.requests.post(kind, target) for target in targets}
+    requests = dict(zip(targets, ledger.requests.post_many(kind, targets), strict=True))
     if not args.wait:
         who = f"pid {pid}" if pid else "pid unknown"
         for target, request_id in requests.items():

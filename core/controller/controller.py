@@ -24,7 +24,6 @@ from core.errors import (
     ComfyAuthError,
     ComfyError,
     InputError,
-    LedgerError,
     TransientComfyError,
 )
 from core.job_state import JobState
@@ -50,6 +49,7 @@ REQUEST_POLL_S = 0.25
 STOP_TIMEOUT_S = 5.0
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
+_ACTIVE = [state for state in JobState if state.is_active]
 
 
 class Controller:
@@ -137,23 +137,28 @@ class Controller:
         return result
 
     def cancel(self, job_ids: Iterable[str]) -> dict[str, str]:
-        """Ask to cancel each job; returns its new state, or why it cannot be cancelled."""
-        outcome = {job_id: self._one(self.ledger.request_cancel, job_id) for job_id in job_ids}
+        """Ask to cancel each job, in one transaction; returns its new state, or why it cannot
+        be cancelled."""
+        outcome = self.ledger.request_cancel_many(list(job_ids))
         self.wake()
-        return outcome
+        return {job_id: str(state) for job_id, state in outcome.items()}
 
     def cancel_batch(self, batch_id: str) -> dict[str, str]:
-        jobs = self.ledger.jobs(batch=batch_id)
-        return self.cancel(job.id for job in jobs if job.state.is_active)
+        return self.cancel(self.ledger.job_ids(batch=batch_id, states=_ACTIVE))
 
     def cancel_all_but_running(self, batch_id: str | None = None) -> dict[str, str]:
         waiting = (JobState.pending, JobState.queued)
-        return self.cancel(job.id for job in self.ledger.jobs(batch=batch_id, states=waiting))
+        return self.cancel(self.ledger.job_ids(batch=batch_id, states=waiting))
 
     def retry(self, job_ids: Iterable[str]) -> dict[str, str]:
-        outcome = {job_id: self._one(self._retry_one, job_id) for job_id in job_ids}
+        """Retry each failed or cancelled job, in one transaction; returns its new state, or
+        why it cannot be retried."""
+        outcome = self.ledger.retry_many(list(job_ids))
         self.wake()
-        return outcome
+        return {
+            job_id: str(JobState.pending if isinstance(attempt, int) else attempt)
+            for job_id, attempt in outcome.items()
+        }
 
     def retry_smaller(self, job_id: str) -> str:
         new_id = queue_smaller(self.ledger, job_id)
@@ -174,16 +179,6 @@ class Controller:
         ahead = self.status.server_queue + counts.get(JobState.pending, 0)
         seconds = self.status.estimated_job_seconds()
         return admission.position_estimate(job_count, ahead, seconds, len(self.links))
-
-    def _retry_one(self, job_id: str) -> str:
-        return self.ledger.retry(job_id).state.value
-
-    @staticmethod
-    def _one(verb: Callable[[str], object], job_id: str) -> str:
-        try:
-            return str(verb(job_id))
-        except LedgerError as exc:  # not allowed now (IllegalTransition) or no such job
-            return f"refused: {exc}"
 
     # --- the loops -----------------------------------------------------------------------------
 

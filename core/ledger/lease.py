@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import time
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NoReturn
 
 from core.errors import LeaseTakenError
 
@@ -45,16 +45,27 @@ class ControllerLease:
         deadline = time.monotonic() + wait_s
         while not _try_lock(handle):
             if time.monotonic() >= deadline:
-                handle.seek(0)
-                pid = handle.read().strip()
-                handle.close()
-                raise LeaseTakenError(int(pid) if pid.isdigit() else None)
+                _refuse(handle)
             time.sleep(RETRY_S)
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
         self._handle = handle
+
+    def check_free(self) -> None:
+        """Raise LeaseTakenError (naming the holder's pid) if another process holds the lease.
+
+        For a command that only needs to know whether a controller runs: the lock is taken for
+        an instant and let go at once, before the command works, so a controller starting
+        meanwhile is not refused (it waits that instant, see ``acquire``).
+        """
+        if self._handle is not None:
+            return
+        with self.path.open("a+", encoding="ascii") as handle:
+            if not _try_lock(handle):
+                _refuse(handle)
+            _unlock(handle)
 
     def release(self) -> None:
         if self._handle is None:
@@ -71,6 +82,14 @@ class ControllerLease:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _refuse(handle: IO[str]) -> NoReturn:
+    """Close ``handle`` and raise LeaseTakenError naming the pid the holder wrote there."""
+    handle.seek(0)
+    pid = handle.read().strip()
+    handle.close()
+    raise LeaseTakenError(int(pid) if pid.isdigit() else None)
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds only

@@ -12,6 +12,8 @@ from core.ledger import schema
 from core.ledger.records import PresetRecord, RequestRecord
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from core.ledger.ledger import Ledger
 
 
@@ -142,9 +144,16 @@ class RequestQueue:
         self._ledger = ledger
 
     def post(self, kind: str, target: str = "") -> int:
+        return self.post_many(kind, [target])[0]
+
+    def post_many(self, kind: str, targets: Sequence[str]) -> list[int]:
+        """One request of ``kind`` per target, posted in one transaction; their ids."""
+        now = self._ledger.now()
         with self._ledger.tx():
-            row = schema.Request.create(kind=kind, target=target, created_at=self._ledger.now())
-            return int(row.id)
+            return [
+                int(schema.Request.create(kind=kind, target=target, created_at=now).id)
+                for target in targets
+            ]
 
     def open(self) -> list[RequestRecord]:
         """Requests not yet carried out, oldest first."""

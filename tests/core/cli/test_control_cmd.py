@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from core.controller import Controller
 from core.controller.config import PAUSED_KEY
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
+from core.paths import ledger_path
 from core.simulator import Simulator
 from tests.core.cli.conftest import Cli, Result
 from tests.core.helpers import FAST, wait_for
@@ -63,6 +67,47 @@ def test_cancel_a_batch_without_a_controller(cli: Cli, noise: str, home: Path) -
     assert result.code == 0
     assert "3 jobs asked to cancel (3 cancelled at once)" in result.out
     assert {state(home, job_id) for job_id in ids} == {JobState.cancelled}
+
+
+def test_a_controller_starts_while_a_bulk_cancel_works(cli: Cli, noise: str, home: Path) -> None:
+    ids = queue(cli, 3000)
+    batch = cli("show", ids[0], "--json").json()["batch"]
+    writer = sqlite3.connect(ledger_path(home), isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # the cancel waits for the write lock: it is at work
+    results: list[Result] = []
+    command = threading.Thread(target=lambda: results.append(cli("cancel", "--batch", batch)))
+    command.start()
+    try:
+        time.sleep(1.0)  # well past the check for a controller, into the transaction
+        assert command.is_alive()
+        with Ledger(home) as controller:
+            controller.lease.acquire()  # no wait: the command does not hold the lease
+            writer.execute("ROLLBACK")
+            command.join(timeout=30)
+    finally:
+        writer.close()
+        command.join(timeout=30)
+    (result,) = results
+    assert (result.code, result.out.strip()) == (
+        0,
+        f"{batch}: 3000 jobs asked to cancel (3000 cancelled at once)",
+    )
+    with Ledger(home) as ledger:
+        assert ledger.count_by_state() == {JobState.cancelled: 3000}
+
+
+def test_cancel_and_retry_of_many_named_jobs(cli: Cli, noise: str, home: Path) -> None:
+    ids = queue(cli, 4)
+    cancelled = cli("cancel", *ids[:3])
+    assert cancelled.out.splitlines() == [f"{job_id}: cancelled" for job_id in ids[:3]]
+    retried = cli("retry", *ids)
+    assert retried.code == 1
+    assert retried.out.splitlines() == [
+        *(f"{job_id}: pending as attempt 2" for job_id in ids[:3]),
+        f"{ids[3]}: refused: job {ids[3]} is pending: only failed or cancelled jobs can be retried",
+    ]
+    with Ledger(home) as ledger:
+        assert [len(ledger.transitions(job_id)) for job_id in ids] == [2, 2, 2, 0]
 
 
 def test_bad_cancel_and_retry_arguments_are_exit_2(cli: Cli, noise: str) -> None:
