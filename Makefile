@@ -32,6 +32,7 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ledger.py
+	$(BIN)/python bench/bulk.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/controller_kills.py
 	$(BIN)/python bench/controller_kills.py --servers 2

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.cli.common import names_from_user, open_ledger, warn
 from core.controller.config import PAUSED_KEY
-from core.errors import InputError, LeaseTakenError
+from core.errors import InputError, LeaseTakenError, UnknownRecord
 from core.job_state import JobState
 from core.ledger import Refused
 
@@ -76,8 +76,10 @@ def retry_jobs(args: argparse.Namespace) -> int:
 
 def _check_names(ledger: Ledger, jobs: list[str], batch: str | None) -> None:
     with names_from_user():
+        known = set(ledger.job_ids(among=jobs))
         for job_id in jobs:
-            ledger.job(job_id)
+            if job_id not in known:
+                raise UnknownRecord(f"no job {job_id!r}")
         if batch:
             ledger.batch(batch)
 

@@ -206,11 +206,19 @@ class Ledger(TransitionVerbs):
             return [JobRecord.from_row(r) for r in query.order_by(SQL("rowid")).namedtuples()]
 
     def job_ids(
-        self, *, batch: str | None = None, states: Sequence[JobState] | None = None
+        self,
+        *,
+        batch: str | None = None,
+        states: Sequence[JobState] | None = None,
+        among: Sequence[str] | None = None,
     ) -> list[str]:
-        """The ids of ``jobs(batch=..., states=...)``: cheap over thousands, for bulk commands."""
+        """The ids of ``jobs(batch=..., states=...)``, or of those ``among`` the given ids that
+        exist: cheap over thousands, for bulk commands."""
         with self.read():
             query = _filtered(schema.Job.select(schema.Job.id), batch, states, None)
+            if among is not None:
+                named = SQL("(SELECT value FROM json_each(?))", (json.dumps(list(among)),))
+                query = query.where(schema.Job.id << named)
             return [job_id for (job_id,) in query.order_by(SQL("rowid")).tuples()]
 
     def count_by_state(self, batch: str | None = None) -> dict[JobState, int]:

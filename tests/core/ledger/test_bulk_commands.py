@@ -148,3 +148,4 @@ def test_job_ids_follow_the_filters_without_reading_jobs(ledger: Ledger) -> None
     batch = ledger.job(first[0]).batch
     assert ledger.job_ids() == first + second
     assert ledger.job_ids(batch=batch, states=[JobState.pending]) == [first[0], first[2]]
+    assert ledger.job_ids(among=[second[1], "job_nope", first[0]]) == [first[0], second[1]]
