@@ -19,6 +19,7 @@ from core.cli.common import (
 )
 from core.controller import Controller, ControllerConfig
 from core.controller.config import PAUSED_KEY
+from core.errors import InputError
 from core.job_state import JobState
 from core.paths import default_output_dir
 
@@ -42,7 +43,17 @@ def register(subparsers: Any) -> None:
         "--until-idle", action="store_true", help="exit 0 when no job is left unfinished"
     )
     parser.add_argument(
-        "--max-queued", type=int, metavar="N", help="global cap: ComfyUI running + pending"
+        "--max-queued",
+        type=int,
+        metavar="N",
+        help="global cap: the most prompts ComfyUI holds, running + pending, all clients",
+    )
+    parser.add_argument(
+        "--deep-queue",
+        type=int,
+        metavar="N",
+        help="for very short jobs, let ComfyUI hold up to N prompts so the GPU never waits "
+        "for a poll (off by default: the global cap is the ceiling)",
     )
     parser.add_argument(
         "--per-requester", type=int, metavar="N", help="queued + running jobs per requester"
@@ -54,9 +65,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.deep_queue is not None and args.deep_queue < 1:
+        raise InputError("--deep-queue must be at least 1")
     with open_ledger(args) as ledger:
         config = ControllerConfig.from_settings(ledger).with_overrides(
             global_cap=args.max_queued,
+            deep_queue=True if args.deep_queue is not None else None,
+            max_queue_depth=args.deep_queue,
             per_requester_cap=args.per_requester,
             poll_active_s=args.poll_interval,
         )
@@ -94,10 +109,11 @@ async def _serve(
 
 
 def _announce(ledger: Ledger, controller: Controller) -> None:
+    config = controller.config
+    deep = f", deep queue {config.max_queue_depth}" if config.deep_queue else ""
     print(
         f"controller for {ledger.folder} on {controller.status.server} "
-        f"(max queued {controller.config.global_cap}, "
-        f"per requester {controller.config.per_requester_cap})",
+        f"(max queued {config.global_cap}{deep}, per requester {config.per_requester_cap})",
         file=sys.stderr,
     )
     if ledger.settings.get(PAUSED_KEY, False):

@@ -3,8 +3,9 @@
 A job leaves `pending` only when (a) the server's running + pending count (all clients) is below
 the global cap, (b) its requester's queued + running count is below the per-requester cap,
 (c) it is its requester's turn (round-robin between requesters with waiting jobs; within a
-requester, higher priority first), and (d) dispatch is not paused. When jobs are so short that
-a poll interval would let the GPU idle, more prompts are kept waiting, up to a hard maximum.
+requester, higher priority first), and (d) dispatch is not paused. The global cap is a ceiling:
+only the deep queue, a setting the user turns on for very short jobs, keeps more prompts waiting
+(so that a poll interval does not let the GPU idle), and it has its own ceiling.
 """
 
 from __future__ import annotations
@@ -38,17 +39,18 @@ class AdmissionInput:
     last_served: str | None = None  # the requester served most recently (round-robin cursor)
     job_seconds: float | None = None  # typical job duration, when known
     poll_interval: float = 1.0
-    max_queue_depth: int = 8
+    deep_queue: bool = False  # keep more prompts waiting for very short jobs
+    max_queue_depth: int = 8  # the deep queue's ceiling
 
 
 def queue_target(inputs: AdmissionInput) -> int:
-    """How many prompts ComfyUI should hold (running + waiting) to keep the GPU fed.
+    """How many prompts ComfyUI may hold (running + waiting, all clients).
 
-    The global cap, raised for very short jobs so that the prompts waiting behind the running
-    one last at least two poll intervals, never above the hard maximum.
+    The global cap. With the deep queue on, raised for very short jobs so that the prompts
+    waiting behind the running one last at least two poll intervals, never above its ceiling.
     """
     target = inputs.global_cap
-    if inputs.job_seconds and inputs.job_seconds > 0:
+    if inputs.deep_queue and inputs.job_seconds and inputs.job_seconds > 0:
         needed = math.ceil(2 * inputs.poll_interval / inputs.job_seconds) + 1
         target = max(target, min(needed, inputs.max_queue_depth))
     return target

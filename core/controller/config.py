@@ -27,10 +27,13 @@ class ControllerConfig:
     """Caps, intervals and limits of one controller.
 
     Attributes:
-        global_cap: ComfyUI running + pending (all clients) at which we stop submitting.
+        global_cap: ComfyUI running + pending (all clients) at which we stop submitting: a
+            ceiling, never exceeded unless the deep queue is on.
         per_requester_cap: queued + running jobs one requester may have at once.
-        max_queue_depth: hard maximum of prompts waiting in ComfyUI that we keep to feed the
-            GPU when jobs are short (only used when the global cap is higher).
+        deep_queue: off by default; on, very short jobs get more prompts waiting in ComfyUI
+            than the global cap so that the GPU never idles between polls.
+        max_queue_depth: the deep queue's ceiling: ComfyUI running + pending (all clients)
+            never exceeds it (nor the global cap, when that is higher).
         max_attempts: automatic attempts per job.
         poll_active_s / poll_idle_s: /queue + /history polling while jobs are active / idle.
         grace_s: how long a prompt may be in neither queue nor history before it counts as gone.
@@ -41,6 +44,7 @@ class ControllerConfig:
 
     global_cap: int = 3
     per_requester_cap: int = 3
+    deep_queue: bool = False
     max_queue_depth: int = 8
     max_attempts: int = 3
     poll_active_s: float = 1.0

@@ -65,6 +65,7 @@ class Dispatcher:
             last_served=self._last_served,
             job_seconds=statistics.median(durations) if durations else None,
             poll_interval=self._config.poll_active_s,
+            deep_queue=self._config.deep_queue,
             max_queue_depth=self._config.max_queue_depth,
         )
         if paused or queue_target(base) <= server_count:

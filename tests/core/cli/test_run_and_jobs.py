@@ -154,7 +154,13 @@ def test_run_sends_the_token_from_the_environment(
 
 
 @pytest.mark.parametrize(
-    "args", [["--max-queued", "0"], ["--per-requester", "0"], ["--poll-interval", "-1"]]
+    "args",
+    [
+        ["--max-queued", "0"],
+        ["--per-requester", "0"],
+        ["--poll-interval", "-1"],
+        ["--deep-queue", "0"],
+    ],
 )
 def test_run_rejects_bad_caps(cli: Cli, args: list[str]) -> None:
     result = cli("run", "--until-idle", *args)

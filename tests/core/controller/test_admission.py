@@ -49,11 +49,20 @@ def test_each_requester_line_keeps_its_own_order() -> None:
     assert chosen(inputs) == ["high", "b1", "low"]
 
 
-def test_short_jobs_keep_more_prompts_waiting_up_to_the_hard_maximum() -> None:
-    assert queue_target(BASE) == 3
-    assert queue_target(replace(BASE, job_seconds=10.0)) == 3
-    assert queue_target(replace(BASE, job_seconds=0.5, poll_interval=1.0)) == 5
-    assert queue_target(replace(BASE, job_seconds=0.01, max_queue_depth=8)) == 8
+def test_the_global_cap_is_a_ceiling_however_short_the_jobs() -> None:
+    for cap in (1, 3):
+        assert queue_target(replace(BASE, global_cap=cap, job_seconds=0.01)) == cap
+    inputs = replace(BASE, global_cap=1, per_requester_cap=8, job_seconds=0.01)
+    assert chosen(replace(inputs, waiting={"a": ["a1", "a2", "a3"]})) == ["a1"]
+
+
+def test_the_deep_queue_keeps_more_prompts_waiting_up_to_its_ceiling() -> None:
+    deep = replace(BASE, deep_queue=True)
+    assert queue_target(deep) == 3
+    assert queue_target(replace(deep, job_seconds=10.0)) == 3
+    assert queue_target(replace(deep, job_seconds=0.5, poll_interval=1.0)) == 5
+    assert queue_target(replace(deep, job_seconds=0.01, max_queue_depth=8)) == 8
+    assert queue_target(replace(deep, job_seconds=0.01, max_queue_depth=2)) == 3, "never below"
 
 
 def test_position_estimate_uses_the_typical_duration() -> None:
@@ -68,9 +77,15 @@ def test_position_estimate_uses_the_typical_duration() -> None:
     per=st.integers(1, 4),
     lines=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 6), max_size=4),
     busy=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 4), max_size=4),
+    seconds=st.none() | st.floats(0.001, 100.0),
 )
 def test_never_exceeds_any_cap(
-    server: int, cap: int, per: int, lines: dict[str, int], busy: dict[str, int]
+    server: int,
+    cap: int,
+    per: int,
+    lines: dict[str, int],
+    busy: dict[str, int],
+    seconds: float | None,
 ) -> None:
     waiting = {r: [f"{r}{i}" for i in range(n)] for r, n in lines.items()}
     inputs = replace(
@@ -80,6 +95,7 @@ def test_never_exceeds_any_cap(
         per_requester_cap=per,
         waiting=waiting,
         in_flight=busy,
+        job_seconds=seconds,
     )
     result = admit(inputs)
     assert len(result) <= max(0, cap - server)

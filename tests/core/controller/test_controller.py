@@ -52,7 +52,7 @@ async def test_global_cap_is_never_exceeded(
 ) -> None:
     simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
     ids = queue(ledger, 6)
-    controller = await make_controller(ledger, simulator, global_cap=2, max_queue_depth=2)
+    controller = await make_controller(ledger, simulator, global_cap=2)
     peak = 0
 
     def track(status: object) -> None:
@@ -62,6 +62,38 @@ async def test_global_cap_is_never_exceeded(
     controller.add_status_listener(track)
     await wait_for(all_done(ledger, ids), 30)
     assert 0 < peak <= 2
+
+
+def record_peak_depth(simulator: Simulator) -> Callable[[], int]:
+    """The most prompts (running + pending, all clients) the simulator held at once, so far."""
+    queue = simulator.state.queue
+    peak = 0
+
+    def changed() -> None:
+        nonlocal peak
+        peak = max(peak, queue.remaining)
+
+    queue.listeners.append(changed)
+    return lambda: peak
+
+
+@pytest.mark.parametrize(("deep_queue", "ceiling"), [(None, 1), (4, 4)])
+async def test_the_caps_are_ceilings_even_for_very_short_jobs(
+    ledger: Ledger,
+    make_simulator: Callable[..., object],
+    make_controller: MakeController,
+    deep_queue: int | None,
+    ceiling: int,
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.01)  # type: ignore[misc]
+    peak = record_peak_depth(simulator)
+    ids = queue(ledger, 16)
+    deep = {"deep_queue": True, "max_queue_depth": deep_queue} if deep_queue else {}
+    await make_controller(ledger, simulator, global_cap=1, per_requester_cap=8, **deep)
+    await wait_for(all_done(ledger, ids), 30)
+    assert states(ledger, ids) == [JobState.succeeded] * 16
+    assert peak() <= ceiling
+    assert peak() > 1 if deep_queue else peak() == 1, "only the deep queue goes past the cap"
 
 
 async def test_out_of_memory_fails_once_without_retry(

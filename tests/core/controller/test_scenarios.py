@@ -27,7 +27,7 @@ async def test_the_record_table(
 ) -> None:
     simulator: Simulator = await make_simulator(job_seconds=0.5)  # type: ignore[misc]
     ids = queue(ledger, 5)
-    controller = await make_controller(ledger, simulator, global_cap=10, max_queue_depth=10)
+    controller = await make_controller(ledger, simulator, global_cap=10)
     await wait_for(lambda: ledger.job(ids[2]).state == JobState.queued)
     controller.cancel([ids[2]])  # job 3 while it waits in ComfyUI's queue
     await wait_for(lambda: ledger.job(ids[3]).state == JobState.running, 20)

@@ -33,7 +33,7 @@ async def test_a_batch_spreads_over_both_servers_within_each_ones_cap(
 ) -> None:
     sims: list[Simulator] = [await make_simulator(job_seconds=0.15) for _ in range(2)]  # type: ignore[misc]
     ids = queue(ledger, 12)
-    controller = await make_controller(ledger, sims, global_cap=2, max_queue_depth=2)
+    controller = await make_controller(ledger, sims, global_cap=2)
     peaks = {sim.url: 0 for sim in sims}
 
     def track(status: object) -> None:
@@ -58,7 +58,7 @@ async def test_status_shows_each_server_and_the_sums(
 ) -> None:
     sims: list[Simulator] = [await make_simulator(job_seconds=0.5) for _ in range(2)]  # type: ignore[misc]
     ids = queue(ledger, 6)
-    controller = await make_controller(ledger, sims, global_cap=2, max_queue_depth=2)
+    controller = await make_controller(ledger, sims, global_cap=2)
 
     def both_busy() -> bool:
         status = controller.status
@@ -101,7 +101,7 @@ async def test_cancel_reaches_the_server_that_runs_the_job(
 ) -> None:
     sims: list[Simulator] = [await make_simulator(job_seconds=1.5) for _ in range(2)]  # type: ignore[misc]
     ids = queue(ledger, 2)
-    controller = await make_controller(ledger, sims, global_cap=1, max_queue_depth=1)
+    controller = await make_controller(ledger, sims, global_cap=1)
     await wait_for(lambda: states(ledger, ids) == [JobState.running] * 2, 15)
     on_second = next(j for j in ids if ledger.attempts(j)[-1].server == sims[1].url)
     other = next(j for j in ids if j != on_second)
