@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -10,6 +10,9 @@ if TYPE_CHECKING:
     from core.batch import BatchSpec
     from core.controller.status import ControllerStatus
     from core.ledger import BatchRecord
+
+
+_T = TypeVar("_T")
 
 
 class ControllerPort(Protocol):
@@ -27,6 +30,8 @@ class ControllerPort(Protocol):
     def queue_batch(
         self, preset_name: str, spec: BatchSpec, seed_inputs: Iterable[str] = ()
     ) -> tuple[BatchRecord, list[str]]: ...
+
+    async def in_worker(self, command: Callable[[], _T]) -> _T: ...
 
     def cancel(self, job_ids: Iterable[str]) -> None: ...
 

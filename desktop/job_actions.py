@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from core.errors import BatchlineError
 from core.job_state import JobState, Reason
+from desktop.tasks import BackgroundTasks
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,6 +57,8 @@ class JobActions(QObject):
         super().__init__(parent)
         self._controller = controller
         self._selection = selection
+        self._tasks = BackgroundTasks(self)
+        self._tasks.failed.connect(lambda _name, message: self.failed.emit(message))
         self.cancel = self._action("&Cancel", "Cancel the selected jobs", "Del", self.on_cancel)
         self.retry = self._action(
             "&Retry", "Retry failed or cancelled jobs", "Ctrl+R", self.on_retry
@@ -124,17 +127,29 @@ class JobActions(QObject):
             self.failed.emit(str(exc))
         self.update_enabled()
 
+    def _run_in_worker(self, command: Callable[[], object]) -> None:
+        """Run a command over many jobs off the window's thread (one ledger transaction over
+        thousands of jobs takes longer than a frame); a refusal is shown when it ends."""
+        self._tasks.start(self._in_worker(command), "job action")
+
+    async def _in_worker(self, command: Callable[[], object]) -> None:
+        try:
+            await self._controller.in_worker(command)
+        except BatchlineError as exc:
+            self.failed.emit(str(exc))
+        self.update_enabled()
+
     @Slot()
     def on_cancel(self) -> None:
         ids = self._ids(_CANCELLABLE)
         if ids:
-            self._run(lambda: self._controller.cancel(ids))
+            self._run_in_worker(lambda: self._controller.cancel(ids))
 
     @Slot()
     def on_retry(self) -> None:
         ids = self._ids(_RETRYABLE)
         if ids:
-            self._run(lambda: self._controller.retry(ids))
+            self._run_in_worker(lambda: self._controller.retry(ids))
 
     @Slot()
     def on_retry_smaller(self) -> None:
@@ -146,12 +161,12 @@ class JobActions(QObject):
     def on_cancel_batch(self) -> None:
         batches = sorted({job.batch for job in self._selection()})
         for batch in batches:
-            self._run(lambda b=batch: self._controller.cancel_batch(b))
+            self._run_in_worker(lambda b=batch: self._controller.cancel_batch(b))
 
     @Slot()
     def on_cancel_waiting(self) -> None:
         batches = sorted({job.batch for job in self._selection()})
-        self._run(
+        self._run_in_worker(
             lambda: self._controller.cancel_all_but_running(
                 batches[0] if len(batches) == 1 else None
             )

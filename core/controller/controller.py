@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from core.controller import admission
 from core.controller.batches import queue_batch, queue_smaller
@@ -50,6 +51,9 @@ STOP_TIMEOUT_S = 5.0
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
 _ACTIVE = [state for state in JobState if state.is_active]
+_T = TypeVar("_T")
+# The event loop a command run by Controller.in_worker reports to, in that worker's thread.
+_worker = threading.local()
 
 
 class Controller:
@@ -123,7 +127,12 @@ class Controller:
         self._listeners.append(listener)
 
     def wake(self) -> None:
-        """Run the next tick now rather than at the end of the poll interval."""
+        """Run the next tick now rather than at the end of the poll interval (from a command
+        run by ``in_worker`` too: the loop's thread is asked to do it)."""
+        loop: asyncio.AbstractEventLoop | None = getattr(_worker, "loop", None)
+        if loop is not None:
+            loop.call_soon_threadsafe(self.wake)
+            return
         for link in self.links:
             link.wake()
 
@@ -135,6 +144,22 @@ class Controller:
         result = queue_batch(self.ledger, preset_name, spec, seed_inputs=list(seed_inputs))
         self.wake()
         return result
+
+    async def in_worker(self, command: Callable[[], _T]) -> _T:
+        """Run a command (``lambda: controller.cancel_batch(batch)``) on a worker thread, on a
+        ledger connection of its own, so the event loop's thread (the window's) stays free
+        however many jobs the command changes."""
+        loop = asyncio.get_running_loop()
+
+        def work() -> _T:
+            _worker.loop = loop
+            try:
+                with self.ledger.thread_connection():
+                    return command()
+            finally:
+                del _worker.loop
+
+        return await asyncio.to_thread(work)
 
     def cancel(self, job_ids: Iterable[str]) -> dict[str, str]:
         """Ask to cancel each job, in one transaction; returns its new state, or why it cannot

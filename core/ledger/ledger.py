@@ -72,6 +72,17 @@ class Ledger(TransitionVerbs):
             yield
 
     @contextlib.contextmanager
+    def thread_connection(self) -> Iterator[None]:
+        """A connection of the calling thread's own, for work off the thread that opened the
+        ledger (each thread has its own SQLite connection); closed at the end."""
+        opened = self._db.connect(reuse_if_open=True)
+        try:
+            yield
+        finally:
+            if opened:
+                self._db.close()
+
+    @contextlib.contextmanager
     def read(self) -> Iterator[None]:
         with schema.database_proxy.using(self._db), self._db.atomic():
             yield

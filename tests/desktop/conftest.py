@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
+import qasync
 
 from core.ledger import Ledger, NewJob
 from desktop.main_thread_gc import MainThreadCollector
@@ -25,6 +27,18 @@ def collect_on_the_gui_thread(qapp):
     yield
     collector.stop()
     collector.deleteLater()
+
+
+@pytest.fixture
+def qloop(qapp):
+    """A qasync loop on the Qt event loop, as the app runs (never pytest-asyncio's loop)."""
+    qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: the session decides when to quit
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    loop.close()
+    asyncio.set_event_loop(None)
+    qapp.setQuitOnLastWindowClosed(True)
 
 
 @pytest.fixture

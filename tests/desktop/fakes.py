@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.batch import BatchSpec
 from core.controller import queue_batch
@@ -12,6 +12,8 @@ from core.ledger import BatchRecord, Ledger
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+
+_T = TypeVar("_T")
 
 
 class FakeController:
@@ -48,6 +50,10 @@ class FakeController:
         """Compose and write the batch as the real controller does (core.controller.queue_batch)."""
         self.calls.append(("queue_batch", (preset_name, spec, list(seed_inputs))))
         return queue_batch(self.ledger, preset_name, spec, seed_inputs=list(seed_inputs))
+
+    async def in_worker(self, command: Callable[[], _T]) -> _T:
+        """Runs the command at once: the fake's commands only record the call."""
+        return command()
 
     def cancel(self, job_ids: Iterable[str]) -> None:
         self.calls.append(("cancel", list(job_ids)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, QUrl
@@ -9,6 +11,7 @@ from PySide6.QtCore import QMimeData, QUrl
 from core.job_state import Reason
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from core.ledger import Ledger
@@ -70,3 +73,11 @@ def succeed_job(ledger: Ledger, job_id: str, outputs: list[str]) -> str:
     prompt_id = run_job(ledger, job_id)
     ledger.observe_succeeded(prompt_id, outputs)
     return prompt_id
+
+
+async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Let the event loop run until ``predicate`` holds (a failed assert after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.01)

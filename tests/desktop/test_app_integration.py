@@ -12,7 +12,6 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
-import qasync
 
 from core.comfy import ComfyClient
 from core.controller import Controller, ControllerConfig
@@ -29,17 +28,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
-
-
-@pytest.fixture
-def qloop(qapp):
-    qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: the session decides when to quit
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
-    yield loop
-    loop.close()
-    asyncio.set_event_loop(None)
-    qapp.setQuitOnLastWindowClosed(True)
 
 
 @pytest.fixture

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+import threading
+import time
 from typing import TYPE_CHECKING
 
 import pytest
 
-from core.job_state import Reason
+from core.comfy import ComfyClient
+from core.controller import Controller
+from core.job_state import JobState, Reason
+from core.paths import ledger_path
 from desktop.job_actions import JobActions, can_cancel, can_retry, can_retry_smaller
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job
+from tests.desktop.helpers import fail_job, run_job, until
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.ledger import JobRecord
 
 
@@ -71,13 +80,14 @@ def test_actions_follow_the_selection(actions, selection, jobs) -> None:
     assert not actions.cancel.isEnabled()
 
 
-def test_triggering_calls_the_controller(actions, selection, controller, jobs) -> None:
+def test_triggering_calls_the_controller(actions, selection, controller, jobs, qloop) -> None:
     selection.jobs = [jobs["pending"], jobs["running"], jobs["failed"]]
     actions.update_enabled()
     actions.cancel.trigger()
     actions.retry.trigger()
     actions.cancel_batch.trigger()
     actions.cancel_waiting.trigger()
+    qloop.run_until_complete(until(lambda: len(controller.calls) == 4))
     batch = jobs["pending"].batch
     assert controller.calls == [
         ("cancel", [jobs["pending"].id, jobs["running"].id]),
@@ -106,3 +116,45 @@ def test_pause_toggles_dispatch(actions, controller) -> None:
 
 def test_every_action_has_a_shortcut(actions) -> None:
     assert all(not action.shortcut().isEmpty() for action in actions.all())
+
+
+def test_a_bulk_cancel_leaves_the_window_free(qloop, ledger, preset_name, tmp_path) -> None:
+    ids = make_jobs(ledger, preset_name, 3000)
+    client = ComfyClient("http://127.0.0.1:9")  # never asked: the controller is not started
+    controller = Controller(ledger, client, output_dir=tmp_path / "out")
+    selection = Selection()
+    selection.jobs = [ledger.job(ids[0])]
+    actions = JobActions(controller, selection)
+    # Another writer holds the ledger for a second: the cancel waits for it, the window must not.
+    writer = sqlite3.connect(
+        ledger_path(ledger.folder), isolation_level=None, check_same_thread=False
+    )
+    writer.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(1.0, writer.execute, ("ROLLBACK",))
+    release.start()
+    try:
+        started = time.monotonic()
+        qloop.call_later(0.05, actions.cancel_batch.trigger)  # pressed while the loop is timed
+        stall = qloop.run_until_complete(
+            longest_stall(lambda: ledger.count_by_state() == {JobState.cancelled: 3000})
+        )
+    finally:
+        release.join()
+        writer.close()
+        qloop.run_until_complete(client.aclose())
+    assert time.monotonic() - started >= 1.0, "the cancel waited for the other writer"
+    assert stall < 0.25, f"the window stalled {stall * 1000:.0f} ms"
+    assert {t.cause for t in ledger.transitions_of(ids[:10]).values() for t in t} == {
+        "cancelled before it was sent"
+    }
+
+
+async def longest_stall(done: Callable[[], bool], seconds: float = 30.0) -> float:
+    """Tick every 5 ms until ``done``; the longest the loop kept a tick waiting beyond that."""
+    longest, deadline = 0.0, time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        before = time.monotonic()
+        await asyncio.sleep(0.005)
+        longest = max(longest, time.monotonic() - before - 0.005)
+    return longest

@@ -11,7 +11,7 @@ from desktop.job_table_model import Column
 from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG, make_jobs
-from tests.desktop.helpers import run_job, succeed_job
+from tests.desktop.helpers import run_job, succeed_job, until
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_queue_shows_the_jobs_and_status_updates_them(window, controller, ledger
     assert window.filter_bar.count.text().startswith("3 of 3 jobs")
 
 
-def test_selection_shows_details_and_enables_actions(window, ledger, qtbot) -> None:
+def test_selection_shows_details_and_enables_actions(window, ledger, qtbot, qloop) -> None:
     window.composer.seeds.count.setValue(2)
     window.composer.queue_button.click()
     job_id = window.model.job_at(1).id
@@ -56,7 +56,7 @@ def test_selection_shows_details_and_enables_actions(window, ledger, qtbot) -> N
     assert window.details.job_id() == job_id
     assert window.job_actions.cancel.isEnabled()
     window.job_actions.cancel.trigger()
-    assert window.controller.calls[-1] == ("cancel", [job_id])
+    qloop.run_until_complete(until(lambda: window.controller.calls[-1] == ("cancel", [job_id])))
     ledger.request_cancel(job_id)
     qtbot.waitUntil(lambda: "Cancelled" in window.details.header.text())
     assert not window.job_actions.cancel.isEnabled()
