@@ -5,6 +5,7 @@ Policies classify failures by class, never by message text::
     BatchlineError
     ├── LedgerError                  the job ledger refused or could not do something
     │   ├── LedgerFormatError        the file is not a Batchline ledger, or is from a newer schema
+    │   ├── LedgerWriteError         the ledger file cannot be written (disk full, read-only)
     │   ├── LeaseTakenError          another process holds the controller lease
     │   ├── IllegalTransition        a state change the transition table forbids
     │   └── UnknownRecord            no job / batch / preset with that id or name
@@ -41,6 +42,11 @@ class LedgerError(BatchlineError):
 
 class LedgerFormatError(LedgerError):
     """The database file is not a Batchline ledger, or was written by a newer Batchline."""
+
+
+class LedgerWriteError(LedgerError):
+    """The ledger file cannot be written (disk full, read-only, I/O error): nothing may be sent
+    to ComfyUI that the ledger could not record, so the controller stops."""
 
 
 class LeaseTakenError(LedgerError):

@@ -19,9 +19,21 @@ CONNECTION_STYLE = {
 }
 DEMO_STYLE = ("Demo server", "#6f42c1")
 SOME_UP_COLOUR = "#b36b00"  # several servers, not all of them answering
+STOPPED_STYLE = ("Controller stopped", "#a4262c")  # an error it cannot survive (tooltip: which)
+LOCAL_ERROR_COLOUR = "#b36b00"  # a local error the controller is retrying around
 
 
 def connection_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
+    """The connection, unless the controller stopped; a local error being retried is added."""
+    if status.stopped:
+        return STOPPED_STYLE
+    text, colour = _server_text(status, demo)
+    if status.local_error:
+        return f"{text} · local error, retrying", LOCAL_ERROR_COLOUR
+    return text, colour
+
+
+def _server_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
     text, colour = CONNECTION_STYLE[status.connection]
     if demo and status.connection is Connection.connected:
         return DEMO_STYLE
@@ -37,16 +49,17 @@ def connection_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
 
 
 def connection_tooltip(status: ControllerStatus) -> str:
-    """Each server's state when there are several; the last error, if any."""
-    lines = []
+    """Why the controller stopped or what it is retrying; each server's state when there are
+    several; the last error, if any."""
+    lines = [text for text in (status.stopped, status.local_error) if text]
     if len(status.servers) > 1:
-        lines = [
+        lines += [
             f"{_host(s.server)}: {s.connection.value}, queue {s.queue}"
             + (f" ({s.last_error})" if s.last_error else "")
             for s in status.servers
         ]
     elif status.last_error:
-        lines = [status.last_error]
+        lines.append(status.last_error)
     return "\n".join(lines) or status.server
 
 

@@ -26,6 +26,7 @@ from core.paths import default_output_dir
 if TYPE_CHECKING:
     import argparse
 
+    from core.controller.status import ControllerStatus
     from core.ledger import Ledger, TransitionRecord
 
 FEED_POLL_S = 0.2
@@ -95,6 +96,7 @@ async def _serve(
         clients = [await stack.enter_async_context(make_client(url)) for url in servers]
         controller = Controller(ledger, clients, config=config, output_dir=output_dir(ledger))
         printer = ChangePrinter(ledger)
+        controller.add_status_listener(LocalErrorPrinter())
         await controller.start()
         feed = asyncio.create_task(printer.follow())
         try:
@@ -133,6 +135,23 @@ def _stop_on_sigterm() -> None:
         return
     with contextlib.suppress(NotImplementedError, RuntimeError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
+class LocalErrorPrinter:
+    """A status listener printing each local error the controller retries around (the ledger
+    busy, a bug), and when it clears; an error that stops it ends `run` instead."""
+
+    def __init__(self) -> None:
+        self.shown = ""
+
+    def __call__(self, status: ControllerStatus) -> None:
+        if status.local_error == self.shown or status.stopped:
+            return
+        if status.local_error:
+            warn(f"{status.local_error} (trying again)")
+        else:
+            warn("the controller works again")
+        self.shown = status.local_error
 
 
 # --- the change feed ----------------------------------------------------------------------------

@@ -13,7 +13,9 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from core.controller import admission
@@ -21,10 +23,13 @@ from core.controller.batches import queue_batch, queue_smaller
 from core.controller.config import PAUSED_KEY, ControllerConfig
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
+from core.controller.supervision import LoopHealth, fatal_error
 from core.errors import (
+    BatchlineError,
     ComfyAuthError,
     ComfyError,
     InputError,
+    LedgerError,
     TransientComfyError,
 )
 from core.job_state import JobState
@@ -47,7 +52,8 @@ _CONNECTION_RANK = [
 ]
 
 REQUEST_POLL_S = 0.25
-STOP_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
+COMMANDS_LOOP = "commands from other processes"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
 _ACTIVE = [state for state in JobState if state.is_active]
@@ -82,6 +88,11 @@ class Controller:
             ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients
         ]
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping: set[asyncio.Task[None]] = set()  # tasks stop() could not wait for
+        self._health = LoopHealth(
+            self.config.offline_first_s, self.config.offline_max_s, ledger.path
+        )
+        self._fatal: BatchlineError | None = None
         self._listeners: list[StatusListener] = []
         self._seen_seq = 0
         self.status = ControllerStatus(
@@ -94,24 +105,50 @@ class Controller:
     # --- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Take the controller lease (LeaseTakenError if another process has it) and run."""
+        """Take the controller lease (LeaseTakenError if another process has it) and run.
+
+        Raises LedgerError while a task of the previous run has still not ended.
+        """
+        if self._stopping:
+            raise LedgerError("the controller is still stopping (a task has not ended yet)")
         self.ledger.lease.acquire(wait_s=LEASE_WAIT_S)
         self._seen_seq = self.ledger.latest_seq()
+        self._fatal = None
         for link in self.links:
-            self._tasks.append(asyncio.create_task(self._main_loop(link), name=f"ticks {link.url}"))
-            self._tasks.append(asyncio.create_task(link.follow_events(), name=f"events {link.url}"))
-        self._tasks.append(asyncio.create_task(self._request_loop(), name="request loop"))
+            self._spawn(f"work on {link.url}", partial(self._main_loop, link))
+            self._spawn(f"events from {link.url}", partial(self._follow_events, link))
+        self._spawn(COMMANDS_LOOP, self._request_loop)
 
     async def stop(self) -> None:
-        """Stop talking to the server; jobs already in ComfyUI keep running there."""
-        for task in self._tasks:
+        """Stop talking to the server; jobs already in ComfyUI keep running there.
+
+        The lease is released once every task has ended. A task still running after
+        ``STOP_TIMEOUT_S`` is logged, and the lease is kept until it ends.
+        """
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
             task.cancel()
-        if self._tasks:
-            _, stuck = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT_S)
-            for task in stuck:
-                log.warning("controller task %s did not stop in time", task.get_name())
-        self._tasks.clear()
-        self.ledger.lease.release()
+        stuck: set[asyncio.Task[None]] = set()
+        if tasks:
+            _, stuck = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        if not stuck:
+            self.ledger.lease.release()
+            return
+        log.error(
+            "controller task(s) %s did not stop in %.0f s: the controller lease is kept until "
+            "they end",
+            ", ".join(sorted(task.get_name() for task in stuck)),
+            STOP_TIMEOUT_S,
+        )
+        self._stopping = stuck
+        for task in stuck:
+            task.add_done_callback(self._ended_late)
+
+    def _ended_late(self, task: asyncio.Task[None]) -> None:
+        self._stopping.discard(task)
+        if not self._stopping:
+            log.warning("the controller's last task ended (%s): lease released", task.get_name())
+            self.ledger.lease.release()
 
     async def run_until_idle(self) -> None:
         """Run until no job is left pending, queued, running or cancelling."""
@@ -207,13 +244,32 @@ class Controller:
 
     # --- the loops -----------------------------------------------------------------------------
 
-    async def _main_loop(self, link: ServerLink) -> None:
+    def _spawn(self, name: str, loop: Callable[[str], Awaitable[None]]) -> None:
+        self._tasks.append(asyncio.create_task(self._supervise(name, loop), name=name))
+
+    async def _supervise(self, name: str, loop: Callable[[str], Awaitable[None]]) -> None:
+        """Run ``loop``, and run it again after an unexpected error (logged once, shown in the
+        status, after a backoff); an error the controller cannot survive stops it."""
+        while True:
+            try:
+                await loop(name)
+                return
+            except Exception as exc:
+                fatal = fatal_error(exc, self.ledger.path)
+                if fatal is not None:
+                    self._halt(name, fatal, exc)
+                    return
+                delay = self._health.failed(name, exc)
+                self._emit(replace(self.status, local_error=self._health.message))
+            await asyncio.sleep(delay)
+
+    async def _main_loop(self, link: ServerLink, name: str) -> None:
+        """Tick ``link`` for ever. ComfyUI's errors take it offline for a while; local ones (the
+        ledger, a bug) go up to the supervisor: they are not the server's fault."""
         while True:
             try:
                 await link.tick(self._live_on(link), paused=self._paused())
-                self._publish()  # pause and the jobs-per-minute rate change without the link
-                delay = self._poll_interval(link)
-            except ComfyAuthError as exc:  # retrying cannot help: stop, say why (check_alive)
+            except ComfyAuthError as exc:  # retrying cannot help: the supervisor stops all
                 self._went_offline(link, exc)
                 raise
             except TransientComfyError as exc:
@@ -221,10 +277,17 @@ class Controller:
             except ComfyError as exc:  # a broken answer: report it, keep trying, don't hammer
                 log.warning("ComfyUI at %s answered unexpectedly: %s", link.url, exc)
                 delay = self._went_offline(link, exc)
-            except Exception as exc:  # a bug must not silently stop dispatch: log, show, go on
-                log.exception("controller tick failed")
-                delay = self._went_offline(link, exc)
+            else:
+                self._healthy(name)
+                self._publish()  # pause and the jobs-per-minute rate change without the link
+                delay = self._poll_interval(link)
             await link.sleep(delay)
+
+    async def _follow_events(self, link: ServerLink, name: str) -> None:
+        async with link.client.listener() as events:
+            async for event in events:
+                link.on_event(event)
+                self._healthy(name)
 
     def _live_on(self, link: ServerLink) -> list[AttemptRecord]:
         """The live attempts ``link`` follows: those sent to its server.
@@ -240,7 +303,7 @@ class Controller:
             if attempt.server == link.url or (first and attempt.server not in known)
         ]
 
-    async def _request_loop(self) -> None:
+    async def _request_loop(self, name: str) -> None:
         """Carry out commands written by other processes, and notice their new jobs."""
         while True:
             for request in self.ledger.requests.open():
@@ -249,6 +312,7 @@ class Controller:
             if seq != self._seen_seq:
                 self._seen_seq = seq
                 self.wake()
+            self._healthy(name)
             await asyncio.sleep(REQUEST_POLL_S)
 
     def _carry_out(self, request: RequestRecord) -> str:
@@ -282,10 +346,28 @@ class Controller:
         return bool(self.ledger.settings.get(PAUSED_KEY, False))
 
     def check_alive(self) -> None:
-        """Raise the exception that ended one of the controller's loops, if one did."""
+        """Raise the error that stopped the controller, if one did."""
+        if self._fatal is not None:
+            raise self._fatal
+
+    def _halt(self, loop: str, error: BatchlineError, cause: Exception) -> None:
+        """Stop every loop for an error the controller cannot survive (check_alive raises it)."""
+        if self._fatal is not None:
+            return
+        self._fatal = error
+        # Said once by check_alive's caller and the status; the traceback goes to the log.
+        log.info("controller stopped (%s): %s", loop, error, exc_info=cause)
+        current = asyncio.current_task()
         for task in self._tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+            if task is not current:
+                task.cancel()
+        self._emit(replace(self.status, stopped=str(error)))
+
+    def _healthy(self, loop: str) -> None:
+        """``loop`` went round without error: clear the local error it had, if any."""
+        if self._health.ok(loop):
+            log.info("%s works again", loop)
+            self._emit(replace(self.status, local_error=self._health.message))
 
     def _publish(self) -> None:
         """A new status from the links' own (called whenever one of them changes)."""
@@ -311,6 +393,8 @@ class Controller:
                     for s in servers
                     if s.last_error
                 ),
+                local_error=self._health.message,
+                stopped=str(self._fatal or ""),
                 servers=servers,
             )
         )

@@ -105,11 +105,6 @@ class ServerLink:
 
     # --- WebSocket events ------------------------------------------------------------------------
 
-    async def follow_events(self) -> None:
-        async with self.client.listener() as events:
-            async for event in events:
-                self.on_event(event)
-
     def on_event(self, event: Event) -> None:
         match event:
             case WsConnected():

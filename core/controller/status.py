@@ -52,6 +52,12 @@ class ControllerStatus:
         stalled: job ids running beyond the stall limit (ComfyUI may be stuck).
         recent_durations: seconds of recently finished jobs, newest last.
         done_per_minute: jobs finished in the last minute.
+        last_error: the servers' latest error (ComfyUI unreachable or answering badly).
+        local_error: a problem on this machine (the ledger busy, a bug) that the controller is
+            retrying around, naming the loop it stopped; never the server's fault. Empty when
+            all is well.
+        stopped: why the controller stopped (an error it cannot survive: a refused token, the
+            ledger file not writable); empty while it runs.
         servers: each server's own status.
     """
 
@@ -68,6 +74,8 @@ class ControllerStatus:
     recent_durations: tuple[float, ...] = ()
     done_per_minute: float = 0.0
     last_error: str = ""
+    local_error: str = ""
+    stopped: str = ""
     servers: tuple[ServerStatus, ...] = ()
 
     @property

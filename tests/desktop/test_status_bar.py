@@ -31,6 +31,21 @@ def test_reconnecting_offline_and_paused(qtbot) -> None:
     assert bar.flight.text().endswith("dispatch paused")
 
 
+def test_a_local_error_and_a_stopped_controller_are_shown_not_blamed_on_the_server(
+    qtbot,
+) -> None:
+    bar = JobStatusBar()
+    qtbot.addWidget(bar)
+    busy = "commands from other processes: ledger /l/batchline.db: database is locked"
+    bar.show_status(ControllerStatus(connection=Connection.connected, local_error=busy))
+    assert bar.connection.text() == "● Connected · local error, retrying"
+    assert bar.connection.toolTip() == busy
+    full = "cannot write the ledger /l/batchline.db (database or disk is full): ..."
+    bar.show_status(ControllerStatus(connection=Connection.connected, stopped=full))
+    assert bar.connection.text() == "● Controller stopped"
+    assert bar.connection.toolTip() == full
+
+
 def test_demo_badge_when_connected_to_the_simulator(qtbot) -> None:
     bar = JobStatusBar(demo=True)
     qtbot.addWidget(bar)

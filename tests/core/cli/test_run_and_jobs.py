@@ -223,3 +223,32 @@ def test_the_same_server_twice_is_one_line(cli: Cli, noise: str) -> None:
     result = cli("run", "--until-idle")
     assert result.code == 2
     assert result.err.strip().startswith("batchline: one or more distinct servers")
+
+
+def test_run_stops_with_one_line_when_the_token_is_refused(
+    cli: Cli, noise: str, secured: SimulatorThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BATCHLINE_TOKEN", "wrong")
+    cli("queue", "noise")
+    cli.server = secured.url
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert result.code == 1
+    lines = result.err.strip().splitlines()
+    assert lines[0].startswith("controller for ")
+    assert len(lines) == 2
+    assert lines[1].startswith("batchline: ")
+    assert "credentials refused" in lines[1]
+
+
+def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli.run_cmd import LocalErrorPrinter
+    from core.controller import ControllerStatus
+
+    printer = LocalErrorPrinter()
+    busy = "commands from other processes: ledger /l/ledger.sqlite3: database is locked"
+    for local_error in ["", busy, busy, ""]:
+        printer(ControllerStatus(local_error=local_error))
+    assert capsys.readouterr().err.splitlines() == [
+        f"batchline: {busy} (trying again)",
+        "batchline: the controller works again",
+    ]

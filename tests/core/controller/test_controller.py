@@ -154,7 +154,7 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
         controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
         with pytest.raises(ComfyAuthError):
             await asyncio.wait_for(controller.run_until_idle(), 20)
-    assert controller.status.last_error
+    assert "credentials refused" in controller.status.stopped
     assert ledger.job(job_id).state == JobState.pending, "nothing was sent"
     assert not ledger.lease.held
 

@@ -1,0 +1,107 @@
+"""What an error in one of the controller's loops means, and the local errors being retried.
+
+An error is ComfyUI's (the server link goes offline and backs off), local and passing (a busy
+ledger, a bug: logged once, shown in the status, the loop restarts after a backoff; never blamed
+on ComfyUI), or one the controller cannot survive (a refused token, the lease lost, a ledger file
+that cannot be written): the controller stops and says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import TYPE_CHECKING
+
+from core.controller.causes import OfflineBackoff
+from core.errors import BatchlineError, ComfyAuthError, LeaseTakenError, LedgerWriteError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# SQLite's primary result codes for a file that cannot be written: retrying cannot help.
+UNWRITABLE = frozenset(
+    {
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_NOTADB,
+        sqlite3.SQLITE_PERM,
+    }
+)
+
+
+def fatal_error(exc: BaseException, ledger_file: Path) -> BatchlineError | None:
+    """The error to stop the controller with, or None when trying again may help."""
+    if isinstance(exc, ComfyAuthError | LeaseTakenError | LedgerWriteError):
+        return exc
+    unwritable = next((e for e in _sqlite_errors(exc) if _primary(e) in UNWRITABLE), None)
+    if unwritable is None:
+        return None
+    return LedgerWriteError(
+        f"cannot write the ledger {ledger_file} ({unwritable}): the controller stopped, and "
+        "nothing it could not record was sent"
+    )
+
+
+def describe(exc: BaseException, ledger_file: Path) -> str:
+    """One line saying what went wrong, naming the ledger file when SQLite failed."""
+    errors = _sqlite_errors(exc)
+    if errors:
+        return f"ledger {ledger_file}: {errors[-1]}"  # the first failure, not a failed rollback
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _sqlite_errors(exc: BaseException) -> list[sqlite3.Error]:
+    """The SQLite errors behind ``exc``, outermost first (peewee wraps them, and a rollback
+    that fails after SQLite already rolled back hides the original one)."""
+    found: list[sqlite3.Error] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, sqlite3.Error):
+            found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def _primary(error: sqlite3.Error) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+class LoopHealth:
+    """The local errors the controller's loops are retrying around, by loop name.
+
+    ``failed`` logs an error the first time it is seen (with its traceback: it may be a bug;
+    the status carries it to the user) and returns how long the loop waits before it starts
+    again; ``ok`` clears a loop's error once it goes round again.
+    """
+
+    def __init__(self, first_s: float, max_s: float, ledger_file: Path) -> None:
+        self._first_s, self._max_s, self._ledger_file = first_s, max_s, ledger_file
+        self._failing: dict[str, tuple[str, OfflineBackoff]] = {}
+        self._logged: set[tuple[str, str]] = set()
+
+    def failed(self, loop: str, exc: Exception) -> float:
+        text = describe(exc, self._ledger_file)
+        _, backoff = self._failing.get(loop) or ("", OfflineBackoff(self._first_s, self._max_s))
+        self._failing[loop] = (text, backoff)
+        delay = backoff.failed()
+        if (loop, text) not in self._logged:
+            self._logged.add((loop, text))
+            log.info("%s failed; trying again in %.1f s: %s", loop, delay, text, exc_info=exc)
+        return delay
+
+    def ok(self, loop: str) -> bool:
+        """Clear ``loop``'s error; whether it had one."""
+        return self._failing.pop(loop, None) is not None
+
+    @property
+    def message(self) -> str:
+        """Each failing loop and its error, for the status; empty when all is well."""
+        return "; ".join(f"{loop}: {text}" for loop, (text, _) in self._failing.items())

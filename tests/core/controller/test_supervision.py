@@ -1,0 +1,171 @@
+"""The controller never dies quietly: loops restart after local errors, which are never blamed
+on ComfyUI; errors it cannot survive stop it visibly; stopping waits for every task."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from core.comfy import ComfyClient
+from core.controller import Connection, Controller, ControllerStatus
+from core.controller.config import PAUSED_KEY
+from core.errors import LedgerError, LedgerWriteError
+from core.job_state import JobState
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from core.simulator import Simulator
+from tests.core.controller.conftest import MakeController, queue
+from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
+
+pytestmark = pytest.mark.asyncio
+
+
+def record_statuses(controller: Controller) -> list[ControllerStatus]:
+    seen: list[ControllerStatus] = []
+    controller.add_status_listener(seen.append)
+    return seen
+
+
+def attempts_written(ledger: Ledger, ids: list[str]) -> int:
+    return sum(len(ledger.attempts(job_id)) for job_id in ids)
+
+
+async def test_a_locked_ledger_stops_no_loop_for_good(
+    tmp_path: Path, simulator: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A "database is locked" in the command loop: shown, retried, commands carried out."""
+    monkeypatch.setattr("core.ledger.database.BUSY_TIMEOUT_S", 0.2)
+    with Ledger(tmp_path / "locked") as ledger:
+        client = ComfyClient(simulator.url)
+        ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        ids = queue(ledger, 2)
+        ledger.settings.set(PAUSED_KEY, True)
+        cancel = ledger.requests.post("cancel", ids[0])  # from another process
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        seen = record_statuses(controller)
+        other = sqlite3.connect(ledger.path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            await controller.start()
+            await wait_for(lambda: "database is locked" in controller.status.local_error)
+            assert "commands from other processes" in controller.status.local_error
+            assert str(ledger.path) in controller.status.local_error
+        finally:
+            other.rollback()
+            other.close()
+        try:
+            await wait_for(lambda: ledger.requests.get(cancel).outcome == "cancelled")
+            controller.resume()
+            await wait_for(lambda: ledger.job(ids[1]).state == JobState.succeeded)
+            await wait_for(lambda: controller.status.local_error == "")
+            controller.check_alive()
+        finally:
+            await controller.stop()
+            await client.aclose()
+    assert all(status.connection is not Connection.offline for status in seen)
+    assert all(status.last_error == "" for status in seen), "not the server's fault"
+
+
+async def test_a_bug_in_a_tick_is_reported_as_local_and_retried(
+    ledger: Ledger,
+    simulator: Simulator,
+    make_controller: MakeController,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ids = queue(ledger, 2)
+    failures = 3
+    live_attempts = ledger.live_attempts
+
+    def broken_three_times() -> object:  # fault injection: a bug in our own code
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise RuntimeError("boom")
+        return live_attempts()
+
+    monkeypatch.setattr(ledger, "live_attempts", broken_three_times)
+    caplog.set_level(logging.INFO, "core.controller")
+    controller = await make_controller(ledger, simulator)
+    seen = record_statuses(controller)
+    await wait_for(lambda: all(ledger.job(job_id).state.is_terminal for job_id in ids))
+    assert [ledger.job(job_id).state for job_id in ids] == [JobState.succeeded] * 2
+    local = {status.local_error for status in seen} - {""}
+    assert local == {f"work on {simulator.url}: RuntimeError: boom"}
+    assert controller.status.local_error == ""
+    assert all(status.connection is not Connection.offline for status in seen)
+    assert not any("unreachable" in record.getMessage() for record in caplog.records)
+    logged = [r for r in caplog.records if "boom" in r.getMessage() and r.exc_info]
+    assert len(logged) == 1, "logged once, with its traceback"
+
+
+async def test_a_full_ledger_stops_the_controller_and_nothing_unrecorded_is_sent(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    ids = queue(ledger, 60)
+    pages = ledger._db.execute_sql("PRAGMA page_count").fetchone()[0]
+    ledger._db.execute_sql(f"PRAGMA max_page_count = {pages}")  # the disk is full from now on
+    controller = await make_controller(ledger, simulator, global_cap=60, per_requester_cap=60)
+    await wait_for(lambda: controller.status.stopped != "")
+    with pytest.raises(LedgerWriteError) as stopped:
+        controller.check_alive()
+    message = str(stopped.value)
+    assert f"cannot write the ledger {ledger.path} (database or disk is full)" in message
+    assert controller.status.stopped == message
+    await asyncio.sleep(0.5)  # nothing more happens
+    sent = simulator.stats()["queue_counter"]
+    assert sent == attempts_written(ledger, ids), "every prompt sent was written first"
+    assert sent < len(ids)
+    assert ledger.job(ids[-1]).state == JobState.pending
+
+
+async def test_stop_keeps_the_lease_until_every_task_has_ended(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("core.controller.controller.STOP_TIMEOUT_S", 0.2)
+    ended = asyncio.Event()
+
+    async def slow_to_stop(name: str) -> None:  # fault injection: cleanup outlasting stop()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            await asyncio.sleep(1.0)
+            ended.set()
+            raise
+
+    async with ComfyClient(simulator.url) as client:
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        monkeypatch.setattr(controller, "_request_loop", slow_to_stop)
+        await controller.start()
+        await asyncio.sleep(0.1)
+        await controller.stop()
+        assert ledger.lease.held, "a task still runs: the lease is kept"
+        with pytest.raises(LedgerError, match="still stopping"):
+            await controller.start()
+        await asyncio.wait_for(ended.wait(), 5)
+        await wait_for(lambda: not ledger.lease.held, 2)
+        await controller.start()
+        await controller.stop()
+    assert not ledger.lease.held
+
+
+async def test_stopping_a_controller_ends_every_task(
+    ledger: Ledger, make_simulator: Callable[..., object], tmp_path: Path
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.3)  # type: ignore[misc]
+    queue(ledger, 3)
+    async with ComfyClient(simulator.url) as client:
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        await controller.start()
+        await wait_for(lambda: controller.status.in_flight > 0)
+        tasks = list(controller._tasks)
+        started = asyncio.get_running_loop().time()
+        await controller.stop()
+        assert asyncio.get_running_loop().time() - started < 1.0
+    assert all(task.done() for task in tasks)
+    assert not ledger.lease.held
