@@ -5,6 +5,7 @@ Policies classify failures by class, never by message text::
     BatchlineError
     ├── LedgerError                  the job ledger refused or could not do something
     │   ├── LedgerFormatError        the file is not a Batchline ledger, or is from a newer schema
+    │   ├── LedgerOpenError          SQLite could not open, create or migrate the ledger file
     │   ├── LedgerWriteError         the ledger file cannot be written (disk full, read-only)
     │   ├── LeaseTakenError          another process holds the controller lease
     │   ├── IllegalTransition        a state change the transition table forbids
@@ -14,7 +15,8 @@ Policies classify failures by class, never by message text::
     │   └── CompositionError         a batch spec that cannot be composed
     └── ComfyError                   talking to a ComfyUI server failed
         ├── TransientComfyError      the answer is unknown; safe to retry after checking
-        │   ├── ComfyConnectionError connect/read failure
+        │   ├── ComfyConnectionError the connection broke: the request may have arrived
+        │   │   └── ComfyUnreachable could not connect: nothing was sent
         │   ├── ComfyTimeout         no answer in time
         │   └── ComfyServerError     HTTP 5xx
         ├── ComfyRejected            HTTP 400 from /prompt, with parsed node errors
@@ -42,6 +44,10 @@ class LedgerError(BatchlineError):
 
 class LedgerFormatError(LedgerError):
     """The database file is not a Batchline ledger, or was written by a newer Batchline."""
+
+
+class LedgerOpenError(LedgerError):
+    """SQLite could not open, create or migrate the ledger file (busy, read-only, damaged)."""
 
 
 class LedgerWriteError(LedgerError):
@@ -101,7 +107,11 @@ class TransientComfyError(ComfyError):
 
 
 class ComfyConnectionError(TransientComfyError):
-    """The server could not be reached, or the connection broke before an answer."""
+    """The connection broke before an answer: the request may or may not have arrived."""
+
+
+class ComfyUnreachable(ComfyConnectionError):
+    """The server could not be connected to: nothing was sent (the only proven non-delivery)."""
 
 
 class ComfyTimeout(TransientComfyError):

@@ -63,6 +63,7 @@ class Reason(StrEnum):
     cancelled = "cancelled"
     interrupted_elsewhere = "interrupted_elsewhere"
     removed_elsewhere = "removed_elsewhere"
+    superseded = "superseded"  # withdrawn: an older attempt, answered late, succeeded first
 
 
 _S = JobState

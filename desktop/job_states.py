@@ -36,6 +36,8 @@ REASON_LABELS = {
     "cancelled": "cancelled here",
     "interrupted_elsewhere": "interrupted elsewhere",
     "removed_elsewhere": "removed elsewhere",
+    "timeout": "no answer in time",
+    "superseded": "an earlier try finished first",
 }
 
 

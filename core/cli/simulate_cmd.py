@@ -87,6 +87,23 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
         help="share of POST /prompt queued but answered by a dropped connection",
     )
     group.add_argument(
+        "--late-queue-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of POST /prompt queued only after --late seconds (then answered)",
+    )
+    group.add_argument(
+        "--late-answer-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="share of POST /prompt queued at once but answered after --late seconds",
+    )
+    group.add_argument(
+        "--late", type=float, default=5.0, metavar="S", help="how late a late prompt is (5 s)"
+    )
+    group.add_argument(
         "--delay", type=float, default=0.0, metavar="S", help="seconds to delay every answer"
     )
     group.add_argument(
@@ -106,6 +123,9 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
         error_rate=args.error_rate,
         drop_rate=args.drop_rate,
         drop_after_queue_rate=args.drop_after_queue_rate,
+        late_queue_rate=args.late_queue_rate,
+        late_answer_rate=args.late_answer_rate,
+        late_seconds=args.late,
         delay_seconds=args.delay,
         routes=list(args.fault_route),
     )

@@ -23,6 +23,7 @@ from core.comfy.failures import is_oom
 from core.comfy.jobs import JobInfo, PromptLookup, PromptState
 from core.comfy.listener import Listener
 from core.comfy.responses import (
+    LEDGER_MARK,
     Device,
     HistoryEntry,
     ImageRef,
@@ -35,6 +36,7 @@ from core.comfy.responses import (
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_TIMEOUT",
+    "LEDGER_MARK",
     "Backoff",
     "BasicAuth",
     "BearerAuth",

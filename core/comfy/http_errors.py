@@ -12,13 +12,20 @@ from core.errors import (
     ComfyProtocolError,
     ComfyServerError,
     ComfyTimeout,
+    ComfyUnreachable,
 )
 
 _SNIPPET = 200
 
 
 def transport_error(exc: httpx.HTTPError, route: str) -> ComfyError:
-    """The ComfyError for an httpx exception raised before a full answer arrived."""
+    """The ComfyError for an httpx exception raised before a full answer arrived.
+
+    Only a failure to connect (or to get a pooled connection) proves that nothing was sent;
+    any other failure leaves the request's outcome unknown.
+    """
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
+        return ComfyUnreachable(f"cannot connect ({type(exc).__name__}: {exc})", route)
     if isinstance(exc, httpx.TimeoutException):
         return ComfyTimeout(f"no answer in time ({type(exc).__name__})", route)
     if isinstance(exc, httpx.TransportError):

@@ -9,6 +9,8 @@ from core.comfy.failures import failure_from_messages
 from core.comfy.node_errors import parse_node_errors
 from core.comfy.shapes import JsonObject, Shape
 
+LEDGER_MARK = "batchline_ledger"  # the extra_data key naming the ledger that sent a prompt
+
 if TYPE_CHECKING:
     from core.errors import ExecutionFailure, NodeError
 
@@ -50,11 +52,16 @@ class SubmitResult:
 
 @dataclass(frozen=True, slots=True)
 class QueueItem:
-    """One prompt in ``/queue``: only what a controller needs (not the prompt itself)."""
+    """One prompt in ``/queue``: only what a controller needs (not the prompt itself).
+
+    ``ledger`` is the mark a Batchline ledger puts into the ``extra_data`` of the prompts it
+    sends (``LEDGER_MARK``), so its controller can tell its own prompts from everyone else's.
+    """
 
     number: int | float
     prompt_id: str
     client_id: str | None = None
+    ledger: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +157,12 @@ def _queue_item(raw: object, what: str, shape: Shape) -> QueueItem:
     if len(item) < 2:
         shape.fail(what, "[number, prompt_id, ...]", item)
     extra = shape.obj(item[3], f"{what}[3]") if len(item) > 3 else {}
+    mark = extra.get(LEDGER_MARK)
     return QueueItem(
         number=shape.number(item[0], f"{what}[0]"),
         prompt_id=shape.text(item[1], f"{what}[1]"),
         client_id=shape.opt_text(extra.get("client_id"), f"{what}[3].client_id"),
+        ledger=mark if isinstance(mark, str) else None,
     )
 
 

@@ -37,6 +37,9 @@ class ControllerConfig:
         max_attempts: automatic attempts per job.
         poll_active_s / poll_idle_s: /queue + /history polling while jobs are active / idle.
         grace_s: how long a prompt may be in neither queue nor history before it counts as gone.
+        settle_s: how long an attempt whose submission got no answer is looked up before a
+            new attempt opens, counted from when it was written (the 30 s request timeout plus
+            twice that: ComfyUI may queue a prompt long after the client gave up).
         stall_s: a prompt running longer than this is flagged stalled (never failed).
         offline_first_s / offline_max_s: first and longest wait between tries while the
             server is unreachable (exponential in between, jittered).
@@ -50,6 +53,7 @@ class ControllerConfig:
     poll_active_s: float = 1.0
     poll_idle_s: float = 5.0
     grace_s: float = 10.0
+    settle_s: float = 90.0
     stall_s: float = 30 * 60.0
     offline_first_s: float = 1.0
     offline_max_s: float = 30.0
@@ -58,7 +62,8 @@ class ControllerConfig:
         for name in ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name.replace('_', '-')} must be at least 1")
-        for name in ("poll_active_s", "poll_idle_s", "grace_s", "stall_s", "offline_first_s"):
+        positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")
+        for name in (*positive, "offline_first_s"):
             if getattr(self, name) <= 0:
                 raise InputError(f"{name} must be positive")
 

@@ -12,8 +12,15 @@ from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
 from core.controller.config import PAUSED_KEY
-from core.controller.submission import extra_data, prompt_for
-from core.errors import ComfyRejected, IllegalTransition, TransientComfyError, UnknownRecord
+from core.controller.submission import extra_data, ledger_id, prompt_for
+from core.errors import (
+    ComfyProtocolError,
+    ComfyRejected,
+    ComfyUnreachable,
+    IllegalTransition,
+    TransientComfyError,
+    UnknownRecord,
+)
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
@@ -30,6 +37,7 @@ class Dispatcher:
 
     Attributes:
         submitting: prompt_ids whose ``POST /prompt`` is in flight in this process.
+        ledger_id: the mark our prompts carry in their ``extra_data``.
     """
 
     def __init__(
@@ -41,6 +49,7 @@ class Dispatcher:
         self._last_served: str | None = None
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self.ledger_id = ledger_id(ledger)
 
     async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
         """Submit what admission allows now, given the server's queue ``snapshot``."""
@@ -91,6 +100,9 @@ class Dispatcher:
             self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
+        except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
+            self._ledger.note_unknown_outcome(pid, Reason.server_error, str(exc))
+            raise
         else:
             self._accepted(pid, result)
         finally:
@@ -126,12 +138,28 @@ class Dispatcher:
         self._ledger.settings.set(PAUSED_KEY, True)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
-        """The answer to POST /prompt was lost: look before sending anything again.
+        """The POST got no usable answer: find out, never send blindly again.
+
+        Only a failure to connect proves that nothing was sent: the job gets its next attempt
+        at once. Any other failure leaves the outcome unknown (ComfyUI queues a prompt before
+        it answers, so it may arrive later): the attempt stays ``submitting`` and the
+        reconciler keeps looking its prompt_id up for the settle window.
 
         Raises:
             TransientComfyError: the server cannot be asked either; the attempt stays
                 ``submitting`` and is resolved by the next reconcile.
         """
+        if isinstance(exc, ComfyUnreachable):
+            log.info("%s not sent (%s): a new attempt", pid, exc)
+            self._ledger.observe_retryable(
+                pid,
+                AttemptResult.failed,
+                Reason.connection_error,
+                {"message": str(exc)},
+                max_attempts=self._config.max_attempts,
+            )
+            return
+        self._ledger.note_unknown_outcome(pid, reason_for_error(exc), str(exc))
         lookup = await self._client.lookup(pid)
         if lookup.state != PromptState.unknown:
             self._reconciler.seen(pid)
@@ -139,14 +167,7 @@ class Dispatcher:
             self._ledger.observe_queued(pid)
         elif lookup.state == PromptState.running:
             self._ledger.observe_running(pid)
-        elif lookup.state == PromptState.unknown:
-            log.info("%s not on the server after %s: a new attempt", pid, exc)
-            self._ledger.observe_retryable(
-                pid,
-                AttemptResult.failed,
-                reason_for_error(exc),
-                max_attempts=self._config.max_attempts,
-            )
+        # unknown: the reconciler looks again each tick until the settle window closes;
         # finished: the next reconcile reads its history and downloads its outputs.
 
     def _batch_plan(self, batch_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -159,6 +180,6 @@ class Dispatcher:
                 editor = None
             self._batches[batch_id] = (
                 self._ledger.workflow(batch.workflow_hash),
-                extra_data(editor),
+                extra_data(editor, self.ledger_id),
             )
         return self._batches[batch_id]

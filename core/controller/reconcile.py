@@ -29,8 +29,9 @@ class Reconciler:
     A prompt in neither queue nor history gets the grace period, then: lost across a server
     restart or outage (``epoch`` moved since we last saw it) → ``lost``/server_lost, retried;
     removed from the queue by someone else while the server stayed up → cancelled/
-    removed_elsewhere; never received (its POST went unanswered) → failed/connection_error,
-    retried; deleted by our own cancel → cancelled.
+    removed_elsewhere; its POST went unanswered → looked up until the settle window closes,
+    then ``lost`` with the POST's cause, retried (the old prompt_id stays watched, see
+    orphans.py); deleted by our own cancel → cancelled.
     """
 
     def __init__(
@@ -122,16 +123,23 @@ class Reconciler:
         first = self._missing_since.setdefault(pid, time.monotonic())
         if time.monotonic() - first < self._config.grace_s:
             return
+        if attempt.result == AttemptResult.submitting and not self._settled(attempt):
+            return  # its POST may still be on its way into the queue: keep looking
         restarted = self._seen_epoch.get(pid, -1) < self.epoch
         self._forget(pid)
         self._give_up_on(attempt, restarted=restarted)
 
+    def _settled(self, attempt: AttemptRecord) -> bool:
+        """Whether an unanswered submission has had its settle window (from when it was written)."""
+        return time.time() - attempt.created_at >= self._config.settle_s
+
     def _give_up_on(self, attempt: AttemptRecord, *, restarted: bool) -> None:
         pid, limit = attempt.prompt_id, self._config.max_attempts
         if attempt.result == AttemptResult.submitting:
-            log.info("%s never reached the server: sending it again", pid)
+            reason = Reason(attempt.reason) if attempt.reason else Reason.timeout
+            log.info("%s not on the server after the settle window: a new attempt", pid)
             self._ledger.observe_retryable(
-                pid, AttemptResult.failed, Reason.connection_error, max_attempts=limit
+                pid, AttemptResult.lost, reason, attempt.error, max_attempts=limit
             )
         elif restarted or attempt.result == AttemptResult.running:
             log.info("%s vanished across a server restart or outage", pid)

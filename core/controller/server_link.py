@@ -26,6 +26,7 @@ from core.comfy import (
 )
 from core.controller.causes import OfflineBackoff
 from core.controller.dispatch import Dispatcher
+from core.controller.orphans import Orphans
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
@@ -56,6 +57,7 @@ class ServerLink:
         self.ledger, self.client, self.url = ledger, client, client.base_url
         self.reconciler = Reconciler(ledger, client, config, output_dir)
         self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
+        self.orphans = Orphans(ledger, client, self.dispatcher.ledger_id, output_dir)
         self.backoff = OfflineBackoff(config.offline_first_s, config.offline_max_s)
         self.status = ServerStatus(server=self.url)
         self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
@@ -76,6 +78,8 @@ class ServerLink:
                 continue
             job = self.ledger.job(attempt.job_id)
             await self.reconciler.follow(attempt, job, snapshot)
+        await self.orphans.sweep(snapshot, self.ours.keys() | self.dispatcher.submitting)
+        await self.orphans.watch(self.url)
         await self.dispatcher.dispatch(snapshot, paused=paused)
         self._publish(snapshot, frozenset(a.job_id for a in live if a.stalled))
 

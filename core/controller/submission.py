@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from core.batch import build_workflow
+from core.comfy import LEDGER_MARK
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from core.ledger import Ledger
+
 OUTPUT_ROOT = "batchline"
+LEDGER_ID_KEY = "ledger.id"
 
 
 def prompt_for(
@@ -30,8 +35,20 @@ def prompt_for(
     return prompt
 
 
-def extra_data(editor_workflow: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``extra_data`` for ``POST /prompt``: the editor graph goes into the PNGs ComfyUI writes."""
-    if not editor_workflow:
-        return {}
-    return {"extra_pnginfo": {"workflow": dict(editor_workflow)}}
+def ledger_id(ledger: Ledger) -> str:
+    """This ledger's own random id, made once and kept in its settings."""
+    known = ledger.settings.get(LEDGER_ID_KEY)
+    if isinstance(known, str) and known:
+        return known
+    made = uuid.uuid4().hex
+    ledger.settings.set(LEDGER_ID_KEY, made)
+    return made
+
+
+def extra_data(editor_workflow: Mapping[str, Any] | None, ledger: str) -> dict[str, Any]:
+    """``extra_data`` for ``POST /prompt``: the mark of the ``ledger`` that sends it (the
+    orphan sweep tells our prompts by it), and the editor graph for the PNGs ComfyUI writes."""
+    extra: dict[str, Any] = {LEDGER_MARK: ledger}
+    if editor_workflow:
+        extra["extra_pnginfo"] = {"workflow": dict(editor_workflow)}
+    return extra

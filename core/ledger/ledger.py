@@ -274,6 +274,24 @@ class Ledger(TransitionVerbs):
             )
             return [AttemptRecord.from_row(r) for r in query]
 
+    def unsettled_attempts(self, reasons: Sequence[str]) -> list[AttemptRecord]:
+        """Older attempts given up as ``lost`` for one of ``reasons`` whose job is still active:
+        their prompt may yet reach the server, so the controller keeps watching for it."""
+        active = [state.value for state in JobState if state.is_active]
+        with self.read():
+            query = (
+                schema.Attempt.select()
+                .join(schema.Job)
+                .where(
+                    schema.Attempt.result == AttemptResult.lost.value,
+                    schema.Attempt.reason.in_(list(reasons)),
+                    schema.Attempt.n < schema.Job.attempt,
+                    schema.Job.state.in_(active),
+                )
+                .order_by(schema.Attempt.id)
+            )
+            return [AttemptRecord.from_row(r) for r in query]
+
     def transitions(self, job_id: str) -> list[TransitionRecord]:
         return self.transitions_of([job_id]).get(job_id, [])
 

@@ -310,6 +310,64 @@ class TransitionVerbs:
             fields["started_at"] = started
         return fields
 
+    # --- unknown outcomes ----------------------------------------------------------------------
+
+    def note_unknown_outcome(self, prompt_id: str, reason: Reason, message: str) -> bool:
+        """The POST of a ``submitting`` attempt got no usable answer: record why, so the job's
+        story tells it; the attempt stays ``submitting`` while its prompt_id is looked up."""
+        with self.tx():
+            found = self._live(prompt_id, None)
+            if found is None or found[0].result != AttemptResult.submitting.value:
+                return False
+            attempt, job = found
+            error = json.dumps({"message": message, "outcome": "unknown"})
+            schema.Attempt.update(reason=reason.value, error_json=error).where(
+                schema.Attempt.id == attempt.id
+            ).execute()
+            self._write_job(job, None, "")
+            return True
+
+    def observe_late_success(
+        self,
+        prompt_id: str,
+        outputs: list[str],
+        note: str = "",
+        times: tuple[float | None, float | None] = (None, None),
+    ) -> bool:
+        """An older attempt given up as ``lost`` (its answer never came) succeeded after all.
+
+        Its outputs are the job's: the attempt becomes ``succeeded``, the job's newer attempt
+        (if one was sent) ends ``cancelled``/superseded, and the job is ``succeeded``. False when
+        the job has ended meanwhile or the attempt is not such a one.
+        """
+        with self.tx():
+            old = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
+            if old is None or old.result != AttemptResult.lost.value:
+                return False
+            job = old.job
+            if JobState(job.state).is_terminal or old.n >= job.attempt:
+                return False
+            newer = _current_attempt(job)
+            cause = f"attempt {old.n}, answered late, succeeded first"
+            if newer is not None and not AttemptResult(newer.result).is_final:
+                _end_attempt(
+                    newer,
+                    AttemptResult.cancelled,
+                    _ending(self.now(), Reason.superseded, {"message": cause}),
+                )
+                cause += f"; attempt {newer.n} withdrawn"
+            fields = {"outputs_json": json.dumps(outputs), **self._times(times)}
+            _end_attempt(old, AttemptResult.succeeded, fields)
+            times_now = {k: v for k, v in fields.items() if k in _TIME_FIELDS}
+            self._write_job(
+                job,
+                JobState.succeeded,
+                f"{cause}{': ' + note if note else ''}",
+                reason=None,
+                **times_now,
+            )
+            return True
+
     # --- internals -----------------------------------------------------------------------------
 
     def _observe(

@@ -20,6 +20,11 @@ class FaultSettings:
     Rates are shares of requests in [0, 1], drawn from one seeded ``random.Random`` so runs are
     reproducible. ``routes`` limits the HTTP faults to requests whose ``"METHOD /path"`` (with
     any ``/api`` prefix removed) is listed, e.g. ``["POST /prompt"]``; empty means every route.
+
+    A share of ``POST /prompt`` can be *late*, as a busy real server is: ``late_queue_rate``
+    reads and validates the prompt, waits ``late_seconds``, then queues it and answers (a
+    client that gave up meanwhile finds it in the queue later); ``late_answer_rate`` queues it
+    at once and answers only after ``late_seconds``.
     """
 
     fail_oom: int = 0
@@ -27,6 +32,9 @@ class FaultSettings:
     error_rate: float = 0.0
     drop_rate: float = 0.0
     drop_after_queue_rate: float = 0.0
+    late_queue_rate: float = 0.0
+    late_answer_rate: float = 0.0
+    late_seconds: float = 5.0
     delay_seconds: float = 0.0
     routes: list[str] = field(default_factory=list)
     hang_next: int = 0
@@ -38,6 +46,9 @@ class FaultSettings:
             "error_rate": self.error_rate,
             "drop_rate": self.drop_rate,
             "drop_after_queue_rate": self.drop_after_queue_rate,
+            "late_queue_rate": self.late_queue_rate,
+            "late_answer_rate": self.late_answer_rate,
+            "late_seconds": self.late_seconds,
             "delay_seconds": self.delay_seconds,
             "routes": list(self.routes),
             "hang_next": self.hang_next,

@@ -72,7 +72,13 @@ class HttpFaults:
     def __init__(self, settings: FaultSettings, seed: int) -> None:
         self.settings = settings
         self.rng = random.Random(seed)
-        self.counts = {"error": 0, "drop": 0, "drop_after_queue": 0}
+        self.counts = {
+            "error": 0,
+            "drop": 0,
+            "drop_after_queue": 0,
+            "late_queue": 0,
+            "late_answer": 0,
+        }
 
     def applies(self, method: str, path: str) -> bool:
         routes = self.settings.routes
@@ -82,7 +88,8 @@ class HttpFaults:
         return f"{method} {bare}" in routes or f"{method} {path}" in routes
 
     def decide(self, method: str, path: str) -> str | None:
-        """``"error"``, ``"drop"``, ``"drop_after_queue"`` (POST /prompt only) or None."""
+        """``"error"``, ``"drop"``, or None; for POST /prompt also ``"drop_after_queue"``,
+        ``"late_queue"`` and ``"late_answer"``."""
         if not self.applies(method, path):
             return None
         s = self.settings
@@ -92,6 +99,8 @@ class HttpFaults:
             ("error", s.error_rate),
             ("drop", s.drop_rate),
             ("drop_after_queue", s.drop_after_queue_rate if is_prompt else 0.0),
+            ("late_queue", s.late_queue_rate if is_prompt else 0.0),
+            ("late_answer", s.late_answer_rate if is_prompt else 0.0),
         ):
             if draw < rate:
                 self.counts[kind] += 1

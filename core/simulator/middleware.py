@@ -12,6 +12,8 @@ from aiohttp import web
 
 from core.simulator.responses import server_error
 
+LATE_QUEUE = web.RequestKey("late_queue", float)  # set on a request: wait this long to queue it
+
 if TYPE_CHECKING:
     from aiohttp.typedefs import Middleware
 
@@ -56,7 +58,8 @@ def drop_connection(request: web.Request) -> web.StreamResponse:
 
 
 def fault_middleware(faults: HttpFaults) -> Middleware:
-    """Delay answers, answer 500, or drop the connection before or after the handler ran."""
+    """Delay answers, answer 500, drop the connection before or after the handler ran, or
+    queue (or answer) a prompt late."""
 
     @web.middleware
     async def inject(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -69,7 +72,11 @@ def fault_middleware(faults: HttpFaults) -> Middleware:
             return server_error()
         if decision == "drop":
             return drop_connection(request)
+        if decision == "late_queue":
+            request[LATE_QUEUE] = faults.settings.late_seconds  # the handler waits to queue
         response = await handler(request)
+        if decision == "late_answer":
+            await asyncio.sleep(faults.settings.late_seconds)
         if decision == "drop_after_queue":
             return drop_connection(request)
         return response

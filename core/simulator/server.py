@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from core.simulator.middleware import LATE_QUEUE
 from core.simulator.prompt_queue import QueueItem
 from core.simulator.responses import empty_ok, json_body, json_response, server_error
 from core.simulator.state import JobTimes, ServerState, now_ms
@@ -44,12 +46,14 @@ class ComfyRoutes:
     # --- /prompt ------------------------------------------------------------------------
 
     async def post_prompt(self, request: web.Request) -> web.StreamResponse:
+        """ComfyUI's order: read the body, validate, queue, then answer (a prompt can reach the
+        queue after its client gave up waiting)."""
         try:
-            return await self._submit(await json_body(request))
+            return await self._submit(await json_body(request), request.get(LATE_QUEUE, 0.0))
         except (ValueError, TypeError, KeyError, AttributeError, IndexError):
             return server_error()
 
-    async def _submit(self, body: Any) -> web.StreamResponse:
+    async def _submit(self, body: Any, queue_after: float) -> web.StreamResponse:
         if not isinstance(body, dict):
             self.state.queue.next_number(front=False)  # ComfyUI advances, then fails
             return server_error()
@@ -73,6 +77,8 @@ class ComfyRoutes:
         extra_data = self._extra_data(body)
         if verdict.error is not None:
             return json_response({"error": verdict.error, "node_errors": verdict.node_errors}, 400)
+        if queue_after > 0:
+            await asyncio.sleep(queue_after)  # validation took long (an injected fault)
         item = QueueItem(number, prompt_id, prompt, extra_data, verdict.outputs)
         self.state.times[prompt_id] = JobTimes()
         self.state.queue.put(item)

@@ -22,7 +22,12 @@ NOISE_WORKFLOW: dict[str, Any] = {
 
 # Controller settings for tests: fast polls, a short grace period, a short offline backoff.
 FAST = ControllerConfig(
-    poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3, offline_first_s=0.05, offline_max_s=0.5
+    poll_active_s=0.05,
+    poll_idle_s=0.2,
+    grace_s=0.3,
+    settle_s=0.6,
+    offline_first_s=0.05,
+    offline_max_s=0.5,
 )
 
 

@@ -20,6 +20,7 @@ from core.errors import (
     ComfyRejected,
     ComfyServerError,
     ComfyTimeout,
+    ComfyUnreachable,
 )
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -193,11 +194,13 @@ async def test_status_codes_map_to_the_error_tree(
 @pytest.mark.parametrize(
     ("exc", "error"),
     [
-        (httpx.ConnectError("refused"), ComfyConnectionError),
+        (httpx.ConnectError("refused"), ComfyUnreachable),
+        (httpx.ConnectTimeout("slow"), ComfyUnreachable),
+        (httpx.PoolTimeout("busy"), ComfyUnreachable),
         (httpx.ReadError("reset"), ComfyConnectionError),
+        (httpx.WriteError("broken pipe"), ComfyConnectionError),
         (httpx.RemoteProtocolError("closed early"), ComfyConnectionError),
         (httpx.ReadTimeout("slow"), ComfyTimeout),
-        (httpx.ConnectTimeout("slow"), ComfyTimeout),
     ],
 )
 async def test_transport_failures_map_to_transient_errors(
@@ -210,8 +213,10 @@ async def test_transport_failures_map_to_transient_errors(
         raise exc
 
     routes["POST /prompt"] = fail
-    with pytest.raises(error, match="POST /prompt"):
+    with pytest.raises(error, match="POST /prompt") as raised:
         await mock_client.submit({}, "p")
+    # Only a failure to connect proves that nothing was sent.
+    assert isinstance(raised.value, ComfyUnreachable) == (error is ComfyUnreachable)
 
 
 # --- small request rules ------------------------------------------------------------------------

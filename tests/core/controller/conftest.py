@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
 
 from core.batch import BatchSpec, SeedPlan
-from core.comfy import ComfyClient
+from core.comfy import DEFAULT_TIMEOUT, ComfyClient
 from core.controller import Controller, queue_batch
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
@@ -36,14 +37,17 @@ MakeController = Callable[..., Awaitable[Controller]]
 @pytest_asyncio.fixture
 async def make_controller(tmp_path: Path) -> AsyncIterator[MakeController]:
     """``await make_controller(ledger, simulator, **config)``: a started controller (on several
-    servers when given a list of simulators)."""
+    servers when given a list of simulators; ``client_timeout`` for its clients' requests)."""
     made: list[tuple[Controller, list[ComfyClient]]] = []
 
     async def make(
-        ledger: Ledger, simulator: Simulator | list[Simulator], **config: Any
+        ledger: Ledger,
+        simulator: Simulator | list[Simulator],
+        client_timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        **config: Any,
     ) -> Controller:
         simulators = simulator if isinstance(simulator, list) else [simulator]
-        clients = [ComfyClient(s.url) for s in simulators]
+        clients = [ComfyClient(s.url, timeout=client_timeout) for s in simulators]
         controller = Controller(
             ledger, clients, config=FAST.with_overrides(**config), output_dir=tmp_path / "out"
         )

@@ -26,7 +26,7 @@ from core.ledger import Ledger
 async def main():
     with Ledger(Path(sys.argv[2])) as ledger:
         clients = [ComfyClient(url) for url in sys.argv[1].split(",")]
-        config = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3)
+        config = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.3, settle_s=1.0)
         controller = Controller(ledger, clients, config=config, output_dir=Path(sys.argv[3]))
         await controller.run_until_idle()
         for client in clients:

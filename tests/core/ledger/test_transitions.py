@@ -303,3 +303,57 @@ def test_a_new_attempt_clears_the_run_times(ledger: Ledger) -> None:
     ledger.observe_retryable(pid, AttemptResult.lost, Reason.server_lost)
     again = ledger.job(job)
     assert (again.started_at, again.finished_at) == (None, None)
+
+
+# --- unknown outcomes ---------------------------------------------------------------------------
+
+
+def _given_up(ledger: Ledger) -> tuple[str, str]:
+    """A job whose attempt 1 got no answer and was given up as lost: attempt 2 is pending."""
+    job, old = _submitted(ledger)
+    assert ledger.note_unknown_outcome(old, Reason.timeout, "no answer in time")
+    assert ledger.attempt(old).error == {"message": "no answer in time", "outcome": "unknown"}
+    assert ledger.observe_retryable(old, AttemptResult.lost, Reason.timeout)
+    assert ledger.unsettled_attempts([Reason.timeout.value])[0].prompt_id == old
+    return job, old
+
+
+def test_a_late_success_supersedes_the_newer_attempt(ledger: Ledger) -> None:
+    job, old = _given_up(ledger)
+    new = _pid()
+    ledger.submit_attempt(job, new, "http://127.0.0.1:8188", "wf")
+    assert ledger.observe_queued(new, 2)
+
+    assert ledger.observe_late_success(old, ["/out/late.png"], times=(10.0, 12.0))
+    first, second = ledger.attempts(job)
+    assert (first.result, first.outputs, first.finished_at) == (
+        AttemptResult.succeeded,
+        ["/out/late.png"],
+        12.0,
+    )
+    assert (second.result, second.reason) == (AttemptResult.cancelled, Reason.superseded)
+    assert ledger.job(job).state == JobState.succeeded
+    assert (
+        "answered late, succeeded first; attempt 2 withdrawn" in ledger.transitions(job)[-1].cause
+    )
+    assert ledger.unsettled_attempts([Reason.timeout.value]) == []
+    assert not ledger.observe_queued(new)  # the withdrawn attempt takes no news
+    assert not ledger.observe_late_success(old, [])  # once only
+
+
+def test_a_late_success_after_the_job_ended_changes_nothing(ledger: Ledger) -> None:
+    job, old = _given_up(ledger)
+    new = _pid()
+    ledger.submit_attempt(job, new, "http://127.0.0.1:8188", "wf")
+    assert ledger.observe_succeeded(new, ["/out/new.png"])
+    assert not ledger.observe_late_success(old, ["/out/late.png"])
+    assert [a.result for a in ledger.attempts(job)] == [
+        AttemptResult.lost,
+        AttemptResult.succeeded,
+    ]
+
+
+def test_only_a_submitting_attempt_notes_an_unknown_outcome(ledger: Ledger) -> None:
+    _, pid = _queued(ledger)
+    assert not ledger.note_unknown_outcome(pid, Reason.timeout, "late")
+    assert ledger.attempt(pid).reason is None

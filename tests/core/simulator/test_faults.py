@@ -71,6 +71,34 @@ async def test_drop_after_queue_loses_the_answer_but_queues_the_prompt(make_simu
 
 
 @pytest.mark.asyncio
+async def test_late_queue_queues_the_prompt_after_the_client_gave_up(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"late_queue_rate": 1.0, "late_seconds": 0.6})
+    timeout = aiohttp.ClientTimeout(total=0.2)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        with pytest.raises(TimeoutError):
+            await post(session, sim.url + "/prompt", {"prompt": quick(1), "prompt_id": "late"})
+        assert sim.state.queue.counter == 1  # read and numbered, not yet queued
+        assert sim.execution_count("late") == 0
+        await asyncio.sleep(0.3)
+        assert sim.execution_count("late") == 0  # still validating
+    await wait_for(lambda: sim.execution_count("late") == 1)
+    assert sim.stats()["http_faults_injected"]["late_queue"] == 1
+
+
+@pytest.mark.asyncio
+async def test_late_answer_queues_at_once_and_answers_later(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"late_answer_rate": 1.0, "late_seconds": 0.5})
+    async with aiohttp.ClientSession() as session:
+        answer = asyncio.ensure_future(
+            post(session, sim.url + "/prompt", {"prompt": quick(1), "prompt_id": "slow"})
+        )
+        await wait_for(lambda: sim.execution_count("slow") == 1)
+        assert not answer.done()
+        status, body = await answer
+    assert (status, body["prompt_id"]) == (200, "slow")
+
+
+@pytest.mark.asyncio
 async def test_delay_slows_every_answer(make_simulator: Any) -> None:
     sim: Simulator = await make_simulator(faults={"delay_seconds": 0.2})
     started = time.monotonic()
