@@ -100,9 +100,10 @@ class GalleryModel(QAbstractListModel):
 
 
 def job_outputs(ledger: Ledger, job_id: str, output_dir: Path | None = None) -> list[str]:
-    """The existing output files of a job's latest attempt (relative ones under output_dir)."""
-    attempts = ledger.attempts(job_id)
-    paths = [Path(p) for p in attempts[-1].outputs] if attempts else []
+    """The existing output files of a job's latest attempt with outputs (relative ones under
+    output_dir): an older attempt's when it succeeded late and superseded the newer one."""
+    with_outputs = [attempt for attempt in ledger.attempts(job_id) if attempt.outputs]
+    paths = [Path(p) for p in with_outputs[-1].outputs] if with_outputs else []
     if output_dir is not None:
         paths = [p if p.is_absolute() else output_dir / p for p in paths]
     return [str(p) for p in paths if p.is_file()]

@@ -37,7 +37,6 @@ class Dispatcher:
 
     Attributes:
         submitting: prompt_ids whose ``POST /prompt`` is in flight in this process.
-        ledger_id: the mark our prompts carry in their ``extra_data``.
     """
 
     def __init__(
@@ -49,7 +48,6 @@ class Dispatcher:
         self._last_served: str | None = None
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-        self.ledger_id = ledger_id(ledger)
 
     async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
         """Submit what admission allows now, given the server's queue ``snapshot``."""
@@ -180,6 +178,6 @@ class Dispatcher:
                 editor = None
             self._batches[batch_id] = (
                 self._ledger.workflow(batch.workflow_hash),
-                extra_data(editor, self.ledger_id),
+                extra_data(editor, str(ledger_id(self._ledger))),
             )
         return self._batches[batch_id]

@@ -19,6 +19,7 @@ import time
 from typing import TYPE_CHECKING
 
 from core.controller.outputs import fetch_outputs
+from core.controller.submission import ledger_id
 from core.job_state import Reason
 
 if TYPE_CHECKING:
@@ -38,8 +39,9 @@ UNKNOWN_OUTCOMES = (Reason.timeout.value, Reason.server_error.value, Reason.conn
 class Orphans:
     """The sweep and the watch over late answers, for one server's link."""
 
-    def __init__(self, ledger: Ledger, client: ComfyClient, mark: str, output_dir: Path) -> None:
-        self._ledger, self._client, self._mark = ledger, client, mark
+    def __init__(self, ledger: Ledger, client: ComfyClient, output_dir: Path) -> None:
+        self._ledger, self._client = ledger, client
+        self._mark: str | None = None  # this ledger's id, once it has sent anything
         self._output_dir = output_dir
         self._withdrawn: dict[str, float] = {}
         self._done: set[str] = set()  # watched prompts whose history showed no success
@@ -49,9 +51,10 @@ class Orphans:
 
         ``followed``: the prompt_ids this link follows or is submitting right now.
         """
+        self._mark = self._mark or ledger_id(self._ledger, create=False)
         items = (*snapshot.running, *snapshot.pending)
         for item in items:
-            if item.ledger != self._mark or item.prompt_id in followed:
+            if self._mark is None or item.ledger != self._mark or item.prompt_id in followed:
                 continue
             attempt = self._ledger.attempt(item.prompt_id)
             if attempt is not None and self._is_live(attempt):

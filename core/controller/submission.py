@@ -35,11 +35,13 @@ def prompt_for(
     return prompt
 
 
-def ledger_id(ledger: Ledger) -> str:
-    """This ledger's own random id, made once and kept in its settings."""
+def ledger_id(ledger: Ledger, *, create: bool = True) -> str | None:
+    """This ledger's own random id, made on first use (``create``) and kept in its settings."""
     known = ledger.settings.get(LEDGER_ID_KEY)
     if isinstance(known, str) and known:
         return known
+    if not create:
+        return None
     made = uuid.uuid4().hex
     ledger.settings.set(LEDGER_ID_KEY, made)
     return made

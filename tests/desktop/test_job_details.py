@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from core.job_state import Reason
-from desktop.gallery import GalleryModel, GalleryWidget
+from core.job_state import AttemptResult, Reason
+from desktop.gallery import GalleryModel, GalleryWidget, job_outputs
 from desktop.job_details import JobDetailsWidget
 from desktop.thumbnails import ThumbnailLoader, make_thumbnail, thumbnail_path
 from tests.desktop.conftest import make_jobs
@@ -104,3 +104,12 @@ def test_record_models_pass_the_tester(qtmodeltester, ledger, preset_name) -> No
     transitions.set_records(ledger.transitions(job_id))
     assert attempts.columnCount() == len(ATTEMPT_COLUMNS)
     assert transitions.rowCount() == 3
+
+
+def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, image):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    ledger.submit_attempt(job_id, "old", "http://127.0.0.1:8188", "wf")
+    ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
+    ledger.submit_attempt(job_id, "new", "http://127.0.0.1:8188", "wf")
+    assert ledger.observe_late_success("old", [str(image)])
+    assert job_outputs(ledger, job_id) == [str(image)]

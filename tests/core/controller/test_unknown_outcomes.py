@@ -141,7 +141,7 @@ async def test_the_sweep_withdraws_only_this_ledgers_orphans(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
     simulator: Simulator = await make_simulator(job_seconds=2.0)  # type: ignore[misc]
-    ours, other = ledger_id(ledger), "another-ledger"
+    ours, other = str(ledger_id(ledger)), "another-ledger"
     async with ComfyClient(simulator.url) as client:
 
         async def post(pid: str, mark: str | None) -> None:
