@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import signal
 import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import httpx
 
 from core.cli.common import (
     OUTPUT_DIR_KEY,
@@ -17,6 +20,7 @@ from core.cli.common import (
     server_urls,
     warn,
 )
+from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
 from core.controller import Controller, ControllerConfig
 from core.controller.config import PAUSED_KEY
 from core.errors import InputError
@@ -62,6 +66,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--poll-interval", type=float, metavar="S", help="seconds between polls while active"
     )
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        metavar="S",
+        help=f"seconds to wait for each answer from ComfyUI (default {READ_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        metavar="S",
+        help="seconds an unanswered submission is looked up before it is sent again, counted "
+        "from when it was written (default 90; keep it above twice the request timeout)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -75,9 +92,11 @@ def run(args: argparse.Namespace) -> int:
             max_queue_depth=args.deep_queue,
             per_requester_cap=args.per_requester,
             poll_active_s=args.poll_interval,
+            settle_s=args.settle,
         )
+        timeout = _request_timeout(args.request_timeout)
         try:
-            asyncio.run(_serve(ledger, config, server_urls(args, ledger), args.until_idle))
+            asyncio.run(_serve(ledger, config, server_urls(args, ledger), args.until_idle, timeout))
         except (KeyboardInterrupt, asyncio.CancelledError):
             print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
     return 0
@@ -88,12 +107,24 @@ def output_dir(ledger: Ledger) -> Path:
     return Path(stored).expanduser() if stored else default_output_dir()
 
 
+def _request_timeout(seconds: float | None) -> httpx.Timeout:
+    if seconds is None:
+        return DEFAULT_TIMEOUT
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise InputError(f"--request-timeout must be a positive number of seconds, not {seconds}")
+    return httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
+
+
 async def _serve(
-    ledger: Ledger, config: ControllerConfig, servers: list[str], until_idle: bool
+    ledger: Ledger,
+    config: ControllerConfig,
+    servers: list[str],
+    until_idle: bool,
+    request_timeout: httpx.Timeout,
 ) -> None:
     _stop_on_sigterm()
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(make_client(url)) for url in servers]
+        clients = [await stack.enter_async_context(make_client(url, request_timeout)) for url in servers]
         controller = Controller(ledger, clients, config=config, output_dir=output_dir(ledger))
         printer = ChangePrinter(ledger)
         controller.add_status_listener(LocalErrorPrinter())

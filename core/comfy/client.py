@@ -46,7 +46,9 @@ if TYPE_CHECKING:
     from core.comfy.backoff import Backoff
 
 # Connecting is quick or hopeless; answers may wait behind a busy server (object_info is MBs).
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+READ_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 5.0
+DEFAULT_TIMEOUT = httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
 
 
 def new_prompt_id() -> str:

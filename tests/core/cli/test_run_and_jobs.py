@@ -160,6 +160,9 @@ def test_run_sends_the_token_from_the_environment(
         ["--per-requester", "0"],
         ["--poll-interval", "-1"],
         ["--deep-queue", "0"],
+        ["--settle", "0"],
+        ["--request-timeout", "0"],
+        ["--request-timeout", "nan"],
     ],
 )
 def test_run_rejects_bad_caps(cli: Cli, args: list[str]) -> None:
