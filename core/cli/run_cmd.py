@@ -124,7 +124,9 @@ async def _serve(
 ) -> None:
     _stop_on_sigterm()
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(make_client(url, request_timeout)) for url in servers]
+        clients = [
+            await stack.enter_async_context(make_client(url, request_timeout)) for url in servers
+        ]
         controller = Controller(ledger, clients, config=config, output_dir=output_dir(ledger))
         printer = ChangePrinter(ledger)
         controller.add_status_listener(LocalErrorPrinter())
