@@ -13,7 +13,7 @@ from core.cli.common import (
     print_json,
     short_time,
 )
-from core.job_state import JobState
+from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:
     import argparse
@@ -108,7 +108,10 @@ def story(ledger: Ledger, job: JobRecord) -> list[str]:
 
 
 def _attempt_lines(attempt: AttemptRecord) -> list[str]:
-    reason = f" ({attempt.reason})" if attempt.reason else ""
+    error = attempt.error or {}
+    unanswered = error.get("outcome") == "unknown"
+    shown_reason = attempt.reason and not (unanswered and attempt.result == AttemptResult.succeeded)
+    reason = f" ({attempt.reason})" if shown_reason else ""
     stalled = ", stalled" if attempt.stalled else ""
     lines = [
         f"  attempt {attempt.n}: {attempt.result.value}{reason}{stalled}, prompt "
@@ -116,10 +119,25 @@ def _attempt_lines(attempt: AttemptRecord) -> list[str]:
         f"    queued {short_time(attempt.queued_at)}, started {short_time(attempt.started_at)}, "
         f"finished {short_time(attempt.finished_at)}",
     ]
-    if attempt.error:
-        lines.append(f"    error: {describe_error(attempt.error)}")
+    if unanswered:
+        lines.append(f"    its submission got no answer ({describe_error(error)});")
+        lines.append(f"    {_UNANSWERED_END[attempt.result]}")
+    elif error:
+        lines.append(f"    error: {describe_error(error)}")
     lines += [f"    output: {path}" for path in attempt.outputs]
     return lines
+
+
+# What became of an attempt whose submission got no answer, by its result.
+_UNANSWERED_END = {
+    AttemptResult.submitting: "it is being looked up on the server",
+    AttemptResult.queued: "it was found in the queue",
+    AttemptResult.running: "it was found running",
+    AttemptResult.succeeded: "it reached the server all the same and succeeded",
+    AttemptResult.failed: "it reached the server all the same and failed",
+    AttemptResult.cancelled: "it reached the server all the same and was cancelled",
+    AttemptResult.lost: "the server never showed it within the settle window: tried again",
+}
 
 
 def describe_error(error: dict[str, Any]) -> str:

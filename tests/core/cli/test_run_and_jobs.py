@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
@@ -255,3 +256,26 @@ def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[s
         f"batchline: {busy} (trying again)",
         "batchline: the controller works again",
     ]
+
+
+def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, home: Path) -> None:
+    first, second = cli("queue", "noise", "--count", "2").out.split()
+    with Ledger(home) as ledger:
+        ledger.submit_attempt(first, "old", "http://127.0.0.1:8188", "wf")
+        ledger.note_unknown_outcome("old", Reason.timeout, "POST /prompt: no answer in time")
+        error = ledger.attempt("old").error  # type: ignore[union-attr]
+        ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout, error)
+        ledger.submit_attempt(first, "new", "http://127.0.0.1:8188", "wf")
+        ledger.observe_late_success("old", ["/out/late.png"])
+        ledger.submit_attempt(second, "slow", "http://127.0.0.1:8188", "wf")
+        ledger.note_unknown_outcome("slow", Reason.timeout, "POST /prompt: no answer in time")
+
+    late = cli("show", first).out
+    assert "attempt 1: succeeded, prompt old" in late
+    assert "it reached the server all the same and succeeded" in late
+    assert "attempt 2: cancelled (superseded), prompt new" in late
+    assert "answered late, succeeded first; attempt 2 withdrawn" in late
+    waiting = cli("show", second).out
+    assert "attempt 1: submitting (timeout), prompt slow" in waiting
+    assert "its submission got no answer (POST /prompt: no answer in time)" in waiting
+    assert "it is being looked up on the server" in waiting
