@@ -102,6 +102,7 @@ class JobRun:
         self.add_message("execution_cached", cached, broadcast=False)
         success = await self._run_nodes()
         if success:
+            state.success_counts[self.prompt_id] += 1
             self.add_message("execution_success", {"prompt_id": self.prompt_id}, broadcast=False)
         self._keep_cache()
         state.history.add(self.prompt_id, self._history_entry(success))

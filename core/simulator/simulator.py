@@ -214,6 +214,7 @@ class Simulator:
             "history_size": len(state.history),
             "websockets": len(state.hub.sockets),
             "execution_counts": dict(state.execution_counts),
+            "success_counts": dict(state.success_counts),
             "http_faults_injected": dict(self.http_faults.counts),
             "faults": self.faults.to_json(),
         }

@@ -41,7 +41,7 @@ class ServerState:
     """The simulated process: queue, history, node cache, sockets, flags and counters.
 
     A simulated restart replaces the volatile parts (queue, history, cache, counter) while
-    execution counts survive, so tests can prove that nothing ran twice.
+    execution and success counts survive, so tests can prove that nothing ran twice.
     """
 
     def __init__(self, config: SimulatorConfig, folders: Folders) -> None:
@@ -57,6 +57,7 @@ class ServerState:
         self.rng = random.Random(config.seed)
         self.hub = SocketHub()
         self.execution_counts: Counter[str] = Counter()
+        self.success_counts: Counter[str] = Counter()
         self.restarts = 0
         self.reset()
 

@@ -123,6 +123,22 @@ async def test_restart_forgets_queue_history_and_counter(simulator: Simulator) -
 
 
 @pytest.mark.asyncio
+async def test_success_counts_survive_a_restart_and_skip_failures(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        done = await submit(session, simulator, quick(1))
+        await wait_history(session, simulator, done)
+        simulator.fail_next()
+        failed = await submit(session, simulator, quick(2))
+        await wait_history(session, simulator, failed)
+        await post(session, simulator.url + "/_sim/restart", {})
+        again = await submit(session, simulator, quick(1))
+        await wait_history(session, simulator, again)
+        _, stats = await get(session, simulator.url + "/_sim/stats")
+    assert stats["success_counts"] == {done: 1, again: 1}
+    assert stats["execution_counts"] == {done: 1, failed: 1, again: 1}
+
+
+@pytest.mark.asyncio
 async def test_every_route_also_answers_under_api(simulator: Simulator) -> None:
     async with aiohttp.ClientSession() as session:
         for path in ("/prompt", "/queue", "/history", "/system_stats", "/features", "/embeddings"):
