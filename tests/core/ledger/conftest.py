@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from core.ledger import Ledger, NewJob, PresetContent
+from core.paths import ledger_path
 
 WORKFLOW = {
     "1": {
@@ -29,3 +31,21 @@ def make_jobs(ledger: Ledger, count: int, requester: str = "alice") -> list[str]
     """Create a batch of ``count`` pending jobs of the demo preset; returns their ids."""
     jobs = [NewJob({"1.color": i}) for i in range(count)]
     return ledger.create_batch("demo", jobs, requester=requester)[1]
+
+
+def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
+    """A ledger as the first Batchline wrote it (schema 1), holding ``jobs`` pending jobs."""
+    with Ledger(folder) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, jobs)
+    conn = sqlite3.connect(ledger_path(folder))
+    try:
+        conn.execute("DROP INDEX attempt_result")
+        conn.execute("DROP INDEX job_pending_line")
+        conn.execute("ALTER TABLE job DROP COLUMN started_at")
+        conn.execute("ALTER TABLE job DROP COLUMN finished_at")
+        conn.execute("PRAGMA user_version = 1")
+        conn.commit()
+    finally:
+        conn.close()
+    return ids

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import LedgerFormatError
+from core.errors import LedgerFormatError, LedgerOpenError
 from core.ledger import Ledger
 from core.ledger import database as database_module
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
+from tests.core.ledger.conftest import make_schema_1_ledger
 
 
 def _digest(path: Path) -> str:
@@ -92,20 +93,7 @@ def test_an_older_schema_is_migrated_in_order(
 
 def test_a_schema_1_ledger_gains_the_job_run_times(tmp_path: Path) -> None:
     """The real migration 1 → 2, on a ledger that has jobs: they survive, with the new columns."""
-    from core.ledger import PresetContent
-    from tests.core.ledger.conftest import WORKFLOW, make_jobs
-
-    with Ledger(tmp_path) as ledger:
-        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
-        ids = make_jobs(ledger, 3)
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.execute("DROP INDEX attempt_result")
-    conn.execute("DROP INDEX job_pending_line")
-    conn.execute("ALTER TABLE job DROP COLUMN started_at")
-    conn.execute("ALTER TABLE job DROP COLUMN finished_at")
-    conn.execute("PRAGMA user_version = 1")
-    conn.commit()
-    conn.close()
+    ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
         assert ledger.job(ids[0]).started_at is None
@@ -118,3 +106,39 @@ def test_a_schema_1_ledger_gains_the_job_run_times(tmp_path: Path) -> None:
         assert "job_pending_line" in indexes
     finally:
         conn.close()
+
+
+def test_a_ledger_locked_beyond_the_busy_timeout_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI prints the error as one line, no traceback, and leaves the old ledger as it was."""
+    from core.cli.main import main
+
+    make_schema_1_ledger(tmp_path, 1)
+    monkeypatch.setattr(database_module, "BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(ledger_path(tmp_path), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(LedgerOpenError, match="database is locked") as caught:
+            Ledger(tmp_path)
+        assert str(caught.value).startswith(f"{ledger_path(tmp_path)}: cannot open the ledger")
+        capsys.readouterr()
+        assert main(["--data-dir", str(tmp_path), "jobs"]) == 1
+        err = capsys.readouterr().err
+        assert err.splitlines() == [f"batchline: {caught.value}"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    finally:
+        conn.close()
+
+
+def test_a_folder_where_the_ledger_file_should_be_is_one_line_naming_it(tmp_path: Path) -> None:
+    ledger_path(tmp_path).mkdir()
+    with pytest.raises(LedgerOpenError, match="cannot open the ledger") as caught:
+        Ledger(tmp_path)
+    assert str(ledger_path(tmp_path)) in str(caught.value)
+    assert "\n" not in str(caught.value)

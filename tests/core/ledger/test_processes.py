@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,11 @@ import pytest
 from core.errors import LeaseTakenError
 from core.job_state import JobState
 from core.ledger import Ledger
-from tests.core.ledger.conftest import make_jobs
+from core.ledger.schema import SCHEMA_VERSION
+from core.paths import ledger_path
+from tests.core.ledger.conftest import make_jobs, make_schema_1_ledger
+
+OPENERS = 6
 
 PRELUDE = """
 import sys, time
@@ -28,6 +33,7 @@ def _spawn(script: str, home: Path, *args: str) -> subprocess.Popen[str]:
     code = PRELUDE + textwrap.dedent(script)
     return subprocess.Popen(
         [sys.executable, "-c", code, str(home), *args],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -118,6 +124,40 @@ def test_process_killed_mid_transaction_leaves_nothing_half_written(ledger: Ledg
         # The ledger keeps working: ids continue without reusing the lost transaction's.
         make_jobs(reopened, 1)
         assert len(reopened.jobs()) == 4
+
+
+@pytest.mark.parametrize("schema", ["old", "new"])
+def test_processes_opening_a_ledger_at_once_all_open_it(tmp_path: Path, schema: str) -> None:
+    """One process creates or migrates the ledger; the others wait for it, then open it."""
+    home = tmp_path / "home"
+    ids = make_schema_1_ledger(home, 3) if schema == "old" else []
+    script = """
+        print("ready", flush=True)
+        sys.stdin.readline()
+        with Ledger(home) as ledger:
+            print(len(ledger.jobs()), flush=True)
+        """
+    children = [_spawn(script, home) for _ in range(OPENERS)]
+    try:
+        for child in children:
+            _wait_for_line(child, "ready")
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        outcomes = [child.communicate(timeout=60) for child in children]
+    finally:
+        for child in children:
+            child.kill()
+    assert [err for _, err in outcomes] == [""] * OPENERS
+    assert [out.strip() for out, _ in outcomes] == [str(len(ids))] * OPENERS
+    with Ledger(home) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+    conn = sqlite3.connect(ledger_path(home))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
 
 
 def test_change_feed_sees_another_process_writes(ledger: Ledger) -> None:
