@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean package
+.PHONY: run test lint typecheck pytest bench chaos clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v=sys.version_info[:2]; sys.exit(0 if (3,11)<=v<(3,14) else "Batchline needs Python 3.11 to 3.13, found %d.%d: run make with PYTHON=python3.12" % v)'
@@ -34,9 +34,14 @@ bench: $(STAMP)
 	$(BIN)/python bench/ledger.py
 	$(BIN)/python bench/bulk.py
 	$(BIN)/python bench/overhead.py
-	$(BIN)/python bench/controller_kills.py
-	$(BIN)/python bench/controller_kills.py --servers 2
+	$(BIN)/python -m bench.controller_kills
+	$(BIN)/python -m bench.controller_kills --servers 2
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py
+
+# `make chaos`: 1,000 jobs against a faulty, restarting simulator while the controller is
+# SIGKILLed 50 times; prints figures and exits 1 if an exactly-once invariant breaks (minutes).
+chaos: $(STAMP)
+	$(BIN)/python -m bench.chaos
 
 # `make package`: the PyInstaller onedir dist/Batchline/ and dist/Batchline-<version>-linux-<arch>.tar.gz
 # (packaging/README.md). Build requirements are pinned in packaging/requirements-build.txt.

@@ -2,11 +2,11 @@
 
 Starts a simulated ComfyUI in this process (SimulatorThread, loopback), adds a model-free preset,
 queues 100 jobs, then starts `batchline run --until-idle` and kills it at random moments, 10
-times, before letting a last run finish. Prints what happened and checks the invariants: every
-job terminal and succeeded, at most one succeeded attempt per job, no prompt executed twice.
+times, before letting a last run finish. Prints what happened and checks that every job
+succeeded and the invariants of bench/invariants.py hold (no prompt executed twice, ...).
 With `--servers 2` the controller drives two simulated servers at once (a prompt run once on
 each would count as run twice).
-Run: `.venv/bin/python bench/controller_kills.py [--jobs 100] [--kills 10] [--seed 1] [--servers 2]`
+Run: `.venv/bin/python -m bench.controller_kills [--jobs 100] [--kills 10] [--seed 1] [--servers 2]`
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.invariants import RunFacts, report
+from bench.invariants import check as check_invariants
+from core.cli.common import OUTPUT_DIR_KEY
+from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 
@@ -56,6 +60,7 @@ def main() -> int:
     chance = random.Random(options.seed)
     with tempfile.TemporaryDirectory() as folder:
         home, preset = Path(folder) / "home", Path(folder) / "soak.json"
+        output = Path(folder) / "pictures"
         preset.write_text(json.dumps(WORKFLOW))
         sims = [
             SimulatorThread(
@@ -72,6 +77,8 @@ def main() -> int:
                 check=True,
                 capture_output=True,
             )
+            with Ledger(home) as ledger:
+                ledger.settings.set(OUTPUT_DIR_KEY, str(output))
             subprocess.run(
                 batchline(home, url, "queue", "soak", "--count", str(options.jobs)),
                 check=True,
@@ -95,32 +102,21 @@ def main() -> int:
                 timeout=600,
             )
             print(f"last run exit {final.returncode} after {time.monotonic() - started:.1f} s")
-            return check(home, url, sims)
+            return check(home, output, sims)
         finally:
             for sim in sims:
                 sim.stop()
 
 
-def check(home: Path, url: str, sims: list[SimulatorThread]) -> int:
-    listing = subprocess.run(
-        batchline(home, url, "jobs", "--json"), capture_output=True, text=True, check=True
-    )
-    jobs = json.loads(listing.stdout)
-    counts: dict[str, int] = {}
-    for sim in sims:
-        for pid, n in sim.stats()["execution_counts"].items():
-            counts[pid] = counts.get(pid, 0) + n
-    states: dict[str, int] = {}
-    for job in jobs:
-        states[job["state"]] = states.get(job["state"], 0) + 1
-    twice = [pid for pid, n in counts.items() if n > 1]
-    multi = [
-        job["id"] for job in jobs if [a["result"] for a in job["attempts"]].count("succeeded") > 1
-    ]
-    attempts = sum(len(job["attempts"]) for job in jobs)
-    print(f"jobs: {len(jobs)}, states: {states}, attempts: {attempts}, servers: {len(sims)}")
-    print(f"prompts executed twice: {len(twice)}, jobs with two successes: {len(multi)}")
-    ok = states == {"succeeded": len(jobs)} and not twice and not multi
+def check(home: Path, output: Path, sims: list[SimulatorThread]) -> int:
+    with Ledger(home) as ledger:
+        facts = RunFacts.read(ledger, [sim.stats() for sim in sims])
+    checks = check_invariants(facts, output)
+    states = dict(facts.states())
+    print(f"jobs: {len(facts.jobs)}, states: {states}, attempts: {facts.attempt_total()}")
+    print(f"servers: {len(sims)}")
+    print(report(checks))
+    ok = states == {"succeeded": len(facts.jobs)} and all(item.ok for item in checks)
     print("invariants hold" if ok else "INVARIANTS BROKEN")
     return 0 if ok else 1
 
