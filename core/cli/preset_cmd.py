@@ -22,6 +22,7 @@ from core.controller.batches import stored_preset
 from core.errors import ComfyError
 from core.ledger import PresetContent, PresetOutcome
 from core.presets import load_preset
+from core.presets.checks import check_name, escape_invalid
 
 if TYPE_CHECKING:
     import argparse
@@ -71,6 +72,7 @@ def add_preset(args: argparse.Namespace) -> int:
         catalogue = server_catalogue(server_url(args, ledger))
         preset = load_preset(args.file, catalogue, args.seed_input)
         name = args.name or args.file.stem
+        check_name(name)
         existing = _same_content(ledger, preset.content_hash)
         outcome = ledger.presets.add(name, _content(preset, args.seed_input), replace=args.replace)
     if outcome is PresetOutcome.unchanged:
@@ -110,7 +112,7 @@ def _content(preset: Preset, seed_inputs: list[str] | None) -> PresetContent:
         workflow_hash=preset.content_hash,
         api_workflow=preset.api_workflow,
         editor_workflow=preset.editor_workflow,
-        source=str(preset.source),
+        source=escape_invalid(str(preset.source)),
         info=info,
     )
 

@@ -16,6 +16,10 @@ CONTROL_VALUES = frozenset({"fixed", "increment", "decrement", "randomize"})
 SUBGRAPH_INPUT = "-10"
 SUBGRAPH_OUTPUT = -20
 MAX_NESTING = 32
+# Bounds on the expanded graph: subgraphs within subgraphs multiply, so a few KB can ask for
+# billions of nodes.
+MAX_NODES = 10_000
+MAX_LINKS = 50_000
 
 
 def takes_control_value(spec: InputSpec) -> bool:
@@ -52,16 +56,18 @@ def expand_group_nodes(graph: Graph, workflow: Mapping[str, Any], catalogue: Cat
     """Replace every legacy group node (`workflow>NAME`) by its inner nodes."""
     extra = workflow.get("extra")
     definitions = extra.get("groupNodes") if isinstance(extra, Mapping) else None
-    for node in list(graph.nodes.values()):
-        name = group_name(node.type)
-        if name is None:
-            continue
-        definition = definitions.get(name) if isinstance(definitions, Mapping) else None
+    if not isinstance(definitions, Mapping):
+        definitions = {}
+    groups = [node for node in graph.nodes.values() if group_name(node.type) is not None]
+    leaving = _links_by_source(graph, {node.id for node in groups})
+    for node in groups:
+        definition = definitions.get(group_name(node.type))
         where = f"group node {node.id} ({node.type})"
         if not isinstance(definition, Mapping):
             raise PresetError(f"{where} has no definition; recreate it as a subgraph") from None
+        _check_growth(graph, definition)
         try:
-            _expand_group(graph, node, definition, catalogue)
+            _expand_group(graph, node, definition, catalogue, leaving.get(node.id, []))
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise PresetError(
                 f"{where} cannot be expanded ({exc}); recreate it as a subgraph"
@@ -75,7 +81,9 @@ def group_name(node_type: str) -> str | None:
     return None
 
 
-def _expand_group(graph: Graph, group: Node, definition: Mapping[str, Any], cat: Catalogue) -> None:
+def _expand_group(
+    graph: Graph, group: Node, definition: Mapping[str, Any], cat: Catalogue, leaving: list[str]
+) -> None:
     prefix = f"{group.id}:"
     inner = [parse_node({**raw, "id": i}, prefix) for i, raw in enumerate(definition["nodes"])]
     linked_from = _link_group_inside(graph, inner, definition["links"], prefix)
@@ -95,7 +103,7 @@ def _expand_group(graph: Graph, group: Node, definition: Mapping[str, Any], cat:
         for slot in range(len(node.outputs))
         if (index, slot) not in linked_from or _is_external(definition, index, slot)
     ]
-    _repoint(graph, group.id, dict(enumerate(exposed)))
+    _repoint(graph, group.id, leaving, dict(enumerate(exposed)))
     _replace(graph, group, inner)
 
 
@@ -129,9 +137,11 @@ def expand_subgraphs(graph: Graph, workflow: Mapping[str, Any]) -> None:
         instances = [n for n in graph.nodes.values() if n.type in definitions]
         if not instances:
             return
+        leaving = _links_by_source(graph, {node.id for node in instances})
         for node in instances:
+            _check_growth(graph, definitions[node.type])
             try:
-                _expand_subgraph(graph, node, definitions[node.type])
+                _expand_subgraph(graph, node, definitions[node.type], leaving.get(node.id, []))
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                 raise PresetError(f"subgraph node {node.id} cannot be expanded ({exc})") from None
     raise PresetError(f"subgraphs are nested more than {MAX_NESTING} deep (or recursive)")
@@ -145,7 +155,9 @@ def _subgraph_definitions(workflow: Mapping[str, Any]) -> dict[str, Mapping[str,
     return {str(d["id"]): d for d in raw if isinstance(d, Mapping) and "id" in d}
 
 
-def _expand_subgraph(graph: Graph, instance: Node, definition: Mapping[str, Any]) -> None:
+def _expand_subgraph(
+    graph: Graph, instance: Node, definition: Mapping[str, Any], leaving: list[str]
+) -> None:
     prefix = f"{instance.id}:"
     inner = parse_graph(definition, prefix)
     promoted = _promoted_values(instance)
@@ -159,7 +171,7 @@ def _expand_subgraph(graph: Graph, instance: Node, definition: Mapping[str, Any]
         if isinstance(raw, Mapping) and raw.get("target_id") == SUBGRAPH_OUTPUT
     }
     graph.links.update(inner.links)
-    _repoint(graph, instance.id, outputs)
+    _repoint(graph, instance.id, leaving, outputs)
     _replace(graph, instance, list(inner.nodes.values()))
 
 
@@ -188,10 +200,37 @@ def _bind_boundary_input(
         node.overrides[socket.name] = promoted[link.slot]
 
 
-def _repoint(graph: Graph, old_id: str, targets: Mapping[int, tuple[str, int]]) -> None:
-    """Make links that left `old_id` at slot k leave `targets[k]` instead (or drop them)."""
-    for key, link in list(graph.links.items()):
-        if link.source != old_id:
+def _check_growth(graph: Graph, definition: Mapping[str, Any]) -> None:
+    """Refuse to expand one more instance of `definition` past MAX_NODES or MAX_LINKS."""
+    nodes, links = definition.get("nodes"), definition.get("links")
+    adding = len(nodes) if isinstance(nodes, list) else 0
+    linking = len(links) if isinstance(links, list) else 0
+    if len(graph.nodes) + adding > MAX_NODES or len(graph.links) + linking > MAX_LINKS:
+        raise PresetError(
+            f"its subgraphs or group nodes expand to more than {MAX_NODES:,} nodes "
+            f"or {MAX_LINKS:,} links (subgraphs within each other multiply)"
+        )
+
+
+def _links_by_source(graph: Graph, sources: set[str]) -> dict[str, list[str]]:
+    """The keys of the links leaving each of `sources`.
+
+    Expanding a node only changes the links that leave it, so this holds for a whole pass.
+    """
+    found: dict[str, list[str]] = {}
+    for key, link in graph.links.items():
+        if link.source in sources:
+            found.setdefault(link.source, []).append(key)
+    return found
+
+
+def _repoint(
+    graph: Graph, old_id: str, leaving: list[str], targets: Mapping[int, tuple[str, int]]
+) -> None:
+    """Make the links `leaving` `old_id` at slot k leave `targets[k]` instead (or drop them)."""
+    for key in leaving:
+        link = graph.links.get(key)
+        if link is None or link.source != old_id:
             continue
         if link.slot in targets:
             link.source, link.slot = targets[link.slot]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from core.catalogue import Catalogue
 from core.errors import PresetError
 from core.presets.api_format import is_api_workflow, validate_api_workflow
+from core.presets.checks import check_workflow, escape_invalid
 from core.presets.editor_convert import convert_editor
 from core.presets.graph import is_editor_workflow
 from core.presets.model import InputRef, Preset, PresetFormat, workflow_hash
@@ -42,7 +43,7 @@ def load_preset(
     try:
         return _load(path, catalogue, seed_inputs)
     except PresetError as exc:
-        raise PresetError(f"{path.name}: {exc}") from None
+        raise PresetError(f"{escape_invalid(path.name)}: {exc}") from None
 
 
 def preset_from_api(
@@ -83,6 +84,7 @@ def _finish(
     catalogue: Catalogue | None,
     seed_inputs: Iterable[str | InputRef] | None,
 ) -> Preset:
+    check_workflow(parts.api)
     cat = catalogue or Catalogue.bundled()
     if seed_inputs is None:
         seeds = detect_seed_inputs(parts.api, cat)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -132,3 +133,58 @@ def test_remove(cli: Cli, noise: str) -> None:
 
 def test_list_when_empty(cli: Cli) -> None:
     assert "no presets" in cli("preset", "list").out
+
+
+CRAFTED = DATA / "crafted-presets"
+
+
+@pytest.mark.timeout(30)  # unbounded, this expansion ran for minutes and grew past 4 GB
+@pytest.mark.parametrize(
+    ("fixture", "message"),
+    [
+        ("subgraph_doubling.json", "subgraphs or group nodes expand to more than 10,000 nodes"),
+        ("subgraph_doubling.png", "subgraphs or group nodes expand to more than 10,000 nodes"),
+        ("nan_input.json", "node 2 (ImageAddNoise), input 'strength': nan is not a finite number"),
+        (
+            "infinite_input.json",
+            "node 2 (ImageAddNoise), input 'strength': inf is not a finite number",
+        ),
+        (
+            "lone_surrogate.json",
+            "node 3 (SaveImage), input 'filename_prefix': the text holds a lone surrogate "
+            "(\\ud800 at character 6)",
+        ),
+        (
+            "link_cycle.json",
+            "links form a cycle: node 1 (EmptyImage) -> node 2 (ImageAddNoise) "
+            "-> node 3 (SaveImage) -> node 1",
+        ),
+    ],
+)
+def test_a_crafted_file_is_refused_in_one_line_and_nothing_is_stored(
+    cli: Cli, home: Path, fixture: str, message: str
+) -> None:
+    result = cli("preset", "add", str(CRAFTED / fixture))
+    assert result.code == 2
+    assert result.out == ""
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith(f"batchline: {fixture}: ")
+    assert message in line
+    with Ledger(home) as ledger:
+        assert ledger.presets.names() == []
+
+
+def test_a_name_that_is_not_utf8_is_refused(cli: Cli, home: Path, tmp_path: Path) -> None:
+    odd = tmp_path / os.fsdecode(b"caf\xe9.json")  # a Latin-1 file name
+    odd.write_text(json.dumps(NOISE_WORKFLOW))
+    for args in (["--name", os.fsdecode(b"a\xffb")], []):
+        result = cli("preset", "add", str(odd), *args)
+        assert result.code == 2
+        (line,) = result.err.strip().splitlines()
+        assert "is not valid UTF-8 text; choose another with --name" in line
+    with Ledger(home) as ledger:
+        assert ledger.presets.names() == []
+    stored = cli("preset", "add", str(odd), "--name", "cafe")
+    assert stored.code == 0
+    shown = cli("preset", "show", "cafe", "--json").json()
+    assert shown["source"].endswith("caf\\udce9.json")

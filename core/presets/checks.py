@@ -1,0 +1,138 @@
+"""Checks a workflow passes before it becomes a preset: values ComfyUI or the ledger cannot take.
+
+JSON lets a file carry NaN, infinities (`1e999`), lone UTF-16 surrogates (`"\\ud800"`) and links
+that form a cycle; each is refused here with one line naming the node and input.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from core.errors import InputError, PresetError
+from core.presets.api_format import is_link
+
+# A cycle longer than this is shown by its first nodes and its length.
+MAX_CYCLE_SHOWN = 8
+
+
+def check_workflow(api: Mapping[str, Any]) -> None:
+    """Refuse non-finite numbers, text that is not valid Unicode, and links that form a cycle.
+
+    Raises:
+        PresetError: naming the node and input (or field) that holds the value, or the nodes
+            of the cycle.
+    """
+    for node_id, node in api.items():
+        where = _node(api, node_id)
+        surrogate = _lone_surrogate(node_id)
+        if surrogate:
+            raise PresetError(f"{where}: its id {surrogate}")
+        for field, content in node.items():
+            if field == "inputs" and isinstance(content, Mapping):
+                for name, value in content.items():
+                    problem = _problem(name) or _problem(value)
+                    if problem:
+                        raise PresetError(f"{where}, input {name!r}: {problem}")
+            else:
+                problem = _problem(field) or _problem(content)
+                if problem:
+                    raise PresetError(f"{where}, field {field!r}: {problem}")
+    cycle = find_cycle(api)
+    if cycle:
+        raise PresetError(f"links form a cycle: {_describe_cycle(api, cycle)}")
+
+
+def check_name(name: str) -> None:
+    """Refuse a preset name that is not valid Unicode (from a file or argument name that is not
+    UTF-8): the ledger cannot store it.
+
+    Raises:
+        InputError: naming the name, its invalid part escaped.
+    """
+    if _lone_surrogate(name):
+        raise InputError(
+            f"the preset name '{escape_invalid(name)}' is not valid UTF-8 text; "
+            "choose another with --name"
+        )
+
+
+def escape_invalid(text: str) -> str:
+    """`text` with what is not valid Unicode (lone surrogates) written as `\\udcff` escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def find_cycle(api: Mapping[str, Any]) -> list[str]:
+    """The nodes of a cycle of links in data-flow order (each feeds the next, the last the
+    first), or an empty list when the links form none."""
+    state: dict[str, int] = {}  # 1 while on the current path, 2 once fully explored
+    for start in api:
+        if start in state:
+            continue
+        path, pending = [start], [iter(_sources(api, start))]
+        state[start] = 1
+        while path:
+            source = next(pending[-1], None)
+            if source is None:
+                state[path.pop()] = 2
+                pending.pop()
+            elif state.get(source) == 1:
+                # Each node on the path takes an input from the next one, the last from `source`.
+                return [source, *path[path.index(source) + 1 :][::-1]]
+            elif source not in state:
+                state[source] = 1
+                path.append(source)
+                pending.append(iter(_sources(api, source)))
+    return []
+
+
+def _sources(api: Mapping[str, Any], node_id: str) -> list[str]:
+    """The nodes whose outputs `node_id` takes as inputs."""
+    inputs = api[node_id].get("inputs")
+    if not isinstance(inputs, Mapping):
+        return []
+    return [value[0] for value in inputs.values() if is_link(value) and value[0] in api]
+
+
+def _describe_cycle(api: Mapping[str, Any], cycle: list[str]) -> str:
+    shown = [_node(api, node_id) for node_id in cycle[:MAX_CYCLE_SHOWN]]
+    if len(cycle) > MAX_CYCLE_SHOWN:
+        return " -> ".join(shown) + f" -> ... ({len(cycle)} nodes in all)"
+    return " -> ".join([*shown, f"node {escape_invalid(cycle[0])}"])
+
+
+def _node(api: Mapping[str, Any], node_id: str) -> str:
+    class_type = api[node_id].get("class_type")
+    return f"node {escape_invalid(node_id)} ({escape_invalid(str(class_type))})"
+
+
+def _problem(value: Any) -> str | None:
+    """What makes `value` (walked through lists and objects) unfit, or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            surrogate = _lone_surrogate(item)
+            if surrogate:
+                return f"the text {surrogate}"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{item} is not a finite number"
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """Where `text` is not valid Unicode (a lone UTF-16 surrogate, or a byte that was not
+    UTF-8 in a file name or argument), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        found = escape_invalid(text[exc.start])
+        return f"holds a lone surrogate ({found} at character {exc.start}): not valid Unicode"
+    return None
