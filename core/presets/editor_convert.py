@@ -42,7 +42,8 @@ def convert_editor(workflow: Mapping[str, Any], catalogue: Catalogue | None = No
     expand_group_nodes(graph, workflow, catalogue)
     _check_links(graph)
     emitted = _emitted_nodes(graph, catalogue)
-    api = {node.id: _api_node(graph, node, cls) for node, cls in emitted}
+    ends: dict[tuple[str, str], str | None] = {}
+    api = {node.id: _api_node(graph, node, cls, ends) for node, cls in emitted}
     if not api:
         raise PresetError("the workflow has no nodes to run")
     return Conversion(api, tuple(notices))
@@ -89,12 +90,14 @@ def _check_links(graph: Graph) -> None:
                 )
 
 
-def _api_node(graph: Graph, node: Node, cls: NodeClass) -> dict[str, Any]:
+def _api_node(
+    graph: Graph, node: Node, cls: NodeClass, ends: dict[tuple[str, str], str | None]
+) -> dict[str, Any]:
     inputs = _widget_inputs(node, cls)
     inputs.update({name: wrap_value(value) for name, value in node.overrides.items()})
     for socket in node.inputs:
         if socket.link is not None:
-            resolved = _resolve(graph, socket.link, socket.type)
+            resolved = _resolve(graph, socket.link, socket.type, ends)
             if resolved is not _DROPPED:
                 inputs[socket.name] = resolved
     return {
@@ -114,25 +117,52 @@ def wrap_value(value: Any) -> Any:
     return {"__value__": value} if isinstance(value, list) else value
 
 
-def _resolve(graph: Graph, key: str, want: str) -> Any:
+def _resolve(graph: Graph, key: str, want: str, ends: dict[tuple[str, str], str | None]) -> Any:
     """What an input linked by `key` receives: `[node, slot]`, an inlined literal, or nothing."""
+    end = _end_of(graph, key, want, ends)
+    link = graph.links.get(end) if end is not None else None
+    source = graph.nodes.get(link.source) if link else None
+    if link is None or source is None or source.mode == MODE_MUTED:
+        return _DROPPED
+    if source.type == PRIMITIVE:
+        return wrap_value(source.widgets_values[0]) if source.widgets_values else _DROPPED
+    return [source.id, link.slot]
+
+
+def _end_of(
+    graph: Graph, key: str, want: str, ends: dict[tuple[str, str], str | None]
+) -> str | None:
+    """The link that `key` leads to through reroutes and bypassed nodes (None: to nothing).
+
+    `ends` remembers each link passed on the way, so many inputs fed through one long chain
+    of reroutes cost one walk along it.
+    """
+    passed: list[str] = []
+    end: str | None = key
     for _ in range(MAX_TRACE):
-        link = graph.links.get(key)
+        if end is None:
+            break
+        if (end, want) in ends:
+            end = ends[(end, want)]
+            break
+        link = graph.links.get(end)
         source = graph.nodes.get(link.source) if link else None
-        if link is None or source is None:
-            return _DROPPED
-        if source.mode == MODE_MUTED:
-            return _DROPPED
-        if source.type == PRIMITIVE:
-            return wrap_value(source.widgets_values[0]) if source.widgets_values else _DROPPED
-        if source.type == REROUTE or source.mode == MODE_BYPASSED:
-            following = _pass_through(source, link.slot, want)
-            if following is None:
-                return _DROPPED
-            key = following
-            continue
-        return [source.id, link.slot]
-    raise PresetError(f"a link loops through reroute or bypassed nodes (link {key})")
+        if link is None or source is None or not _passes_through(source):
+            break
+        passed.append(end)
+        end = _pass_through(source, link.slot, want)
+    else:
+        raise PresetError(f"a link loops through reroute or bypassed nodes (link {end})")
+    for step in passed:
+        ends[(step, want)] = end
+    return end
+
+
+def _passes_through(node: Node) -> bool:
+    """A reroute or a bypassed node hands on what it receives (a primitive holds its value)."""
+    if node.mode == MODE_MUTED or node.type == PRIMITIVE:
+        return False
+    return node.type == REROUTE or node.mode == MODE_BYPASSED
 
 
 def _pass_through(node: Node, slot: int, want: str) -> str | None:
