@@ -72,7 +72,7 @@ def add_preset(args: argparse.Namespace) -> int:
         catalogue = server_catalogue(server_url(args, ledger))
         preset = load_preset(args.file, catalogue, args.seed_input)
         name = args.name or args.file.stem
-        check_name(name)
+        check_name(name, "choose another with --name")
         existing = _same_content(ledger, preset.content_hash)
         outcome = ledger.presets.add(name, _content(preset, args.seed_input), replace=args.replace)
     if outcome is PresetOutcome.unchanged:
@@ -135,6 +135,7 @@ def list_presets(args: argparse.Namespace) -> int:
 
 
 def show_preset(args: argparse.Namespace) -> int:
+    check_name(args.name)
     with open_ledger(args) as ledger, names_from_user():
         record = ledger.presets.get(args.name)
     preset = preset_of(record)
@@ -151,6 +152,7 @@ def show_preset(args: argparse.Namespace) -> int:
 
 
 def remove_preset(args: argparse.Namespace) -> int:
+    check_name(args.name)
     with open_ledger(args) as ledger, names_from_user():
         ledger.presets.remove(args.name)
     print(f"removed: preset {args.name!r}")

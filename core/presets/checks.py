@@ -44,18 +44,16 @@ def check_workflow(api: Mapping[str, Any]) -> None:
         raise PresetError(f"links form a cycle: {_describe_cycle(api, cycle)}")
 
 
-def check_name(name: str) -> None:
+def check_name(name: str, hint: str = "") -> None:
     """Refuse a preset name that is not valid Unicode (from a file or argument name that is not
-    UTF-8): the ledger cannot store it.
+    UTF-8): the ledger can neither store nor look it up.
 
     Raises:
-        InputError: naming the name, its invalid part escaped.
+        InputError: naming the name, its invalid part escaped, then `hint`.
     """
     if _lone_surrogate(name):
-        raise InputError(
-            f"the preset name '{escape_invalid(name)}' is not valid UTF-8 text; "
-            "choose another with --name"
-        )
+        message = f"the preset name '{escape_invalid(name)}' is not valid UTF-8 text"
+        raise InputError(f"{message}; {hint}" if hint else message)
 
 
 def escape_invalid(text: str) -> str:

@@ -188,3 +188,7 @@ def test_a_name_that_is_not_utf8_is_refused(cli: Cli, home: Path, tmp_path: Path
     assert stored.code == 0
     shown = cli("preset", "show", "cafe", "--json").json()
     assert shown["source"].endswith("caf\\udce9.json")
+    for verb in ("show", "remove"):
+        result = cli("preset", verb, os.fsdecode(b"caf\xe9"))
+        assert result.code == 2
+        assert result.err == "batchline: the preset name 'caf\\udce9' is not valid UTF-8 text\n"
