@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.batch import BatchSpec, compose, retry_smaller
-from core.errors import IllegalTransition
+from core.errors import IllegalTransition, PresetError
 from core.job_state import JobState, Reason
 from core.ledger import NewJob
 from core.presets import Preset, preset_from_api
@@ -37,10 +37,16 @@ def stored_preset(
 
     ``seed_inputs`` (``NODE.INPUT``) replaces the detected seeds; by default the seed inputs
     chosen when the preset was added (``info["seed_inputs"]``) do.
+
+    Raises:
+        PresetError: naming the preset (one stored before a check refused such content).
     """
     chosen = seed_inputs or record.info.get("seed_inputs") or None
     source = Path(record.source or record.name)
-    return preset_from_api(record.api_workflow, source, catalogue, seed_inputs=chosen)
+    try:
+        return preset_from_api(record.api_workflow, source, catalogue, seed_inputs=chosen)
+    except PresetError as exc:
+        raise PresetError(f"preset {record.name!r}: {exc}") from None
 
 
 def queue_batch(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.ledger import Ledger
+from core.ledger import Ledger, PresetContent
 from core.simulator.thread import SimulatorThread
 from tests.core.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
@@ -192,3 +192,20 @@ def test_a_name_that_is_not_utf8_is_refused(cli: Cli, home: Path, tmp_path: Path
         result = cli("preset", verb, os.fsdecode(b"caf\xe9"))
         assert result.code == 2
         assert result.err == "batchline: the preset name 'caf\\udce9' is not valid UTF-8 text\n"
+
+
+def test_a_preset_stored_before_the_checks_is_refused_by_name(cli: Cli, home: Path) -> None:
+    api = json.loads(json.dumps(NOISE_WORKFLOW))
+    api["2"]["inputs"]["strength"] = float("nan")
+    content = PresetContent(workflow_hash="0" * 64, api_workflow=api, editor_workflow=None)
+    with Ledger(home) as ledger:
+        ledger.presets.add("old", content)
+    for args in (["queue", "old", "--count", "1"], ["preset", "show", "old"]):
+        result = cli(*args)
+        assert result.code == 2
+        assert result.err == (
+            "batchline: preset 'old': node 2 (ImageAddNoise), input 'strength': "
+            "nan is not a finite number\n"
+        )
+    with Ledger(home) as ledger:
+        assert ledger.count_by_state() == {}
