@@ -27,10 +27,18 @@ from tests.core.helpers import NOISE_WORKFLOW, wait_for
 pytestmark = pytest.mark.asyncio
 MakeSimulator = Callable[..., object]
 IMPATIENT = httpx.Timeout(0.2)  # the client gives up long before a late prompt is queued
+# A prompt queued LATE seconds after it was sent arrives well after a SETTLE window (with room
+# for a slow, busy test machine's ticks in between).
+SETTLE, LATE = 0.6, 3.0
 
 
 def late(seconds: float) -> dict[str, object]:
     return {"late_queue_rate": 1.0, "late_seconds": seconds, "routes": ["POST /prompt"]}
+
+
+def late_queued(simulator: Simulator) -> int:
+    """How many submissions the simulator has taken in to queue late (their POST arrived)."""
+    return int(simulator.stats()["http_faults_injected"]["late_queue"])
 
 
 def prompt_ids(ledger: Ledger, job_id: str) -> list[str]:
@@ -71,10 +79,10 @@ async def test_a_prompt_arriving_after_the_settle_window_is_withdrawn(
     make_controller: MakeController,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=1.0, faults=late(1.5))  # type: ignore[misc]
+    simulator: Simulator = await make_simulator(job_seconds=2 * LATE, faults=late(LATE))  # type: ignore[misc]
     (job_id,) = queue(ledger, 1)
-    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=0.5)
-    await wait_for(lambda: len(ledger.attempts(job_id)) == 1)
+    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
+    await wait_for(lambda: late_queued(simulator) == 1)
     simulator.set_faults(late_queue_rate=0.0)  # the next attempt is answered normally
     with caplog.at_level(logging.WARNING, logger="core.controller.orphans"):
         await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded, 20)
@@ -92,10 +100,10 @@ async def test_a_prompt_arriving_after_the_settle_window_is_withdrawn(
 async def test_a_late_prompt_found_running_is_interrupted(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=3.0, faults=late(1.0))  # type: ignore[misc]
+    simulator: Simulator = await make_simulator(job_seconds=2 * LATE, faults=late(LATE))  # type: ignore[misc]
     (job_id,) = queue(ledger, 1)
-    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=0.4)
-    await wait_for(lambda: len(ledger.attempts(job_id)) == 1)
+    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
+    await wait_for(lambda: late_queued(simulator) == 1)
     ledger.settings.set(PAUSED_KEY, True)  # attempt 2 waits here: the old prompt runs alone
     simulator.set_faults(late_queue_rate=0.0)
     (first,) = prompt_ids(ledger, job_id)
@@ -116,17 +124,17 @@ async def test_a_late_prompt_that_succeeded_first_is_the_jobs_result(
     make_controller: MakeController,
     tmp_path: Path,
 ) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.05, faults=late(1.0))  # type: ignore[misc]
+    simulator: Simulator = await make_simulator(job_seconds=0.05, faults=late(LATE))  # type: ignore[misc]
     (job_id,) = queue(ledger, 1)
-    controller = await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=0.4)
-    await wait_for(lambda: len(ledger.attempts(job_id)) == 1)
+    controller = await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
+    await wait_for(lambda: late_queued(simulator) == 1)
     ledger.settings.set(PAUSED_KEY, True)
     (first,) = prompt_ids(ledger, job_id)
     await wait_for(lambda: ledger.job(job_id).attempt == 2)  # given up: attempt 2 waits
     await controller.stop()  # nobody watches while the old prompt arrives and finishes
     await wait_for(lambda: first in simulator.state.history, 10)
 
-    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=0.4)
+    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
     await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded, 10)
     (attempt,) = ledger.attempts(job_id)  # attempt 2 was never sent
     assert attempt.prompt_id == first
