@@ -25,20 +25,7 @@ def check_workflow(api: Mapping[str, Any]) -> None:
             of the cycle.
     """
     for node_id, node in api.items():
-        where = _node(api, node_id)
-        surrogate = _lone_surrogate(node_id)
-        if surrogate:
-            raise PresetError(f"{where}: its id {surrogate}")
-        for field, content in node.items():
-            if field == "inputs" and isinstance(content, Mapping):
-                for name, value in content.items():
-                    problem = _problem(name) or _problem(value)
-                    if problem:
-                        raise PresetError(f"{where}, input {name!r}: {problem}")
-            else:
-                problem = _problem(field) or _problem(content)
-                if problem:
-                    raise PresetError(f"{where}, field {field!r}: {problem}")
+        _check_node(_node(api, node_id), node_id, node)
     cycle = find_cycle(api)
     if cycle:
         raise PresetError(f"links form a cycle: {_describe_cycle(api, cycle)}")
@@ -103,6 +90,23 @@ def _describe_cycle(api: Mapping[str, Any], cycle: list[str]) -> str:
 def _node(api: Mapping[str, Any], node_id: str) -> str:
     class_type = api[node_id].get("class_type")
     return f"node {escape_invalid(node_id)} ({escape_invalid(str(class_type))})"
+
+
+def _check_node(where: str, node_id: str, node: Mapping[str, Any]) -> None:
+    surrogate = _lone_surrogate(node_id)
+    if surrogate:
+        raise PresetError(f"{where}: its id {surrogate}")
+    for field, content in node.items():
+        if field == "inputs" and isinstance(content, Mapping):
+            for name, value in content.items():
+                _refuse(f"{where}, input {name!r}", _problem(name) or _problem(value))
+        else:
+            _refuse(f"{where}, field {field!r}", _problem(field) or _problem(content))
+
+
+def _refuse(what: str, problem: str | None) -> None:
+    if problem:
+        raise PresetError(f"{what}: {problem}")
 
 
 def _problem(value: Any) -> str | None:
