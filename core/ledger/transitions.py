@@ -29,6 +29,7 @@ from core.job_state import (
 )
 from core.ledger import schema
 from core.ledger.records import AttemptRecord, JobRecord, Refused
+from core.ledger.text_limits import bounded, bounded_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -172,7 +173,7 @@ class TransitionVerbs:
     def observe_queued(
         self, prompt_id: str, number: float | None = None, warning: str | None = None
     ) -> bool:
-        extra = {"warning": warning} if warning else {}
+        extra = {"warning": bounded_text(warning)} if warning else {}
         fields: dict[str, Any] = {"queued_at": self.now()}
         if number is not None:
             fields["number"] = number
@@ -207,7 +208,7 @@ class TransitionVerbs:
             prompt_id,
             AttemptResult.succeeded,
             JobState.succeeded,
-            note or "finished",
+            bounded_text(note) or "finished",
             attempt_fields=fields,
             job_fields={"reason": None},
         )
@@ -320,7 +321,7 @@ class TransitionVerbs:
             if found is None or found[0].result != AttemptResult.submitting.value:
                 return False
             attempt, job = found
-            error = json.dumps({"message": message, "outcome": "unknown"})
+            error = json.dumps({"message": bounded_text(message), "outcome": "unknown"})
             schema.Attempt.update(reason=reason.value, error_json=error).where(
                 schema.Attempt.id == attempt.id
             ).execute()
@@ -362,7 +363,7 @@ class TransitionVerbs:
             self._write_job(
                 job,
                 JobState.succeeded,
-                f"{cause}{': ' + note if note else ''}",
+                f"{cause}{': ' + bounded_text(note) if note else ''}",
                 reason=None,
                 **times_now,
             )
@@ -521,7 +522,7 @@ def _ending(now: float, reason: Reason, error: dict[str, Any] | None) -> dict[st
     return {
         "finished_at": now,
         "reason": reason.value,
-        "error_json": json.dumps(error) if error else None,
+        "error_json": json.dumps(bounded(error)) if error else None,
     }
 
 

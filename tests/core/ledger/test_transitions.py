@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from itertools import count
 
@@ -10,6 +11,7 @@ import pytest
 from core.errors import IllegalTransition
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
+from core.ledger.text_limits import MAX_ITEMS, MAX_TEXT
 from tests.core.ledger.conftest import make_jobs
 
 _ids = count()
@@ -357,3 +359,18 @@ def test_only_a_submitting_attempt_notes_an_unknown_outcome(ledger: Ledger) -> N
     _, pid = _queued(ledger)
     assert not ledger.note_unknown_outcome(pid, Reason.timeout, "late")
     assert ledger.attempt(pid).reason is None
+
+
+def test_server_text_is_stored_within_limits(ledger: Ledger) -> None:
+    huge = "x" * 2_000_000  # a server's 2 MB exception message
+    _, pid = _running(ledger)
+    error = {"message": huge, "node_errors": [huge] * 1000, "nested": {"traceback": [huge]}}
+    assert ledger.observe_failed(pid, Reason.execution_error, error)
+    stored = ledger.attempt(pid).error
+    assert stored is not None
+    assert len(json.dumps(stored)) < 1_000_000
+    assert stored["message"].endswith(f"… [{2_000_000 - MAX_TEXT} more characters]")
+    assert stored["node_errors"][-1] == f"… {1000 - MAX_ITEMS} more"
+    job, queued = _queued(ledger)
+    assert ledger.observe_succeeded(queued, [], note=huge)
+    assert len(ledger.transitions(job)[-1].cause) < MAX_TEXT + 100
