@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
+from core.comfy import RedactAuthorization
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import TracebackType
@@ -37,6 +39,7 @@ def install_logging(verbose: bool = False) -> Path | None:
     except OSError:
         handler, folder = logging.StreamHandler(), None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactAuthorization())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)

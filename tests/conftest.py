@@ -1,8 +1,10 @@
-"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths."""
+"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths, no token in logs."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -22,6 +24,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixtures = getattr(item, "fixturenames", ())
         if "qapp" in fixtures or "qtbot" in fixtures:
             item.add_marker(pytest.mark.gui)
+
+
+# The tokens the suite's secured simulators ask for: no log record may ever hold one.
+TEST_TOKENS = ("s3cret",)
+
+
+@pytest.fixture(autouse=True)
+def no_token_in_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Fail any test whose log records hold a test token; the WebSocket handshake (which
+    carries the Authorization header) is recorded at DEBUG so that it is checked too."""
+    caplog.set_level(logging.DEBUG, logger="core.comfy.listener.socket")
+    yield
+    records = caplog.get_records("setup") + caplog.get_records("call")
+    leaked = [r.getMessage() for r in records if any(t in r.getMessage() for t in TEST_TOKENS)]
+    assert not leaked, f"a test token was logged: {leaked[0]}"
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from core.catalogue import Catalogue
 from core.errors import CompositionError
 from core.presets.model import InputRef, Preset
 
+PRIORITY_LIMIT = 2**63  # the ledger stores a priority as a signed 64-bit SQLite integer
+
 MAX_GRID_AXES = 2
 
 
@@ -21,9 +23,13 @@ def compose(preset: Preset, spec: BatchSpec, catalogue: Catalogue | None = None)
     """The jobs of a batch: the seed rows crossed with the grid, overrides on every job.
 
     Raises:
-        CompositionError: for a bad override or grid value (naming node and input), or when two
-            jobs would send the identical workflow.
+        CompositionError: for a bad override or grid value (naming node and input), when two
+            jobs would send the identical workflow, or a priority the ledger cannot store.
     """
+    if not -PRIORITY_LIMIT <= spec.priority < PRIORITY_LIMIT:
+        raise CompositionError(
+            f"priority must be from {-PRIORITY_LIMIT} to {PRIORITY_LIMIT - 1}, not {spec.priority}"
+        )
     cat = catalogue or Catalogue.bundled()
     api = preset.api_workflow
     overrides = parse_overrides(api, cat, spec.overrides)

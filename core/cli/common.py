@@ -42,10 +42,19 @@ def names_from_user() -> Iterator[None]:
 
 
 def server_urls(args: argparse.Namespace, ledger: Ledger) -> list[str]:
-    """``--server``, else the stored setting, else ComfyUI's default address (one or more)."""
-    return server_list(str(args.server or ledger.settings.get(SERVER_KEY) or "")) or [
-        DEFAULT_SERVER
-    ]
+    """``--server``, else the stored setting, else ComfyUI's default address (one or more),
+    each checked and normalised.
+
+    Raises:
+        InputError: ``--server`` names no server, or an address is not one.
+    """
+    if args.server is not None and not server_list(args.server):
+        raise InputError(f"--server names no server: {args.server!r}")
+    texts = server_list(str(args.server or ledger.settings.get(SERVER_KEY) or ""))
+    try:
+        return [server_address(text) for text in texts] or [DEFAULT_SERVER]
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
@@ -54,11 +63,8 @@ def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
 
 
 def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:
-    """A client for ``url``, with its bearer token from the keyring or $BATCHLINE_TOKEN."""
-    try:
-        url = server_address(url)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    """A client for ``url`` (one of ``server_urls``), with its bearer token from the keyring or
+    $BATCHLINE_TOKEN."""
     token = load_token(url)
     return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
 

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core import __version__
+from core.comfy import RedactAuthorization
 from core.errors import BatchlineError, InputError
 
 if TYPE_CHECKING:
@@ -70,9 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    handler = logging.StreamHandler()
+    handler.addFilter(RedactAuthorization())
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=[handler],
     )
     func = getattr(args, "func", None)
     if args.self_test:  # desktop.self_test imports Qt lazily: core never does

@@ -61,6 +61,7 @@ def register(subparsers: Any) -> None:
 def queue(args: argparse.Namespace) -> int:
     spec = batch_spec(args)
     with open_ledger(args) as ledger:
+        servers = len(server_urls(args, ledger))
         ahead = _active_jobs(ledger)
         with names_from_user():
             seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
@@ -69,7 +70,6 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
-        servers = len(server_urls(args, ledger))
         _backpressure(ledger, batch.requester, len(job_ids), ahead, servers)
     return 0
 

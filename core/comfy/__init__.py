@@ -1,6 +1,6 @@
 """The ComfyUI client: HTTP routes (ComfyClient), WebSocket events (Listener) and their types."""
 
-from core.comfy.auth import BasicAuth, BearerAuth
+from core.comfy.auth import BasicAuth, BearerAuth, RedactAuthorization
 from core.comfy.backoff import Backoff
 from core.comfy.client import DEFAULT_TIMEOUT, ComfyClient, new_prompt_id, server_address
 from core.comfy.download import DEFAULT_MAX_BYTES
@@ -62,6 +62,7 @@ __all__ = [
     "QueueItem",
     "QueueSnapshot",
     "Reconnected",
+    "RedactAuthorization",
     "Status",
     "SubmitResult",
     "SystemStats",

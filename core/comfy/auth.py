@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import logging
+import re
 import ssl
 from dataclasses import dataclass, field
 
@@ -37,6 +39,25 @@ Auth = BearerAuth | BasicAuth
 def auth_headers(auth: Auth | None) -> dict[str, str]:
     """The headers that carry ``auth`` (none without it), for both HTTP and the WebSocket."""
     return {} if auth is None else {"Authorization": auth.header()}
+
+
+# An Authorization header's value as logs show it: `Authorization: Bearer x`, a dict's
+# `'authorization': 'Bearer x'`, a header tuple's `(b'Authorization', b'Bearer x')`.
+_AUTHORIZATION = re.compile(
+    r"""(authorization['"]?\s*[:=,]\s*(?:b?['"])?)[^'"\r\n]+""", re.IGNORECASE
+)
+
+
+class RedactAuthorization(logging.Filter):
+    """A logging filter that blanks Authorization header values, so a token never reaches a
+    log: on a logger it covers the records made there, on a handler every record it writes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _AUTHORIZATION.sub(r"\1<redacted>", message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
 
 
 def ssl_context(verify: Verify) -> ssl.SSLContext:

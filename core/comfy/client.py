@@ -60,14 +60,22 @@ def server_address(text: str) -> str:
     """``text`` as a server's base URL (no trailing slash).
 
     Raises:
-        ValueError: it is not an http(s) address with a host.
+        ValueError: it is not an http(s) address with a host and a valid port, or it holds a
+            user name or password (the message never repeats them).
     """
     try:
         url = httpx.URL(text)
     except httpx.InvalidURL:
         url = None
+    if url is not None and url.userinfo:
+        raise ValueError(
+            f"no user name or password in a server address ({url.copy_with(userinfo=b'')}): "
+            "a token goes in the app's Settings (kept in the keyring) or in $BATCHLINE_TOKEN"
+        )
     if url is None or url.scheme not in ("http", "https") or not url.host:
         raise ValueError(f"not an http(s) server address: {text!r}")
+    if url.port is not None and not 0 < url.port < 65536:
+        raise ValueError(f"port {url.port} is not 1-65535 in server address {text!r}")
     return str(url).rstrip("/")
 
 

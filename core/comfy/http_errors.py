@@ -46,8 +46,8 @@ def status_error(response: httpx.Response, route: str) -> ComfyError | None:
         return ComfyServerError(text, route, status=code)
     if code == 408:
         return ComfyTimeout(text, route)
-    if code in (401, 403):
-        return ComfyAuthError(text, route)
+    if code in (401, 403):  # said as the WebSocket's refusal is: either may come first
+        return ComfyAuthError(f"credentials refused ({text})", route)
     if code == 404:
         return ComfyNotFound(text, route)
     return ComfyProtocolError(text, route)

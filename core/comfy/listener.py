@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Self
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from core.comfy.auth import RedactAuthorization
 from core.comfy.backoff import Backoff
 from core.comfy.events import (
     Connected,
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 log = logging.getLogger(__name__)
+# websockets logs the handshake's headers at DEBUG: the Authorization header is blanked.
+_socket_log = log.getChild("socket")
+_socket_log.addFilter(RedactAuthorization())
 
 MAX_MESSAGE = 32 * 1024 * 1024  # executed/progress_state messages of big graphs exceed 1 MiB
 STABLE_AFTER = 10.0  # a connection that lived this long resets the backoff
@@ -174,6 +178,7 @@ class Listener:
                 max_size=MAX_MESSAGE,
                 open_timeout=self._open_timeout,
                 origin=None,  # ComfyUI's origin check 403s a mismatched Origin; send none
+                logger=_socket_log,
             )
         except InvalidStatus as exc:
             if exc.response.status_code in (401, 403):

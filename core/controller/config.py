@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -64,8 +65,9 @@ class ControllerConfig:
                 raise InputError(f"{name.replace('_', '-')} must be at least 1")
         positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")
         for name in (*positive, "offline_first_s"):
-            if getattr(self, name) <= 0:
-                raise InputError(f"{name} must be positive")
+            value = getattr(self, name)
+            if not math.isfinite(value) or value <= 0:
+                raise InputError(f"{name} must be a positive number of seconds, not {value}")
 
     def with_overrides(self, **overrides: Any) -> ControllerConfig:
         """A copy with the given fields replaced (None values are ignored)."""

@@ -87,6 +87,18 @@ def sim_thread(tmp_path: Path) -> Iterator[SimulatorThread]:
     thread.stop()
 
 
+@pytest.fixture
+def secured(tmp_path: Path) -> Iterator[SimulatorThread]:
+    """A simulator that requires the bearer token "s3cret"."""
+    config = SimulatorConfig(
+        token="s3cret", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
+    )
+    thread = SimulatorThread(config)
+    thread.start()
+    yield thread
+    thread.stop()
+
+
 def batchline(home: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
     """`batchline --data-dir HOME ARGS...` in a child process (pipes for stdout and stderr)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}

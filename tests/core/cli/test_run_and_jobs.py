@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -134,18 +133,6 @@ def test_run_stops_cleanly_on_a_signal(
     time.sleep(0)
 
 
-@pytest.fixture
-def secured(tmp_path: Path) -> Iterator[SimulatorThread]:
-    """A simulator that requires the bearer token "s3cret"."""
-    config = SimulatorConfig(
-        token="s3cret", job_seconds=0.05, cpu_time_scale=0.0, output_dir=tmp_path / "sim"
-    )
-    thread = SimulatorThread(config)
-    thread.start()
-    yield thread
-    thread.stop()
-
-
 def test_run_sends_the_token_from_the_environment(
     cli: Cli, noise: str, secured: SimulatorThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,6 +147,9 @@ def test_run_sends_the_token_from_the_environment(
         ["--max-queued", "0"],
         ["--per-requester", "0"],
         ["--poll-interval", "-1"],
+        ["--poll-interval", "nan"],
+        ["--poll-interval", "inf"],
+        ["--settle", "inf"],
         ["--deep-queue", "0"],
         ["--settle", "0"],
         ["--request-timeout", "0"],

@@ -191,7 +191,7 @@ async def test_system_stats_and_object_info(simulator: Simulator, connect: Conne
 @pytest.mark.asyncio
 async def test_token_required(make_simulator: MakeSimulator, connect: Connect) -> None:
     simulator = await make_simulator(token="s3cret")
-    with pytest.raises(ComfyAuthError, match="GET /queue: HTTP 401"):
+    with pytest.raises(ComfyAuthError, match=r"GET /queue: credentials refused \(HTTP 401"):
         await connect(simulator.url).queue()
     with pytest.raises(ComfyAuthError):
         await connect(simulator.url, auth=BearerAuth("wrong")).queue()
