@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.chaos import ChaosOptions, run_chaos
+from bench.chaos import ChaosOptions, figures, run_chaos
 from bench.invariants import RunFacts, check, report
 from core.job_state import JobState
 from core.ledger import TransitionRecord
@@ -28,7 +28,7 @@ def test_short_chaos_run_keeps_every_invariant(tmp_path: Path) -> None:
     )
     result = run_chaos(options, tmp_path)
 
-    assert result.ok, f"{report(result.checks)}\nlogs in {tmp_path}"
+    assert result.ok, f"{figures(result)}\n{report(result.checks, 10)}\nlogs in {tmp_path}"
     assert result.kills + sum(result.exits.values()) >= 1
     assert result.events["restarts counted by the simulator"] >= 1
     assert sum(result.http_faults.values()) > 0
