@@ -30,12 +30,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 TEST_TOKENS = ("s3cret",)
 
 
+def _not_a_frame(record: logging.LogRecord) -> bool:
+    """websockets logs each frame as ``< %s`` or ``> %s``: those are not kept (a flood of
+    frames would fill the memory), the handshake's lines are."""
+    return record.msg not in ("< %s", "> %s")
+
+
 @pytest.fixture(autouse=True)
 def no_token_in_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """Fail any test whose log records hold a test token; the WebSocket handshake (which
     carries the Authorization header) is recorded at DEBUG so that it is checked too."""
-    caplog.set_level(logging.DEBUG, logger="core.comfy.listener.socket")
+    socket_log = logging.getLogger("core.comfy.listener.socket")
+    caplog.set_level(logging.DEBUG, logger=socket_log.name)
+    socket_log.addFilter(_not_a_frame)
     yield
+    socket_log.removeFilter(_not_a_frame)
     records = caplog.get_records("setup") + caplog.get_records("call")
     leaked = [r.getMessage() for r in records if any(t in r.getMessage() for t in TEST_TOKENS)]
     assert not leaked, f"a test token was logged: {leaked[0]}"
