@@ -10,6 +10,7 @@ Policies classify failures by class, never by message text::
     │   ├── LeaseTakenError          another process holds the controller lease
     │   ├── IllegalTransition        a state change the transition table forbids
     │   └── UnknownRecord            no job / batch / preset with that id or name
+    ├── OutputFolderFull             the output folder has no room: downloads wait
     ├── InputError                   bad input from the user (file, option, value): exit code 2
     │   ├── PresetError              a preset file that cannot be loaded or converted
     │   └── CompositionError         a batch spec that cannot be composed
@@ -29,6 +30,10 @@ Policies classify failures by class, never by message text::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class BatchlineError(Exception):
@@ -70,6 +75,24 @@ class IllegalTransition(LedgerError):
 
 class UnknownRecord(LedgerError):
     """No record with the given id or name."""
+
+
+# --- the output folder ------------------------------------------------------------------------
+
+
+class OutputFolderFull(BatchlineError):
+    """The output folder's disk (or the user's quota on it) is full: finished pictures stay on
+    the server, their jobs unfinished, until there is room.
+
+    Attributes:
+        folder: the output folder.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        super().__init__(
+            f"the output folder {folder} is full: pictures wait on the server until there is room"
+        )
 
 
 # --- user input -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import math
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from core.cli.common import (
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
 from core.controller import Controller, ControllerConfig
 from core.controller.config import PAUSED_KEY
-from core.errors import InputError
+from core.errors import BatchlineError, InputError
 from core.job_state import JobState
 from core.paths import default_output_dir
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from core.ledger import Ledger, TransitionRecord
 
 FEED_POLL_S = 0.2
+# How long `run --until-idle` waits for room in a full output folder before it gives up.
+FULL_OUTPUT_PATIENCE_S = 600.0
 # States whose transition cause says nothing the state does not.
 QUIET_CAUSES = frozenset({JobState.queued, JobState.running, JobState.succeeded})
 
@@ -45,7 +48,10 @@ def register(subparsers: Any) -> None:
         description="Send the ledger's pending jobs to ComfyUI and follow them to the end.",
     )
     parser.add_argument(
-        "--until-idle", action="store_true", help="exit 0 when no job is left unfinished"
+        "--until-idle",
+        action="store_true",
+        help="exit 0 when no job is left unfinished (1 when the output folder stays full for "
+        f"{FULL_OUTPUT_PATIENCE_S / 60:g} minutes: the pictures wait on the server)",
     )
     parser.add_argument(
         "--max-queued",
@@ -156,9 +162,32 @@ def _announce(ledger: Ledger, controller: Controller) -> None:
 
 
 async def _wait(controller: Controller, until_idle: bool) -> None:
+    full_since: float | None = None
     while not (until_idle and not controller.has_active_jobs()):
         controller.check_alive()
+        if until_idle:
+            full_since = _check_room(controller.status.output_full, full_since)
         await asyncio.sleep(0.1)
+
+
+def _check_room(full: str, since: float | None) -> float | None:
+    """Since when the output folder ``full`` has had no room (None: it has room).
+
+    Without --until-idle `run` waits for room as long as it runs (the status line says why);
+    with it, a folder still full after ``FULL_OUTPUT_PATIENCE_S`` ends the run: a script must
+    not hang for ever, and the finished pictures stay on the server for the next run.
+    """
+    if not full:
+        return None
+    now = time.monotonic()
+    if since is None:
+        return now
+    if now - since >= FULL_OUTPUT_PATIENCE_S:
+        raise BatchlineError(
+            f"the output folder {full} is still full after {FULL_OUTPUT_PATIENCE_S:g} s: the "
+            "finished pictures wait on the server; make room and run again"
+        )
+    return since
 
 
 def _stop_on_sigterm() -> None:

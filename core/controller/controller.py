@@ -260,7 +260,7 @@ class Controller:
                     self._halt(name, fatal, exc)
                     return
                 delay = self._health.failed(name, exc)
-                self._emit(replace(self.status, local_error=self._health.message))
+                self._emit_health()
             await asyncio.sleep(delay)
 
     async def _main_loop(self, link: ServerLink, name: str) -> None:
@@ -367,7 +367,11 @@ class Controller:
         """``loop`` went round without error: clear the local error it had, if any."""
         if self._health.ok(loop):
             log.info("%s works again", loop)
-            self._emit(replace(self.status, local_error=self._health.message))
+            self._emit_health()
+
+    def _emit_health(self) -> None:
+        health = self._health
+        self._emit(replace(self.status, local_error=health.message, output_full=health.output_full))
 
     def _publish(self) -> None:
         """A new status from the links' own (called whenever one of them changes)."""
@@ -394,6 +398,7 @@ class Controller:
                     if s.last_error
                 ),
                 local_error=self._health.message,
+                output_full=self._health.output_full,
                 stopped=str(self._fatal or ""),
                 servers=servers,
             )

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from core.errors import ComfyError, TransientComfyError
+from core.errors import ComfyError, OutputFolderFull, TransientComfyError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from core.comfy import ComfyClient, HistoryEntry, ImageRef
 
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+# A disk or a quota that is full: the pictures wait on the server until there is room.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
@@ -61,19 +67,33 @@ async def fetch_outputs(
 
     Raises:
         TransientComfyError: the server became unreachable: try again later (nothing recorded).
+        OutputFolderFull: no room for a picture (the files already written are reused when
+            this is tried again): try again later (nothing recorded).
     """
     paths: list[str] = []
     warnings: list[str] = []
     for index, image in enumerate(kept_images(entry), start=1):
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            written = await client.download(image, dest)
-        except TransientComfyError:
-            raise
-        except (ComfyError, FileExistsError) as exc:
-            log.warning("output %s of %s not downloaded: %s", image.filename, job_id, exc)
-            warnings.append(f"output {image.filename!r} not downloaded: {exc}")
-            continue
+        with _room_in(output_dir):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                written = await client.download(image, dest)
+            except TransientComfyError:
+                raise
+            except (ComfyError, FileExistsError) as exc:
+                log.warning("output %s of %s not downloaded: %s", image.filename, job_id, exc)
+                warnings.append(f"output {image.filename!r} not downloaded: {exc}")
+                continue
         paths.append(str(written))
     return paths, warnings
+
+
+@contextlib.contextmanager
+def _room_in(output_dir: Path) -> Iterator[None]:
+    """Turn a full disk (or quota) under ``output_dir`` into OutputFolderFull."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in NO_ROOM:
+            raise OutputFolderFull(output_dir) from exc
+        raise

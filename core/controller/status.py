@@ -56,6 +56,9 @@ class ControllerStatus:
         local_error: a problem on this machine (the ledger busy, a bug) that the controller is
             retrying around, naming the loop it stopped; never the server's fault. Empty when
             all is well.
+        output_full: the output folder that is full, while finished jobs wait there for room
+            (their pictures stay on the server; no new prompt is sent meanwhile); empty
+            otherwise.
         stopped: why the controller stopped (an error it cannot survive: a refused token, the
             ledger file not writable); empty while it runs.
         servers: each server's own status.
@@ -75,6 +78,7 @@ class ControllerStatus:
     done_per_minute: float = 0.0
     last_error: str = ""
     local_error: str = ""
+    output_full: str = ""
     stopped: str = ""
     servers: tuple[ServerStatus, ...] = ()
 

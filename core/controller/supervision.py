@@ -13,7 +13,13 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from core.controller.causes import OfflineBackoff
-from core.errors import BatchlineError, ComfyAuthError, LeaseTakenError, LedgerWriteError
+from core.errors import (
+    BatchlineError,
+    ComfyAuthError,
+    LeaseTakenError,
+    LedgerWriteError,
+    OutputFolderFull,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -52,6 +58,8 @@ def describe(exc: BaseException, ledger_file: Path) -> str:
     errors = _sqlite_errors(exc)
     if errors:
         return f"ledger {ledger_file}: {errors[-1]}"  # the first failure, not a failed rollback
+    if isinstance(exc, BatchlineError):  # an expected condition: its message says it all
+        return str(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
@@ -77,29 +85,42 @@ def _primary(error: sqlite3.Error) -> int | None:
 class LoopHealth:
     """The local errors the controller's loops are retrying around, by loop name.
 
-    ``failed`` logs an error the first time it is seen (with its traceback: it may be a bug;
-    the status carries it to the user) and returns how long the loop waits before it starts
-    again; ``ok`` clears a loop's error once it goes round again.
+    ``failed`` logs an error the first time it is seen (with its traceback unless it is one
+    of Batchline's own, such as a full output folder: it may be a bug; the status carries it to
+    the user) and returns how long the loop waits before it starts again; ``ok`` clears a
+    loop's error once it goes round again.
     """
 
     def __init__(self, first_s: float, max_s: float, ledger_file: Path) -> None:
         self._first_s, self._max_s, self._ledger_file = first_s, max_s, ledger_file
         self._failing: dict[str, tuple[str, OfflineBackoff]] = {}
+        self._full: dict[str, Path] = {}  # loop -> the output folder it waits for room in
         self._logged: set[tuple[str, str]] = set()
 
     def failed(self, loop: str, exc: Exception) -> float:
         text = describe(exc, self._ledger_file)
         _, backoff = self._failing.get(loop) or ("", OfflineBackoff(self._first_s, self._max_s))
         self._failing[loop] = (text, backoff)
+        if isinstance(exc, OutputFolderFull):
+            self._full[loop] = exc.folder
+        else:
+            self._full.pop(loop, None)
         delay = backoff.failed()
         if (loop, text) not in self._logged:
             self._logged.add((loop, text))
-            log.info("%s failed; trying again in %.1f s: %s", loop, delay, text, exc_info=exc)
+            trace = None if isinstance(exc, BatchlineError) else exc
+            log.info("%s failed; trying again in %.1f s: %s", loop, delay, text, exc_info=trace)
         return delay
 
     def ok(self, loop: str) -> bool:
         """Clear ``loop``'s error; whether it had one."""
+        self._full.pop(loop, None)
         return self._failing.pop(loop, None) is not None
+
+    @property
+    def output_full(self) -> str:
+        """The output folder a loop waits for room in; empty when none does."""
+        return next((str(folder) for folder in self._full.values()), "")
 
     @property
     def message(self) -> str:
