@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core import __version__
+from core.cli.terminal import safe_output
 from core.comfy import RedactAuthorization
 from core.errors import BatchlineError, InputError
 
@@ -69,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with safe_output():  # server and file text never drives the terminal
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = logging.StreamHandler()

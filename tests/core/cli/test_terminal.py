@@ -1,0 +1,41 @@
+"""Server and file text reaching the terminal: control characters are shown, never obeyed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.cli.terminal import escape_controls
+from core.job_state import Reason
+from core.ledger import Ledger
+from tests.core.cli.conftest import Cli
+
+
+def test_control_characters_are_escaped_but_lines_and_tabs_kept() -> None:
+    assert escape_controls("red \x1b[31mtext\x1b[0m") == "red \\x1b[31mtext\\x1b[0m"
+    assert escape_controls("a\rb\x00c\x7f\x9b") == "a\\rb\\x00c\\x7f\\x9b"
+    assert escape_controls("two\nlines\tand a tab") == "two\nlines\tand a tab"
+    assert escape_controls("lone \ud800 surrogate") == "lone \\ud800 surrogate"
+
+
+def test_a_servers_error_message_cannot_drive_the_terminal(
+    cli: Cli, noise: str, home: Path
+) -> None:
+    (job_id,) = cli("queue", "noise").out.split()
+    with Ledger(home) as ledger:
+        ledger.submit_attempt(job_id, "p", "http://127.0.0.1:8188", "wf")
+        hostile = {"message": "\x1b[2J\x1b[31mall your base\r", "node_type": "Evil\x1b]0;title\x07"}
+        ledger.observe_failed("p", Reason.execution_error, hostile)
+
+    shown = cli("show", job_id).out
+    assert not {"\x1b", "\r", "\x07"} & set(shown)
+    assert "\\x1b[2J\\x1b[31mall your base\\r" in shown
+    listed = json.loads(cli("jobs", "--json").out)  # JSON escapes them itself
+    assert listed[0]["id"] == job_id
+
+
+def test_a_preset_name_cannot_drive_the_terminal(cli: Cli, noise_file: Path) -> None:
+    assert cli("preset", "add", str(noise_file), "--name", "red\x1b[31m").code == 0
+    listed = cli("preset", "list").out
+    assert "\x1b" not in listed
+    assert "red\\x1b[31m" in listed
