@@ -97,6 +97,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except BatchlineError as exc:
         print(f"batchline: {exc}", file=sys.stderr)
         return EXIT_FAILURE
+    except UnicodeEncodeError as exc:  # a name or id from the command line that is not text
+        text = exc.object if isinstance(exc.object, str) else repr(exc.object)
+        print(f"batchline: {text!r} is not valid UTF-8 text", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     return code

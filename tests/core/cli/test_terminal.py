@@ -39,3 +39,12 @@ def test_a_preset_name_cannot_drive_the_terminal(cli: Cli, noise_file: Path) -> 
     listed = cli("preset", "list").out
     assert "\x1b" not in listed
     assert "red\\x1b[31m" in listed
+
+
+def test_a_name_that_is_not_utf8_is_one_line(cli: Cli, noise: str) -> None:
+    not_text = b"job\xff".decode("utf-8", "surrogateescape")  # as the OS hands such bytes over
+    for args in (("show", not_text), ("queue", not_text), ("cancel", not_text)):
+        result = cli(*args)
+        assert result.code == 2, args
+        assert result.err.count("\n") == 1, args
+        assert "'job\\udcff'" in result.err, args
