@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from core.controller.outputs import fetch_outputs
 from core.controller.submission import ledger_id
+from core.errors import TransientComfyError
 from core.job_state import Reason
 
 if TYPE_CHECKING:
@@ -46,10 +47,13 @@ class Orphans:
         self._withdrawn: dict[str, float] = {}
         self._done: set[str] = set()  # watched prompts whose history showed no success
 
-    async def sweep(self, snapshot: QueueSnapshot, followed: Collection[str]) -> None:
+    async def sweep(
+        self, snapshot: QueueSnapshot, followed: Collection[str], missed: list[TransientComfyError]
+    ) -> None:
         """Withdraw each marked prompt in ``snapshot`` whose attempt is not live.
 
-        ``followed``: the prompt_ids this link follows or is submitting right now.
+        ``followed``: the prompt_ids this link follows or is submitting right now; a request
+        that fails is added to ``missed`` and tried again next time.
         """
         self._mark = self._mark or ledger_id(self._ledger, create=False)
         items = (*snapshot.running, *snapshot.pending)
@@ -59,12 +63,16 @@ class Orphans:
             attempt = self._ledger.attempt(item.prompt_id)
             if attempt is not None and self._is_live(attempt):
                 continue  # live, followed by another link (the server setting changed)
-            await self._withdraw(item, snapshot, attempt)
+            try:
+                await self._withdraw(item, snapshot, attempt)
+            except TransientComfyError as exc:
+                missed.append(exc)
         queued = {item.prompt_id for item in items}
         self._withdrawn = {p: t for p, t in self._withdrawn.items() if p in queued}
 
-    async def watch(self, server: str) -> None:
-        """Look for late successes of the attempts given up on ``server``."""
+    async def watch(self, server: str, missed: list[TransientComfyError]) -> None:
+        """Look for late successes of the attempts given up on ``server``; a request that
+        fails is added to ``missed`` and that attempt looked at again next time."""
         watched = [
             attempt
             for attempt in self._ledger.unsettled_attempts(UNKNOWN_OUTCOMES)
@@ -74,27 +82,31 @@ class Orphans:
         for attempt in watched:
             if attempt.prompt_id in self._done:
                 continue
-            entry = await self._client.history(attempt.prompt_id)
-            if entry is None:
-                continue
-            if not entry.succeeded:
-                self._done.add(attempt.prompt_id)
-                continue
-            job = self._ledger.job(attempt.job_id)
-            paths, warnings = await fetch_outputs(
-                self._client, entry, self._output_dir, job.batch, job.id
+            try:
+                await self._look_for(attempt)
+            except TransientComfyError as exc:
+                missed.append(exc)
+
+    async def _look_for(self, attempt: AttemptRecord) -> None:
+        entry = await self._client.history(attempt.prompt_id)
+        if entry is None:
+            return
+        if not entry.succeeded:
+            self._done.add(attempt.prompt_id)
+            return
+        job = self._ledger.job(attempt.job_id)
+        paths, warnings = await fetch_outputs(
+            self._client, entry, self._output_dir, job.batch, job.id
+        )
+        times = (entry.started_at, entry.finished_at)
+        if self._ledger.observe_late_success(attempt.prompt_id, paths, "; ".join(warnings), times):
+            log.warning(
+                "job %s: attempt %d (%s), given up, succeeded after all: its pictures are kept "
+                "and the newer attempt is withdrawn",
+                job.id,
+                attempt.n,
+                attempt.prompt_id,
             )
-            times = (entry.started_at, entry.finished_at)
-            if self._ledger.observe_late_success(
-                attempt.prompt_id, paths, "; ".join(warnings), times
-            ):
-                log.warning(
-                    "job %s: attempt %d (%s), given up, succeeded after all: its pictures are "
-                    "kept and the newer attempt is withdrawn",
-                    job.id,
-                    attempt.n,
-                    attempt.prompt_id,
-                )
 
     def _is_live(self, attempt: AttemptRecord) -> bool:
         job = self._ledger.job(attempt.job_id)

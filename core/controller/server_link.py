@@ -30,6 +30,7 @@ from core.controller.orphans import Orphans
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
+from core.errors import TransientComfyError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,17 +74,23 @@ class ServerLink:
             self.reconciler.server_may_have_restarted()
         self.backoff.succeeded()
         self.ours = {a.prompt_id: a.job_id for a in live}
+        missed: list[TransientComfyError] = []
         for attempt in live:
             if attempt.prompt_id in self.dispatcher.submitting:
                 continue
             job = self.ledger.job(attempt.job_id)
-            await self.reconciler.follow(attempt, job, snapshot)
-        await self.orphans.sweep(snapshot, self.ours.keys() | self.dispatcher.submitting)
-        await self.orphans.watch(self.url)
+            try:
+                await self.reconciler.follow(attempt, job, snapshot)
+            except TransientComfyError as exc:  # this one next time; the others go on now
+                missed.append(exc)
+        await self.orphans.sweep(snapshot, self.ours.keys() | self.dispatcher.submitting, missed)
+        await self.orphans.watch(self.url, missed)
         await self.dispatcher.dispatch(snapshot, paused=paused)
-        self._publish(snapshot, frozenset(a.job_id for a in live if a.stalled))
+        stalled = frozenset(a.job_id for a in live if a.stalled)
+        self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
 
-    def _publish(self, snapshot: QueueSnapshot, stalled: frozenset[str]) -> None:
+    def _publish(self, snapshot: QueueSnapshot, stalled: frozenset[str], error: str) -> None:
+        """The server answered this tick (``error``: a request of it that failed all the same)."""
         places = {item.prompt_id: 0 for item in snapshot.running}
         places.update({item.prompt_id: i + 1 for i, item in enumerate(snapshot.pending)})
         positions = {self.ours[pid]: place for pid, place in places.items() if pid in self.ours}
@@ -97,7 +104,7 @@ class ServerLink:
             positions=positions,
             progress={j: p for j, p in self.status.progress.items() if j in running},
             stalled=stalled & running,
-            last_error="",
+            last_error=error,
         )
 
     def went_offline(self, exc: Exception) -> tuple[bool, float]:
