@@ -24,7 +24,8 @@ Policies classify failures by class, never by message text::
         ├── ComfyAuthError           HTTP 401/403: token missing or wrong
         ├── ComfyNotFound            HTTP 404 (an output file, a job)
         └── ComfyProtocolError       a body that is not what the route promises
-            └── ComfyOutputTooLarge  a downloaded output exceeds the size limit
+            └── ComfyAnswerTooLarge  an answer exceeds its route's size limit (not read on)
+                └── ComfyOutputTooLarge  a downloaded output exceeds the size limit
 """
 
 from __future__ import annotations
@@ -161,12 +162,24 @@ class ComfyProtocolError(ComfyError):
     """The server's answer does not have the shape the route promises."""
 
 
-class ComfyOutputTooLarge(ComfyProtocolError):
-    """A downloaded output is larger than the caller's size limit; nothing was kept."""
+class ComfyAnswerTooLarge(ComfyProtocolError):
+    """An answer is larger than its route's size limit: it was not read any further.
+
+    Attributes:
+        limit: the limit in bytes.
+    """
+
+    what = "answer"
 
     def __init__(self, message: str, route: str = "", limit: int = 0) -> None:
         self.limit = limit
         super().__init__(message, route)
+
+
+class ComfyOutputTooLarge(ComfyAnswerTooLarge):
+    """A downloaded output is larger than the caller's size limit; nothing was kept."""
+
+    what = "output"
 
 
 @dataclass(frozen=True)

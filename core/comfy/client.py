@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -11,8 +12,16 @@ from urllib.parse import quote
 import httpx
 
 from core.comfy.auth import Auth, Verify, auth_headers, ssl_context
-from core.comfy.download import DEFAULT_MAX_BYTES, check_declared_size, stream_to_file
-from core.comfy.http_errors import status_error, transport_error
+from core.comfy.bodies import (
+    MAX_ANSWER_BYTES,
+    MAX_CATALOGUE_BYTES,
+    Answer,
+    check_declared_size,
+    read_body,
+    read_prefix,
+)
+from core.comfy.download import DEFAULT_MAX_BYTES, stream_to_file
+from core.comfy.http_errors import deadline_error, status_error, transport_error
 from core.comfy.jobs import (
     JOB_PENDING,
     JOB_RUNNING,
@@ -36,11 +45,11 @@ from core.comfy.responses import (
     parse_submit,
     parse_system_stats,
 )
-from core.comfy.shapes import JsonObject, Shape, parse_json
-from core.errors import ComfyProtocolError
+from core.comfy.shapes import JsonObject, Shape
+from core.errors import ComfyOutputTooLarge, ComfyProtocolError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import AsyncIterator, Iterable, Mapping
     from types import TracebackType
 
     from core.comfy.backoff import Backoff
@@ -49,6 +58,8 @@ if TYPE_CHECKING:
 READ_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 5.0
 DEFAULT_TIMEOUT = httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+# A picture (up to 256 MiB) may take minutes on a slow link; a trickle must still end.
+DOWNLOAD_DEADLINE_S = 300.0
 
 
 def new_prompt_id() -> str:
@@ -83,8 +94,10 @@ class ComfyClient:
     """Talks HTTP to one ComfyUI server; one instance per server, closed with ``aclose``.
 
     Every answer is validated: a wrong shape raises ComfyProtocolError naming the route, and
-    transport failures and status codes map onto the core.errors tree. Whether the server has
-    the newer jobs API is probed once per client and then preferred.
+    transport failures and status codes map onto the core.errors tree. Every request has an
+    overall deadline (ComfyTimeout) and every answer a size limit (ComfyAnswerTooLarge): a
+    server that trickles or floods its answer cannot hang or exhaust the caller. Whether the
+    server has the newer jobs API is probed once per client and then preferred.
     """
 
     def __init__(
@@ -95,6 +108,8 @@ class ComfyClient:
         auth: Auth | None = None,
         verify: Verify = True,
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        deadline: float | None = None,
+        download_deadline: float = DOWNLOAD_DEADLINE_S,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         """Create the client (no I/O yet).
@@ -105,13 +120,18 @@ class ComfyClient:
             auth: bearer or basic credentials sent on every request and the WebSocket.
             verify: certificate verification for https: on by default; False, a CA bundle
                 path or an SSLContext as in httpx.
-            timeout: per-request timeouts.
+            timeout: the timeouts of each connect, read and write.
+            deadline: seconds a whole request may take, its answer read to the end (default:
+                the read timeout).
+            download_deadline: the same for an image from ``/view``.
             transport: an httpx transport to use instead of the network (tests).
         """
         self.base_url = server_address(base_url)
         self.client_id = client_id or uuid.uuid4().hex
         self._auth = auth
         self._verify = verify
+        self._deadline = deadline or timeout.read or READ_TIMEOUT_S
+        self._download_deadline = download_deadline
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers=auth_headers(auth),
@@ -162,15 +182,15 @@ class ComfyClient:
             "client_id": self.client_id,
             "extra_data": dict(extra_data or {}),
         }
-        response = await self._call("POST", "/prompt", json=body, accept=(400,))
-        if response.status_code == 400:
-            raise parse_rejection(self._json(response), _route(response))
-        return parse_submit(self._json(response), _route(response))
+        answer = await self._call("POST", "/prompt", json=body, accept=(400,))
+        if answer.status == 400:
+            raise parse_rejection(answer.json(), answer.route)
+        return parse_submit(answer.json(), answer.route)
 
     async def queue(self) -> QueueSnapshot:
         """``GET /queue``: running and pending prompts, pending in run order."""
-        response = await self._call("GET", "/queue")
-        return parse_queue(self._json(response), _route(response))
+        answer = await self._call("GET", "/queue")
+        return parse_queue(answer.json(), answer.route)
 
     async def delete(self, *prompt_ids: str) -> None:
         """Remove pending prompts (``POST /queue`` delete); a running one is untouched."""
@@ -187,21 +207,21 @@ class ComfyClient:
 
     async def history(self, prompt_id: str) -> HistoryEntry | None:
         """``GET /history/{id}``: the entry, or None while the server does not know it."""
-        response = await self._call("GET", f"/history/{_segment(prompt_id)}")
-        entries = parse_history(self._json(response), _route(response))
+        answer = await self._call("GET", f"/history/{_segment(prompt_id)}")
+        entries = parse_history(answer.json(), answer.route)
         for entry in entries:
             if entry.prompt_id == prompt_id:
                 return entry
         if entries:
-            raise Shape(_route(response)).fail("body", f"an entry for {prompt_id!r}", entries)
+            raise Shape(answer.route).fail("body", f"an entry for {prompt_id!r}", entries)
         return None
 
     async def recent_history(self, max_items: int) -> tuple[HistoryEntry, ...]:
         """The newest ``max_items`` history entries, oldest first."""
         if max_items < 1:
             raise ValueError("max_items must be at least 1")
-        response = await self._call("GET", "/history", params={"max_items": max_items})
-        return parse_history(self._json(response), _route(response))
+        answer = await self._call("GET", "/history", params={"max_items": max_items})
+        return parse_history(answer.json(), answer.route)
 
     # --- other routes -------------------------------------------------------------------------
 
@@ -218,25 +238,25 @@ class ComfyClient:
         Raises:
             ComfyOutputTooLarge: the body exceeds ``max_bytes`` (nothing is kept).
             ComfyNotFound: the server has no such file.
+            ComfyTimeout: the file was not complete within the download deadline.
         """
         params = {"filename": image.filename, "subfolder": image.subfolder, "type": image.type}
-        route = "GET /view"
-        try:
-            async with self._http.stream("GET", "/view", params=params) as response:
-                await self._raise_for_status(response, route)
-                check_declared_size(response, max_bytes, route)
-                return await stream_to_file(response, Path(dest), max_bytes, route)
-        except httpx.HTTPError as exc:
-            raise transport_error(exc, route) from exc
+        async with self._stream("GET", "/view", self._download_deadline, params=params) as (
+            response,
+            route,
+        ):
+            await _raise_for_status(response, route)
+            check_declared_size(response, max_bytes, route, ComfyOutputTooLarge)
+            return await stream_to_file(response, Path(dest), max_bytes, route)
 
     async def system_stats(self) -> SystemStats:
-        response = await self._call("GET", "/system_stats")
-        return parse_system_stats(self._json(response), _route(response))
+        answer = await self._call("GET", "/system_stats")
+        return parse_system_stats(answer.json(), answer.route)
 
     async def object_info(self) -> dict[str, JsonObject]:
-        """The node catalogue: class name → definition."""
-        response = await self._call("GET", "/object_info")
-        return parse_object_info(self._json(response), _route(response))
+        """The node catalogue: class name → definition (up to ``MAX_CATALOGUE_BYTES``)."""
+        answer = await self._call("GET", "/object_info", limit=MAX_CATALOGUE_BYTES)
+        return parse_object_info(answer.json(), answer.route)
 
     # --- jobs API (newer servers) and the version-independent verbs ---------------------------
 
@@ -256,15 +276,15 @@ class ComfyClient:
             params["status"] = statuses
         if limit is not None:
             params["limit"] = limit
-        response = await self._call("GET", "/api/jobs", params=params)
-        return parse_jobs(self._json(response), _route(response))
+        answer = await self._call("GET", "/api/jobs", params=params)
+        return parse_jobs(answer.json(), answer.route)
 
     async def job(self, prompt_id: str) -> JobInfo | None:
         """``GET /api/jobs/{id}`` with outputs; None when the server does not know it."""
-        response = await self._call("GET", f"/api/jobs/{_segment(prompt_id)}", accept=(404,))
-        if response.status_code == 404:
+        answer = await self._call("GET", f"/api/jobs/{_segment(prompt_id)}", accept=(404,))
+        if answer.status == 404:
             return None
-        return parse_job_detail(self._json(response), _route(response))
+        return parse_job_detail(answer.json(), answer.route)
 
     async def cancel(self, prompt_id: str) -> bool | None:
         """Cancel one prompt whether pending or running.
@@ -278,10 +298,10 @@ class ComfyClient:
         """
         if self._jobs_cancel and await self.has_jobs_api():
             path = f"/api/jobs/{_segment(prompt_id)}/cancel"
-            response = await self._call("POST", path, accept=(404, 405))
-            if response.status_code not in (404, 405):
-                shape = Shape(_route(response))
-                body = shape.obj(self._json(response), "body")
+            answer = await self._call("POST", path, accept=(404, 405))
+            if answer.status not in (404, 405):
+                shape = Shape(answer.route)
+                body = shape.obj(answer.json(), "body")
                 return shape.flag(shape.key(body, "cancelled", "body"), "cancelled")
             self._jobs_cancel = False
         await self.delete(prompt_id)
@@ -327,11 +347,11 @@ class ComfyClient:
     # --- internals ----------------------------------------------------------------------------
 
     async def _probe_jobs_api(self) -> bool:
-        response = await self._call("GET", "/api/jobs", params={"limit": 1}, accept=(404, 405))
-        if response.status_code != 200:
+        answer = await self._call("GET", "/api/jobs", params={"limit": 1}, accept=(404, 405))
+        if answer.status != 200:
             return False
         try:
-            body = self._json(response)
+            body = answer.json()
         except ComfyProtocolError:
             return False
         return isinstance(body, dict) and isinstance(body.get("jobs"), list)
@@ -344,33 +364,49 @@ class ComfyClient:
         params: Mapping[str, str | int] | None = None,
         json: Any = None,
         accept: tuple[int, ...] = (),
-    ) -> httpx.Response:
-        """Send one request; map failures; return 2xx answers and those with ``accept`` codes."""
+        limit: int = MAX_ANSWER_BYTES,
+    ) -> Answer:
+        """Send one request and read its answer within the deadline and ``limit``; map failures;
+        return 2xx answers and those with ``accept`` codes."""
+        async with self._stream(method, path, self._deadline, params=params, json=json) as (
+            response,
+            route,
+        ):
+            if response.status_code not in accept:
+                await _raise_for_status(response, route)
+            return Answer(response.status_code, await read_body(response, limit, route), route)
+
+    @contextlib.asynccontextmanager
+    async def _stream(
+        self,
+        method: str,
+        path: str,
+        deadline: float,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+    ) -> AsyncIterator[tuple[httpx.Response, str]]:
+        """One streamed request and its route, all of it (the body read inside too) within
+        ``deadline`` seconds; httpx's failures become the core.errors tree."""
         route = f"{method} {path}"
+        budget = asyncio.timeout(deadline)
         try:
-            response = await self._http.request(method, path, params=params, json=json)
+            async with budget, self._http.stream(method, path, params=params, json=json) as answer:
+                yield answer, route
+        except TimeoutError as exc:
+            if budget.expired():
+                raise deadline_error(deadline, route) from exc
+            raise
         except httpx.HTTPError as exc:
             raise transport_error(exc, route) from exc
-        if response.status_code not in accept:
-            await self._raise_for_status(response, route)
-        return response
 
-    @staticmethod
-    async def _raise_for_status(response: httpx.Response, route: str) -> None:
-        if 200 <= response.status_code < 300:
-            return
-        await response.aread()
-        error = status_error(response, route)
+
+async def _raise_for_status(response: httpx.Response, route: str) -> None:
+    """Raise the ComfyError of a non-2xx answer, quoting the start of its body."""
+    if not 200 <= response.status_code < 300:
+        error = status_error(response, await read_prefix(response), route)
         if error is not None:
             raise error
-
-    @staticmethod
-    def _json(response: httpx.Response) -> Any:
-        return parse_json(response.content, _route(response))
-
-
-def _route(response: httpx.Response) -> str:
-    return f"{response.request.method} {response.request.url.path}"
 
 
 def _segment(value: str) -> str:

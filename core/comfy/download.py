@@ -7,29 +7,17 @@ import os
 import secrets
 from typing import TYPE_CHECKING, BinaryIO
 
-from core.errors import ComfyOutputTooLarge, ComfyProtocolError
+from core.comfy.bodies import MIB, too_large
+from core.errors import ComfyOutputTooLarge
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import httpx
 
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_BYTES = 256 * MIB
 MAX_NAME_TRIES = 1000
 COMPARE_CHUNK = 1024 * 1024
-
-
-def check_declared_size(response: httpx.Response, max_bytes: int, route: str) -> None:
-    """Refuse early when ``Content-Length`` already says too much (or is not a number)."""
-    declared = response.headers.get("content-length")
-    if declared is None:
-        return
-    if not declared.strip().isdigit():
-        raise ComfyProtocolError(f"bad Content-Length {declared[:40]!r}", route)
-    if int(declared) > max_bytes:
-        raise ComfyOutputTooLarge(
-            f"output is {declared} bytes, limit {max_bytes}", route, max_bytes
-        )
 
 
 async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, route: str) -> Path:
@@ -127,7 +115,5 @@ async def _copy(response: httpx.Response, handle: BinaryIO, max_bytes: int, rout
     async for chunk in response.aiter_bytes():
         total += len(chunk)
         if total > max_bytes:
-            raise ComfyOutputTooLarge(
-                f"output exceeds the limit of {max_bytes} bytes", route, max_bytes
-            )
+            raise too_large(max_bytes, route, ComfyOutputTooLarge)
         handle.write(chunk)

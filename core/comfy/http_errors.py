@@ -33,15 +33,13 @@ def transport_error(exc: httpx.HTTPError, route: str) -> ComfyError:
     return ComfyProtocolError(f"{type(exc).__name__}: {exc}", route)
 
 
-def status_error(response: httpx.Response, route: str) -> ComfyError | None:
-    """The ComfyError for a non-2xx answer, or None for 2xx.
-
-    The body must already be read (it is quoted, shortened, in the message).
-    """
+def status_error(response: httpx.Response, body: bytes, route: str) -> ComfyError | None:
+    """The ComfyError for a non-2xx answer, or None for 2xx; ``body`` (what was read of it, see
+    ``bodies.read_prefix``) is quoted, shortened, in the message."""
     code = response.status_code
     if 200 <= code < 300:
         return None
-    text = f"HTTP {code}: {_snippet(response)}"
+    text = f"HTTP {code}: {_snippet(body) or response.reason_phrase}"
     if code >= 500 or code == 429:
         return ComfyServerError(text, route, status=code)
     if code == 408:
@@ -53,9 +51,11 @@ def status_error(response: httpx.Response, route: str) -> ComfyError | None:
     return ComfyProtocolError(text, route)
 
 
-def _snippet(response: httpx.Response) -> str:
-    try:
-        text = response.content[:_SNIPPET].decode("utf-8", "replace")
-    except httpx.ResponseNotRead:
-        return response.reason_phrase
-    return " ".join(text.split()) or response.reason_phrase
+def _snippet(body: bytes) -> str:
+    return " ".join(body[:_SNIPPET].decode("utf-8", "replace").split())
+
+
+def deadline_error(seconds: float, route: str) -> ComfyTimeout:
+    """The error for an answer still incomplete when its whole-request deadline passed (a
+    server that trickles its answer never trips a per-read timeout)."""
+    return ComfyTimeout(f"no complete answer within {seconds:g} s (the server is stuck)", route)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest_asyncio
 
 from core.simulator import FaultSettings, Simulator, SimulatorConfig
+from tests.core.hostile import HostileServer
 
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 
@@ -44,3 +45,12 @@ async def make_simulator(tmp_path: Path) -> AsyncIterator[MakeSimulator]:
 async def simulator(make_simulator: MakeSimulator) -> Simulator:
     """A started ComfyUI 0.3.64 simulator with 0.05 s jobs and its output under tmp_path."""
     return await make_simulator()
+
+
+@pytest_asyncio.fixture
+async def hostile() -> AsyncIterator[HostileServer]:
+    """A started hostile ComfyUI stand-in (tests/core/hostile.py): give routes behaviours."""
+    server = HostileServer()
+    await server.start()
+    yield server
+    await server.stop()
