@@ -267,6 +267,7 @@ def figures(result: ChaosResult) -> str:
         ("jobs by final state", ", ".join(f"{k} {v}" for k, v in sorted(facts.states().items()))),
         ("attempts total", str(facts.attempt_total())),
         ("prompts executed", str(sum(facts.executions.values()))),
+        ("successes a restart wiped unread", str(sum(facts.wiped_unread.values()))),
         ("controller kills (SIGKILL)", str(result.kills)),
         (
             "controller exits before kill",

@@ -46,6 +46,9 @@ class RunFacts:
     transitions: dict[str, list[TransitionRecord]]
     executions: Counter[str]
     successes: Counter[str]
+    # Successes a server restart wiped before any client could read them: the job had to run
+    # again (nobody can fetch pictures the server no longer lists), so they are not breaches.
+    wiped_unread: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def read(cls, ledger: Ledger, server_stats: list[dict[str, Any]]) -> RunFacts:
@@ -53,10 +56,13 @@ class RunFacts:
         ids = [job.id for job in jobs]
         executions: Counter[str] = Counter()
         successes: Counter[str] = Counter()
+        wiped: Counter[str] = Counter()
         for stats in server_stats:
             executions.update(stats["execution_counts"])
             successes.update(stats["success_counts"])
-        return cls(jobs, ledger.attempts_of(ids), ledger.transitions_of(ids), executions, successes)
+            wiped.update(stats.get("successes_wiped_unread", {}))
+        attempts, transitions = ledger.attempts_of(ids), ledger.transitions_of(ids)
+        return cls(jobs, attempts, transitions, executions, successes, wiped)
 
     def states(self) -> Counter[str]:
         return Counter(job.state.value for job in self.jobs)
@@ -95,9 +101,13 @@ def _no_prompt_executed_twice(facts: RunFacts) -> Check:
 
 
 def _no_job_succeeded_twice_on_servers(facts: RunFacts) -> Check:
-    found = Check("no job executed to success twice on a server")
+    found = Check("no job executed to success twice on a server (but for unread wiped ones)")
     for job_id, attempts in facts.attempts.items():
-        wins = [a.prompt_id for a in attempts for _ in range(facts.successes[a.prompt_id])]
+        wins = [
+            a.prompt_id
+            for a in attempts
+            for _ in range(facts.successes[a.prompt_id] - facts.wiped_unread[a.prompt_id])
+        ]
         if len(wins) > 1:
             found.breaches.append(f"{job_id} succeeded {len(wins)} times: {', '.join(wins)}")
     return found

@@ -145,7 +145,10 @@ class ComfyRoutes:
     async def get_history_item(self, request: web.Request) -> web.StreamResponse:
         prompt_id = request.match_info["prompt_id"]
         entry = self.state.history.get(prompt_id)
-        return json_response({prompt_id: entry} if entry is not None else {})
+        if entry is None:
+            return json_response({})
+        self.state.result_read(prompt_id)
+        return json_response({prompt_id: entry})
 
     async def post_history(self, request: web.Request) -> web.StreamResponse:
         try:

@@ -192,7 +192,7 @@ class Simulator:
         """Forget queue, history, cache and counter; close sockets; the running job vanishes."""
         await self._stop_worker()
         await self.state.hub.close_all()
-        self.state.reset()
+        self.state.restart()
         self.state.restarts += 1
         shutil.rmtree(self.folders.temp, ignore_errors=True)
         self.folders.temp.mkdir(parents=True, exist_ok=True)
@@ -215,6 +215,7 @@ class Simulator:
             "websockets": len(state.hub.sockets),
             "execution_counts": dict(state.execution_counts),
             "success_counts": dict(state.success_counts),
+            "successes_wiped_unread": dict(state.successes_wiped_unread),
             "http_faults_injected": dict(self.http_faults.counts),
             "faults": self.faults.to_json(),
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import aiohttp
@@ -147,3 +148,15 @@ async def test_every_route_also_answers_under_api(simulator: Simulator) -> None:
             )
         _, info = await get(session, simulator.url + "/api/object_info/EmptyImage")
     assert list(info) == ["EmptyImage"]
+
+
+@pytest.mark.asyncio
+async def test_a_restart_counts_the_successes_nobody_had_read(simulator: Simulator) -> None:
+    async with aiohttp.ClientSession() as session:
+        for pid in ("read", "unread"):
+            await post(session, simulator.url + "/prompt", {"prompt": quick(1), "prompt_id": pid})
+        await wait_history(session, simulator, "read")  # read through the route
+        while "unread" not in simulator.state.history:  # noqa: ASYNC110 - bounded by the test timeout
+            await asyncio.sleep(0.02)
+    await simulator.restart()
+    assert simulator.stats()["successes_wiped_unread"] == {"unread": 1}
