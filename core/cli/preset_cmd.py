@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from core.cli.common import (
     short_time,
 )
 from core.controller.batches import stored_preset
-from core.errors import ComfyError
+from core.errors import ComfyError, ComfyUnreachable
 from core.ledger import PresetContent, PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name, escape_invalid
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from core.ledger import Ledger, PresetRecord
     from core.presets import Parameter, Preset
 
-# /object_info is only worth waiting for when the server answers at once.
+# /object_info is only worth waiting for when the server answers at once: the read timeout is
+# also the whole request's deadline, and the answer is cut at the client's catalogue limit.
 CATALOGUE_TIMEOUT = httpx.Timeout(3.0, connect=0.5)
 
 
@@ -87,7 +89,11 @@ def add_preset(args: argparse.Namespace) -> int:
 
 
 def server_catalogue(url: str) -> Catalogue | None:
-    """The server's node catalogue if it answers quickly, else None (the bundled one is used)."""
+    """The server's node catalogue if it answers quickly, else None (the bundled one is used).
+
+    A server that answers but not usefully (too slowly, too much, garbage) is named in a
+    notice on stderr; one that is not there is not (working offline is normal).
+    """
 
     async def fetch() -> Catalogue | None:
         async with make_client(url, CATALOGUE_TIMEOUT) as client:
@@ -96,7 +102,12 @@ def server_catalogue(url: str) -> Catalogue | None:
 
     try:
         return asyncio.run(fetch())
-    except (ComfyError, OSError):
+    except ComfyUnreachable:
+        return None
+    except ComfyError as exc:
+        print(f"notice: not using the catalogue of ComfyUI at {url}: {exc}", file=sys.stderr)
+        return None
+    except OSError:
         return None
 
 

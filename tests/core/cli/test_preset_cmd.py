@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from core.comfy.bodies import MAX_CATALOGUE_BYTES, MIB
 from core.ledger import Ledger, PresetContent
 from core.simulator.thread import SimulatorThread
 from tests.core.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
+from tests.core.hostile import GB, Behaviour, HostileServer, HostileThread, huge, trickle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -209,3 +214,46 @@ def test_a_preset_stored_before_the_checks_is_refused_by_name(cli: Cli, home: Pa
         )
     with Ledger(home) as ledger:
         assert ledger.count_by_state() == {}
+
+
+@pytest.fixture
+def hostile_thread() -> Iterator[HostileServer]:
+    """A hostile server on its own thread (`preset add` runs its own event loop)."""
+    runner = HostileThread(HostileServer())
+    runner.start()
+    yield runner.server
+    runner.stop()
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "error"),
+    [
+        (trickle(0.1), "GET /object_info: no complete answer within 3 s (the server is stuck)"),
+        (huge(GB), "GET /object_info: answer exceeds the limit of 64 MiB, not read further"),
+    ],
+    ids=["trickle", "1 GB"],
+)
+def test_add_gives_up_on_a_stuck_catalogue_in_time_and_memory(
+    cli: Cli,
+    tmp_path: Path,
+    hostile_thread: HostileServer,
+    behaviour: Behaviour,
+    error: str,
+) -> None:
+    hostile_thread.behaviours["GET /object_info"] = behaviour
+    cli.server = hostile_thread.url
+    path = tmp_path / "editor.json"
+    shutil.copy(DATA / "presets" / "editor_features.json", path)
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        result = cli("preset", "add", str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - started < 10
+    assert peak < 3 * MAX_CATALOGUE_BYTES
+    assert hostile_thread.sent["GET /object_info"] < MAX_CATALOGUE_BYTES + 16 * MIB
+    assert result.code == 0
+    assert result.err == f"notice: not using the catalogue of ComfyUI at {cli.server}: {error}\n"
+    assert "notice: converted with the bundled ComfyUI 0.3.64 node catalogue" in result.out
