@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.comfy.failures import failure_from_error, failure_from_interrupt
 from core.comfy.responses import ImageRef, parse_images
 from core.comfy.shapes import JsonObject, Shape, parse_json
-from core.errors import ComfyProtocolError, ExecutionFailure
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-log = logging.getLogger(__name__)
+    from core.errors import ExecutionFailure
 
 ROUTE = "WS /ws"
 _SHAPE = Shape(ROUTE)
@@ -145,17 +143,17 @@ Event = ConnectionEvent | Status | PromptEvent
 
 
 def parse_event(frame: str) -> Event | None:
-    """One text frame → its event; None for unknown types and malformed messages (logged)."""
-    try:
-        message = _SHAPE.obj(parse_json(frame, ROUTE), "message")
-        kind = _SHAPE.text(_SHAPE.key(message, "type", "message"), "type")
-        parser = _PARSERS.get(kind)
-        if parser is None:
-            return None
-        return parser(_SHAPE.obj(_SHAPE.key(message, "data", "message"), f"{kind}.data"))
-    except ComfyProtocolError as exc:
-        log.warning("ignoring malformed WebSocket message: %s", exc)
+    """One text frame → its event; None for a message type Batchline does not use.
+
+    Raises:
+        ComfyProtocolError: the message is malformed (the listener counts these).
+    """
+    message = _SHAPE.obj(parse_json(frame, ROUTE), "message")
+    kind = _SHAPE.text(_SHAPE.key(message, "type", "message"), "type")
+    parser = _PARSERS.get(kind)
+    if parser is None:
         return None
+    return parser(_SHAPE.obj(_SHAPE.key(message, "data", "message"), f"{kind}.data"))
 
 
 def _pid(data: JsonObject, what: str) -> str:

@@ -23,7 +23,7 @@ from core.comfy.events import (
     parse_event,
     prompt_of,
 )
-from core.errors import ComfyAuthError
+from core.errors import ComfyAuthError, ComfyProtocolError
 
 if TYPE_CHECKING:
     import ssl
@@ -37,6 +37,12 @@ _socket_log.addFilter(RedactAuthorization())
 
 MAX_MESSAGE = 32 * 1024 * 1024  # executed/progress_state messages of big graphs exceed 1 MiB
 STABLE_AFTER = 10.0  # a connection that lived this long resets the backoff
+# More messages than this within one window is a flood (ComfyUI sends a few per node and step):
+# the connection is dropped and opened again after the backoff.
+FLOOD_MESSAGES = 5000
+FLOOD_WINDOW_S = 5.0
+# Malformed messages: the first is logged, then at most one count per interval (and at a drop).
+MALFORMED_REPORT_S = 60.0
 _CONNECTION_EVENTS = (Connected, Disconnected, Reconnected, Status)
 
 
@@ -48,7 +54,10 @@ class Listener:
     missed in between is replayed: on ``Reconnected`` re-read ``/queue`` and ``/history``.
     With ``prompt_ids`` set, only events about those prompts pass (plus connection events and
     ``Status``); an ``executing`` without a prompt_id is never attributed to one. Binary
-    frames, unknown types and malformed messages are skipped.
+    frames, unknown types and malformed messages are skipped (the first malformed one is
+    logged, then their count once a minute). A connection that sends more than
+    ``FLOOD_MESSAGES`` messages within ``FLOOD_WINDOW_S`` seconds is dropped (a warning) and
+    opened again after the backoff.
 
     Usage::
 
@@ -82,6 +91,11 @@ class Listener:
         self._delay = 0.0
         self._connects = 0
         self._connected_at = 0.0
+        self._window_start = 0.0
+        self._window_count = 0
+        self._malformed_seen = False
+        self._malformed_unreported = 0
+        self._malformed_last: tuple[float, str] = (0.0, "")  # when reported, the latest error
 
     @property
     def connected(self) -> bool:
@@ -119,6 +133,7 @@ class Listener:
         socket, self._socket = self._socket, None
         if socket is not None:
             await socket.close()
+        self._report_malformed()
 
     async def __aenter__(self) -> Self:
         return self
@@ -187,7 +202,8 @@ class Listener:
 
     def _opened(self, socket: ClientConnection) -> None:
         self._socket = socket
-        self._connected_at = time.monotonic()
+        self._connected_at = self._window_start = time.monotonic()
+        self._window_count = 0
         self._connects += 1
         if self._connects == 1:
             self._queued.append(Connected(self.client_id))
@@ -198,26 +214,66 @@ class Listener:
         try:
             frame = await socket.recv()
         except ConnectionClosed as exc:
-            await self._dropped(socket, exc)
+            await self._dropped(socket, f"connection closed: {_describe(exc)}")
+            return None
+        if self._flooding():
+            flood = f"more than {FLOOD_MESSAGES} messages within {FLOOD_WINDOW_S:g} s"
+            await self._dropped(socket, f"dropped a flood ({flood})", flood=True)
             return None
         if isinstance(frame, bytes):  # previews; we do not show them
             return None
-        return parse_event(frame)
+        try:
+            return parse_event(frame)
+        except ComfyProtocolError as exc:
+            self._malformed(exc)
+            return None
 
-    async def _dropped(self, socket: ClientConnection, exc: ConnectionClosed) -> None:
+    def _flooding(self) -> bool:
+        """Count one message; whether this window has now had too many."""
+        now = time.monotonic()
+        if now - self._window_start >= FLOOD_WINDOW_S:
+            self._window_start, self._window_count = now, 0
+        self._window_count += 1
+        return self._window_count > FLOOD_MESSAGES
+
+    def _malformed(self, exc: ComfyProtocolError) -> None:
+        """Log the first malformed message; count the others, reported once per interval."""
+        if not self._malformed_seen:
+            self._malformed_seen = True
+            self._malformed_last = (time.monotonic(), str(exc))
+            log.warning("ignoring malformed WebSocket messages from %s, first: %s", self.url, exc)
+            return
+        self._malformed_unreported += 1
+        self._malformed_last = (self._malformed_last[0], str(exc))
+        if time.monotonic() - self._malformed_last[0] >= MALFORMED_REPORT_S:
+            self._report_malformed()
+
+    def _report_malformed(self) -> None:
+        if self._malformed_unreported:
+            log.warning(
+                "ignored %d more malformed WebSocket messages from %s, latest: %s",
+                self._malformed_unreported,
+                self.url,
+                self._malformed_last[1],
+            )
+            self._malformed_unreported = 0
+        self._malformed_last = (time.monotonic(), self._malformed_last[1])
+
+    async def _dropped(self, socket: ClientConnection, reason: str, *, flood: bool = False) -> None:
         # Close the old socket before any new one opens: a stale socket with our clientId
         # would unregister the new one when it finally closes (protocol notes 13.7).
         await socket.close()
         self._socket = None
+        self._report_malformed()
         if self._closing.is_set():
             return
-        if time.monotonic() - self._connected_at >= STABLE_AFTER:
-            self._backoff.reset()
-        self._retry_later(f"connection closed: {_describe(exc)}")
+        if not flood and time.monotonic() - self._connected_at >= STABLE_AFTER:
+            self._backoff.reset()  # never after a flood: its drops come further and further apart
+        self._retry_later(reason, logging.WARNING if flood else logging.INFO)
 
-    def _retry_later(self, reason: str) -> None:
+    def _retry_later(self, reason: str, level: int = logging.INFO) -> None:
         self._delay = self._backoff.next_delay()
-        log.info("WebSocket %s; retrying in %.2f s", reason, self._delay)
+        log.log(level, "WebSocket %s %s; retrying in %.2f s", self.url, reason, self._delay)
         self._queued.append(Disconnected(reason, retry_in=self._delay))
 
     async def _pause(self, delay: float) -> None:

@@ -70,9 +70,9 @@ def garbage(size: int = 4096) -> Behaviour:
     return answer
 
 
-def ws_messages(make: Callable[[int], str], pause: float = 0.0) -> Behaviour:
-    """A WebSocket that sends ``make(n)`` for n = 0, 1, ... until the client leaves (with
-    ``pause`` seconds between messages; none: a flood). ``sent[route]`` counts messages and
+def ws_messages(make: Callable[[int], str], count: int | None = None) -> Behaviour:
+    """A WebSocket that sends ``make(n)`` for n = 0, 1, ... as fast as it can (``count``
+    messages, then nothing; None: until the client leaves). ``sent[route]`` counts messages and
     ``connections[route]`` the sockets opened."""
 
     async def answer(server: HostileServer, request: web.Request, route: str) -> web.StreamResponse:
@@ -82,11 +82,12 @@ def ws_messages(make: Callable[[int], str], pause: float = 0.0) -> Behaviour:
         reader = asyncio.create_task(_drain(socket))
         with contextlib.suppress(ConnectionError):
             number = 0
-            while not socket.closed and not reader.done():
+            while not socket.closed and not reader.done() and number != count:
                 await socket.send_str(make(number))
                 server.sent[route] += 1
                 number += 1
-                await asyncio.sleep(pause)
+                await asyncio.sleep(0)
+            await reader
         reader.cancel()
         return socket
 

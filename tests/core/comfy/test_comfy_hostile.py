@@ -1,8 +1,12 @@
 """A hostile server cannot hang or exhaust the client: every answer has a size limit and every
-request a deadline, on every route (tests/core/hostile.py answers them badly on purpose)."""
+request a deadline, on every route, and a WebSocket's garbage or flood is logged and dropped
+in bounds (tests/core/hostile.py answers them badly on purpose)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable, Iterator
@@ -12,8 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from core.comfy import ComfyClient, ImageRef
+from core.comfy import Backoff, ComfyClient, Disconnected, ImageRef, Reconnected, Status
 from core.comfy.bodies import MAX_ANSWER_BYTES, MAX_CATALOGUE_BYTES, MIB
+from core.comfy.listener import FLOOD_MESSAGES
 from core.errors import (
     ComfyAnswerTooLarge,
     ComfyOutputTooLarge,
@@ -21,7 +26,7 @@ from core.errors import (
     ComfyServerError,
     ComfyTimeout,
 )
-from tests.core.hostile import GB, HostileServer, garbage, huge, trickle
+from tests.core.hostile import GB, HostileServer, garbage, huge, trickle, ws_messages
 
 pytestmark = pytest.mark.asyncio
 
@@ -145,3 +150,61 @@ async def test_garbage_is_a_protocol_error_naming_the_route(
     hostile.behaviours[route] = garbage()
     with pytest.raises(ComfyProtocolError, match=f"^{route}: "):
         await call(connect(hostile.url))
+
+
+# --- the WebSocket ------------------------------------------------------------------------------
+
+STATUS = json.dumps({"type": "status", "data": {"status": {"exec_info": {"queue_remaining": 1}}}})
+
+
+def listener_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "core.comfy.listener" and r.levelno == logging.WARNING
+    ]
+
+
+async def test_a_garbage_stream_is_logged_once_with_a_count(
+    hostile: HostileServer, connect: Callable[..., ComfyClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    garbage_count = 3000  # then one status, so the test knows all were read
+    hostile.behaviours["WS /ws"] = ws_messages(
+        lambda n: STATUS if n == garbage_count else f"not json {n}", count=garbage_count + 1
+    )
+    listener = connect(hostile.url).listener(backoff=Backoff(initial=0.02, cap=0.2))
+    async with asyncio.timeout(20), listener as events:
+        kinds = [type(await anext(events)).__name__ for _ in range(2)]
+    assert kinds == ["Connected", "Status"]
+    first, summary = listener_warnings(caplog)
+    assert first == (
+        f"ignoring malformed WebSocket messages from {listener.url}, first: "
+        "WS /ws: body is not JSON (JSONDecodeError)"
+    )
+    assert summary == (
+        f"ignored {garbage_count - 1} more malformed WebSocket messages from {listener.url}, "
+        "latest: WS /ws: body is not JSON (JSONDecodeError)"
+    )
+
+
+async def test_a_flood_is_dropped_and_the_socket_opened_again_after_a_backoff(
+    hostile: HostileServer, connect: Callable[..., ComfyClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    hostile.behaviours["WS /ws"] = ws_messages(lambda n: STATUS)
+    listener = connect(hostile.url).listener(backoff=Backoff(initial=0.2, cap=1.0, jitter=0))
+    statuses = 0
+    async with asyncio.timeout(20), listener as events:
+        async for event in events:
+            if isinstance(event, Status):
+                statuses += 1
+            elif isinstance(event, Disconnected):
+                break
+        dropped_at = time.monotonic()
+        assert isinstance(await anext(events), Reconnected)
+        reopened_after = time.monotonic() - dropped_at
+    assert statuses == FLOOD_MESSAGES, "all passed until the flood limit, none after"
+    assert event.reason == f"dropped a flood (more than {FLOOD_MESSAGES} messages within 5 s)"
+    assert reopened_after >= 0.2
+    (warning,) = listener_warnings(caplog)
+    assert warning == f"WebSocket {listener.url} {event.reason}; retrying in 0.20 s"
+    assert hostile.connections["WS /ws"] == 2

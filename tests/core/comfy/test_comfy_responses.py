@@ -29,6 +29,7 @@ from core.comfy.responses import (
     parse_submit,
     parse_system_stats,
 )
+from core.errors import ComfyProtocolError
 
 Recording = Callable[[str], dict[str, Any]]
 
@@ -216,10 +217,19 @@ def test_single_frames(frame: str, expected: object) -> None:
 @pytest.mark.parametrize(
     "frame",
     [
-        "not json",
-        "[1, 2]",
         '{"type": "crystools.monitor", "data": {}}',
         '{"type": "progress_state", "data": {"nodes": {}}}',
+    ],
+)
+def test_unknown_message_types_are_skipped(frame: str) -> None:
+    assert parse_event(frame) is None
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "not json",
+        "[1, 2]",
         '{"type": "status", "data": {"status": {"exec_info": {"queue_remaining": "3"}}}}',
         '{"type": "progress", "data": {"value": 1}}',
         '{"type": "execution_start", "data": []}',
@@ -227,5 +237,6 @@ def test_single_frames(frame: str, expected: object) -> None:
         "[" * 100_000 + "]" * 100_000,
     ],
 )
-def test_unknown_or_malformed_frames_are_skipped(frame: str) -> None:
-    assert parse_event(frame) is None
+def test_malformed_frames_are_protocol_errors(frame: str) -> None:
+    with pytest.raises(ComfyProtocolError, match=r"^WS /ws: "):
+        parse_event(frame)
