@@ -37,6 +37,7 @@ _socket_log.addFilter(RedactAuthorization())
 
 MAX_MESSAGE = 32 * 1024 * 1024  # executed/progress_state messages of big graphs exceed 1 MiB
 STABLE_AFTER = 10.0  # a connection that lived this long resets the backoff
+CLOSE_TIMEOUT_S = 2.0  # for the server's close frame, which a flood may bury
 # More messages than this within one window is a flood (ComfyUI sends a few per node and step):
 # the connection is dropped and opened again after the backoff.
 FLOOD_MESSAGES = 5000
@@ -192,6 +193,7 @@ class Listener:
                 ssl=self._ssl,
                 max_size=MAX_MESSAGE,
                 open_timeout=self._open_timeout,
+                close_timeout=CLOSE_TIMEOUT_S,
                 origin=None,  # ComfyUI's origin check 403s a mismatched Origin; send none
                 logger=_socket_log,
             )

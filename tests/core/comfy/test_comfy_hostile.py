@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from core.comfy import Backoff, ComfyClient, Disconnected, ImageRef, Reconnected, Status
+from core.comfy import Backoff, ComfyClient, Connected, Disconnected, ImageRef, Reconnected, Status
 from core.comfy.bodies import MAX_ANSWER_BYTES, MAX_CATALOGUE_BYTES, MIB
-from core.comfy.listener import FLOOD_MESSAGES
+from core.comfy.listener import CLOSE_TIMEOUT_S, FLOOD_MESSAGES
 from core.errors import (
     ComfyAnswerTooLarge,
     ComfyOutputTooLarge,
@@ -197,9 +197,11 @@ async def test_a_flood_is_dropped_and_the_socket_opened_again_after_a_backoff(
         async for event in events:
             if isinstance(event, Status):
                 statuses += 1
+                last_status = time.monotonic()
             elif isinstance(event, Disconnected):
                 break
         dropped_at = time.monotonic()
+        assert dropped_at - last_status < CLOSE_TIMEOUT_S + 1
         assert isinstance(await anext(events), Reconnected)
         reopened_after = time.monotonic() - dropped_at
     assert statuses == FLOOD_MESSAGES, "all passed until the flood limit, none after"
@@ -208,3 +210,15 @@ async def test_a_flood_is_dropped_and_the_socket_opened_again_after_a_backoff(
     (warning,) = listener_warnings(caplog)
     assert warning == f"WebSocket {listener.url} {event.reason}; retrying in 0.20 s"
     assert hostile.connections["WS /ws"] == 2
+
+
+async def test_closing_a_listener_flooded_by_its_server_takes_moments(
+    hostile: HostileServer, connect: Callable[..., ComfyClient]
+) -> None:
+    hostile.behaviours["WS /ws"] = ws_messages(lambda n: STATUS)
+    listener = connect(hostile.url).listener()
+    async with asyncio.timeout(20), listener as events:
+        assert isinstance(await anext(events), Connected)
+        await asyncio.sleep(1)  # the flood fills every buffer while nobody reads
+        started = time.monotonic()
+    assert time.monotonic() - started < CLOSE_TIMEOUT_S + 1
