@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from core.comfy import Backoff, ComfyClient, Connected, Disconnected, ImageRef, Reconnected, Status
+from core.comfy import listener as listener_module
 from core.comfy.bodies import MAX_ANSWER_BYTES, MAX_CATALOGUE_BYTES, MIB
 from core.comfy.listener import CLOSE_TIMEOUT_S, FLOOD_MESSAGES
 from core.errors import (
@@ -222,3 +223,21 @@ async def test_closing_a_listener_flooded_by_its_server_takes_moments(
         await asyncio.sleep(1)  # the flood fills every buffer while nobody reads
         started = time.monotonic()
     assert time.monotonic() - started < CLOSE_TIMEOUT_S + 1
+
+
+async def test_malformed_messages_are_counted_once_per_interval(
+    hostile: HostileServer,
+    connect: Callable[..., ComfyClient],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(listener_module, "MALFORMED_REPORT_S", 0.0)  # every one is past due
+    hostile.behaviours["WS /ws"] = ws_messages(lambda n: STATUS if n == 3 else "[", count=4)
+    async with asyncio.timeout(20), connect(hostile.url).listener() as events:
+        kinds = [type(await anext(events)).__name__ for _ in range(2)]
+    assert kinds == ["Connected", "Status"]
+    first, *counts = listener_warnings(caplog)
+    assert first.startswith("ignoring malformed WebSocket messages from ws://")
+    assert [c.split(" from ")[0] for c in counts] == [
+        "ignored 1 more malformed WebSocket messages"
+    ] * 2
