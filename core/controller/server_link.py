@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
 from core.errors import TransientComfyError
+
+MIN_TICK_GAP_S = 0.02  # the shortest time between the starts of two ticks of one server
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -64,11 +67,13 @@ class ServerLink:
         self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
         self._changed = changed
         self._wake = asyncio.Event()
+        self._tick_began = 0.0
 
     # --- one round -------------------------------------------------------------------------------
 
     async def tick(self, live: list[AttemptRecord], paused: bool) -> None:
         """Read the queue, follow ``live`` (this server's attempts), admit and submit."""
+        self._tick_began = time.monotonic()
         snapshot = await self.client.queue()
         if self.backoff.failing:
             self.reconciler.server_may_have_restarted()
@@ -136,7 +141,8 @@ class ServerLink:
                 progress[self.ours[pid]] = JobProgress(int(value), int(most))
                 self._set(progress=progress)
             case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
-                self.wake()
+                if not self.backoff.failing:  # offline: the backoff paces the next try
+                    self.wake()
 
     # --- pacing ----------------------------------------------------------------------------------
 
@@ -144,13 +150,17 @@ class ServerLink:
         self._wake.set()
 
     async def sleep(self, delay: float) -> None:
-        """Wait ``delay`` seconds, or less if woken."""
+        """Wait ``delay`` seconds, or less if woken (but at least ``MIN_TICK_GAP_S`` after the
+        last tick began: a server sending events nonstop cannot make ticks run nonstop)."""
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
         # lands as the event fires (gh-86296), and stop() would then wait for this loop forever.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(delay):
                 await self._wake.wait()
         self._wake.clear()
+        rest = MIN_TICK_GAP_S - (time.monotonic() - self._tick_began)
+        if rest > 0:
+            await asyncio.sleep(rest)
 
     def recent_finishes(self, now: float, window: float = 60.0) -> int:
         return sum(1 for t in self.reconciler.finished_at if now - t <= window)
