@@ -73,6 +73,12 @@ def register(subparsers: Any) -> None:
         "--poll-interval", type=float, metavar="S", help="seconds between polls while active"
     )
     parser.add_argument(
+        "--max-pictures",
+        type=int,
+        metavar="N",
+        help="the most pictures kept of one job; the rest stay on the server (default 100)",
+    )
+    parser.add_argument(
         "--request-timeout",
         type=float,
         metavar="S",
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             per_requester_cap=args.per_requester,
             poll_active_s=args.poll_interval,
             settle_s=args.settle,
+            max_pictures_per_job=args.max_pictures,
         )
         timeout = _request_timeout(args.request_timeout)
         try:

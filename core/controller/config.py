@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from core.controller.outputs import MAX_PICTURES_PER_JOB
 from core.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class ControllerConfig:
         settle_s: how long an attempt whose submission got no answer is looked up before a
             new attempt opens, counted from when it was written (the 30 s request timeout plus
             twice that: ComfyUI may queue a prompt long after the client gave up).
+        max_pictures_per_job: the most pictures downloaded for one job (a workflow saving
+            thousands would fill the folder); the rest are left on the server, and the job says so.
         stall_s: a prompt running longer than this is flagged stalled (never failed).
         offline_first_s / offline_max_s: first and longest wait between tries while the
             server is unreachable (exponential in between, jittered).
@@ -55,12 +58,14 @@ class ControllerConfig:
     poll_idle_s: float = 5.0
     grace_s: float = 10.0
     settle_s: float = 90.0
+    max_pictures_per_job: int = MAX_PICTURES_PER_JOB
     stall_s: float = 30 * 60.0
     offline_first_s: float = 1.0
     offline_max_s: float = 30.0
 
     def __post_init__(self) -> None:
-        for name in ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth"):
+        counts = ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth")
+        for name in (*counts, "max_pictures_per_job"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name.replace('_', '-')} must be at least 1")
         positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")

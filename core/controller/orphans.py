@@ -40,8 +40,11 @@ UNKNOWN_OUTCOMES = (Reason.timeout.value, Reason.server_error.value, Reason.conn
 class Orphans:
     """The sweep and the watch over late answers, for one server's link."""
 
-    def __init__(self, ledger: Ledger, client: ComfyClient, output_dir: Path) -> None:
+    def __init__(
+        self, ledger: Ledger, client: ComfyClient, output_dir: Path, max_pictures: int
+    ) -> None:
         self._ledger, self._client = ledger, client
+        self._max_pictures = max_pictures
         self._mark: str | None = None  # this ledger's id, once it has sent anything
         self._output_dir = output_dir
         self._withdrawn: dict[str, float] = {}
@@ -96,7 +99,7 @@ class Orphans:
             return
         job = self._ledger.job(attempt.job_id)
         paths, warnings = await fetch_outputs(
-            self._client, entry, self._output_dir, job.batch, job.id
+            self._client, entry, self._output_dir, job.batch, job.id, self._max_pictures
         )
         times = (entry.started_at, entry.finished_at)
         if self._ledger.observe_late_success(attempt.prompt_id, paths, "; ".join(warnings), times):

@@ -22,6 +22,7 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 # A disk or a quota that is full: the pictures wait on the server until there is room.
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+MAX_PICTURES_PER_JOB = 100  # the default: a workflow saving thousands would fill the folder
 
 
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
@@ -58,9 +59,15 @@ def kept_images(entry: HistoryEntry) -> tuple[ImageRef, ...]:
 
 
 async def fetch_outputs(
-    client: ComfyClient, entry: HistoryEntry, output_dir: Path, batch_id: str, job_id: str
+    client: ComfyClient,
+    entry: HistoryEntry,
+    output_dir: Path,
+    batch_id: str,
+    job_id: str,
+    max_pictures: int = MAX_PICTURES_PER_JOB,
 ) -> tuple[list[str], list[str]]:
-    """Download every image of ``entry``; returns (local paths, warnings about missing ones).
+    """Download the images of ``entry`` (the first ``max_pictures``); returns (local paths,
+    warnings about pictures missing or left on the server).
 
     The paths are the files actually written, never an existing file replaced; an image
     downloaded again (after a crash before the ledger recorded it) reuses its identical file.
@@ -72,7 +79,15 @@ async def fetch_outputs(
     """
     paths: list[str] = []
     warnings: list[str] = []
-    for index, image in enumerate(kept_images(entry), start=1):
+    images = kept_images(entry)
+    if len(images) > max_pictures:
+        left = len(images) - max_pictures
+        log.warning("job %s made %d pictures: %d left on the server", job_id, len(images), left)
+        warnings.append(
+            f"{left} of its {len(images)} pictures left on the server (at most {max_pictures} "
+            "are kept a job)"
+        )
+    for index, image in enumerate(images[:max_pictures], start=1):
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
         with _room_in(output_dir):
             dest.parent.mkdir(parents=True, exist_ok=True)

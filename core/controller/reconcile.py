@@ -96,7 +96,12 @@ class Reconciler:
         times = (entry.started_at, entry.finished_at)
         if entry.succeeded:
             paths, warnings = await fetch_outputs(
-                self._client, entry, self._output_dir, job.batch, job.id
+                self._client,
+                entry,
+                self._output_dir,
+                job.batch,
+                job.id,
+                self._config.max_pictures_per_job,
             )
             self._ledger.observe_succeeded(pid, paths, "; ".join(warnings), times)
             self._record_duration(attempt, entry)

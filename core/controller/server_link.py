@@ -61,7 +61,7 @@ class ServerLink:
         self.ledger, self.client, self.url = ledger, client, client.base_url
         self.reconciler = Reconciler(ledger, client, config, output_dir)
         self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
-        self.orphans = Orphans(ledger, client, output_dir)
+        self.orphans = Orphans(ledger, client, output_dir, config.max_pictures_per_job)
         self.backoff = OfflineBackoff(config.offline_first_s, config.offline_max_s)
         self.status = ServerStatus(server=self.url)
         self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here

@@ -152,6 +152,7 @@ def test_run_sends_the_token_from_the_environment(
         ["--settle", "inf"],
         ["--deep-queue", "0"],
         ["--settle", "0"],
+        ["--max-pictures", "0"],
         ["--request-timeout", "0"],
         ["--request-timeout", "nan"],
     ],

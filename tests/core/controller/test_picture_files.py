@@ -99,3 +99,15 @@ async def test_pictures_get_the_users_file_mode(
             client, await finished_entry(client, 6), tmp_path, "b", "j"
         )
     assert Path(path).stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+async def test_a_job_listing_thousands_of_pictures_keeps_the_first_few(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    async with ComfyClient(simulator.url) as client:
+        (image,) = (await finished_entry(client, 3)).images
+        entry = HistoryEntry("p", 1, "success", True, images=(image,) * 2000)
+        paths, warnings = await fetch_outputs(client, entry, tmp_path, "b", "j", max_pictures=3)
+    assert [Path(p).name for p in paths] == ["j_1.png", "j_2.png", "j_3.png"]
+    assert warnings == ["1997 of its 2000 pictures left on the server (at most 3 are kept a job)"]
+    assert len(list((tmp_path / "b").iterdir())) == 3
