@@ -4,8 +4,10 @@ Starts one `batchline simulate` process on loopback with HTTP faults (5xx, dropp
 prompts queued but answered by a drop, prompts queued or answered later than the controller's
 request timeout), adds the model-free noise preset and queues the jobs. Then `batchline run
 --until-idle` is started and SIGKILLed at random moments (`--kills` times) while a driver thread
-restarts the simulator, drops its WebSockets and makes the odd job hang (a hung job is ended by
-a restart, as a user would); a last run goes until idle. Every loop is bounded in count and time
+restarts the simulator, drops its WebSockets, makes the odd job hang (a hung job is ended by
+a restart, as a user would) and turns hostile for a few seconds at a time (answers that are
+not JSON, that trickle past the request timeout, or that run past the size limit); a last run
+goes until idle. Every loop is bounded in count and time
 (`--deadline`). Prints figures and the invariants of bench/invariants.py; exit 1 if one breaks.
 Run: `.venv/bin/python -m bench.chaos [--jobs 1000] [--kills 50] [--seed 1] [--deadline 900]`
 """
@@ -45,6 +47,9 @@ class ChaosOptions:
     restarts: int = 20
     websocket_drops: int = 20
     hangs: int = 10
+    hostile_phases: int = 10
+    hostile_seconds: float = 3.0
+    hostile_rate: float = 0.1  # of answers spoiled in each way during a hostile phase
     seed: int = 1
     deadline: float = 900.0
     job_seconds: float = 0.05
@@ -140,6 +145,11 @@ class Simulator:
             self.process.wait()
 
 
+def hostile(rate: float) -> dict[str, float]:
+    """The simulator's fault settings for answers spoiled at ``rate`` in each hostile way."""
+    return {"garbage_rate": rate, "trickle_rate": rate, "huge_rate": rate, "trickle_seconds": 1.0}
+
+
 class ServerChaos(threading.Thread):
     """Restarts, WebSocket drops and hangs at random moments, each within its budget, until
     `calm` is set; a job running longer than `hang_limit` is ended by a restart until `done`."""
@@ -153,7 +163,9 @@ class ServerChaos(threading.Thread):
             "restart": options.restarts,
             "websocket drop": options.websocket_drops,
             "hang": options.hangs,
+            "hostile phase": options.hostile_phases,
         }
+        self.hostile_until: float | None = None
         self.errors: list[str] = []
 
     def run(self) -> None:
@@ -162,6 +174,11 @@ class ServerChaos(threading.Thread):
         while not self.done.wait(0.2):
             try:
                 now = time.monotonic()
+                if self.hostile_until is not None and (
+                    now > self.hostile_until or self.calm.is_set()
+                ):
+                    self.sim.admin("/_sim/faults", hostile(0.0))
+                    self.hostile_until = None
                 if not self.calm.is_set() and now >= next_event:
                     self._event()
                     next_event = now + self.chance.uniform(*self.options.event_gap)
@@ -187,6 +204,9 @@ class ServerChaos(threading.Thread):
             self.sim.admin("/_sim/restart", {})
         elif kind == "websocket drop":
             self.sim.admin("/_sim/drop_websockets", {})
+        elif kind == "hostile phase":
+            self.sim.admin("/_sim/faults", hostile(self.options.hostile_rate))
+            self.hostile_until = time.monotonic() + self.options.hostile_seconds
         else:
             self.sim.admin("/_sim/faults", {"hang_next": 1})
 

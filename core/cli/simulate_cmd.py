@@ -103,6 +103,18 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--late", type=float, default=5.0, metavar="S", help="how late a late prompt is (5 s)"
     )
+    for name, what in (
+        ("garbage", "answered 200 with a body that is not JSON"),
+        ("trickle", "answered one byte a second (at most a minute)"),
+        ("huge", "answered with 20 MiB of blanks before the real body"),
+    ):
+        group.add_argument(
+            f"--{name}-rate",
+            type=float,
+            default=0.0,
+            metavar="R",
+            help=f"share of answers (not /view) {what}",
+        )
     group.add_argument(
         "--delay", type=float, default=0.0, metavar="S", help="seconds to delay every answer"
     )
@@ -126,6 +138,9 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
         late_queue_rate=args.late_queue_rate,
         late_answer_rate=args.late_answer_rate,
         late_seconds=args.late,
+        garbage_rate=args.garbage_rate,
+        trickle_rate=args.trickle_rate,
+        huge_rate=args.huge_rate,
         delay_seconds=args.delay,
         routes=list(args.fault_route),
     )

@@ -25,6 +25,11 @@ class FaultSettings:
     reads and validates the prompt, waits ``late_seconds``, then queues it and answers (a
     client that gave up meanwhile finds it in the queue later); ``late_answer_rate`` queues it
     at once and answers only after ``late_seconds``.
+
+    A share of answers can be *hostile* (after the handler did its work; never ``/view``):
+    ``garbage_rate`` answers 200 with a body that is not JSON, ``trickle_rate`` sends the real
+    body one byte every ``trickle_seconds`` (at most a minute), ``huge_rate`` puts 20 MiB of
+    blanks in front of it.
     """
 
     fail_oom: int = 0
@@ -35,6 +40,10 @@ class FaultSettings:
     late_queue_rate: float = 0.0
     late_answer_rate: float = 0.0
     late_seconds: float = 5.0
+    garbage_rate: float = 0.0
+    trickle_rate: float = 0.0
+    trickle_seconds: float = 1.0
+    huge_rate: float = 0.0
     delay_seconds: float = 0.0
     routes: list[str] = field(default_factory=list)
     hang_next: int = 0
@@ -49,6 +58,10 @@ class FaultSettings:
             "late_queue_rate": self.late_queue_rate,
             "late_answer_rate": self.late_answer_rate,
             "late_seconds": self.late_seconds,
+            "garbage_rate": self.garbage_rate,
+            "trickle_rate": self.trickle_rate,
+            "trickle_seconds": self.trickle_seconds,
+            "huge_rate": self.huge_rate,
             "delay_seconds": self.delay_seconds,
             "routes": list(self.routes),
             "hang_next": self.hang_next,

@@ -78,6 +78,9 @@ class HttpFaults:
             "drop_after_queue": 0,
             "late_queue": 0,
             "late_answer": 0,
+            "garbage": 0,
+            "trickle": 0,
+            "huge": 0,
         }
 
     def applies(self, method: str, path: str) -> bool:
@@ -88,19 +91,24 @@ class HttpFaults:
         return f"{method} {bare}" in routes or f"{method} {path}" in routes
 
     def decide(self, method: str, path: str) -> str | None:
-        """``"error"``, ``"drop"``, or None; for POST /prompt also ``"drop_after_queue"``,
-        ``"late_queue"`` and ``"late_answer"``."""
+        """``"error"``, ``"drop"``, ``"garbage"``, ``"trickle"``, ``"huge"`` (not for /view)
+        or None; for POST /prompt also ``"drop_after_queue"``, ``"late_queue"`` and
+        ``"late_answer"``."""
         if not self.applies(method, path):
             return None
         s = self.settings
         draw = self.rng.random()
         is_prompt = method == "POST" and path in ("/prompt", "/api/prompt")
+        json_route = not path.endswith("/view")
         for kind, rate in (
             ("error", s.error_rate),
             ("drop", s.drop_rate),
             ("drop_after_queue", s.drop_after_queue_rate if is_prompt else 0.0),
             ("late_queue", s.late_queue_rate if is_prompt else 0.0),
             ("late_answer", s.late_answer_rate if is_prompt else 0.0),
+            ("garbage", s.garbage_rate if json_route else 0.0),
+            ("trickle", s.trickle_rate if json_route else 0.0),
+            ("huge", s.huge_rate if json_route else 0.0),
         ):
             if draw < rate:
                 self.counts[kind] += 1

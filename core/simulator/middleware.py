@@ -17,6 +17,7 @@ LATE_QUEUE = web.RequestKey("late_queue", float)  # set on a request: wait this 
 if TYPE_CHECKING:
     from aiohttp.typedefs import Middleware
 
+    from core.simulator.config import FaultSettings
     from core.simulator.faults import HttpFaults
     from core.simulator.routes import Handler
 
@@ -79,6 +80,42 @@ def fault_middleware(faults: HttpFaults) -> Middleware:
             await asyncio.sleep(faults.settings.late_seconds)
         if decision == "drop_after_queue":
             return drop_connection(request)
+        if decision in HOSTILE and isinstance(response, web.Response):
+            return await hostile_answer(request, response, decision, faults.settings)
         return response
 
     return inject
+
+
+HOSTILE = frozenset({"garbage", "trickle", "huge"})
+HUGE_PADDING = 20 * 1024 * 1024  # past any JSON answer's size limit in the client
+TRICKLE_MAX_BYTES = 60  # a trickled answer ends (the connection is cut) after this many bytes
+
+
+async def hostile_answer(
+    request: web.Request, response: web.Response, kind: str, settings: FaultSettings
+) -> web.StreamResponse:
+    """The answer the handler made, spoiled: not JSON, trickled, or padded to 20 MiB."""
+    if kind == "garbage":
+        return web.Response(status=200, body=b"\x00<html>not json", content_type="text/html")
+    body = response.body if isinstance(response.body, bytes) else b""
+    stream = web.StreamResponse(status=response.status)
+    stream.content_type = response.content_type
+    await stream.prepare(request)
+    try:
+        if kind == "huge":
+            chunk = b" " * (1024 * 1024)
+            for _ in range(HUGE_PADDING // len(chunk)):
+                await stream.write(chunk)
+            await stream.write(body)
+        else:
+            for index in range(min(len(body), TRICKLE_MAX_BYTES)):
+                await stream.write(body[index : index + 1])
+                await asyncio.sleep(settings.trickle_seconds)
+            if len(body) > TRICKLE_MAX_BYTES and request.transport is not None:
+                request.transport.abort()  # a minute is enough: the rest never comes
+                return stream
+    except ConnectionError:  # the client gave up: as it should
+        return stream
+    await stream.write_eof()
+    return stream

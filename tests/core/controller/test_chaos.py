@@ -22,6 +22,7 @@ def test_short_chaos_run_keeps_every_invariant(tmp_path: Path) -> None:
         restarts=2,
         websocket_drops=2,
         hangs=1,
+        hostile_phases=1,
         deadline=90.0,
         life=(0.8, 3.0),
         event_gap=(0.5, 2.0),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -161,3 +162,25 @@ async def test_websocket_greets_with_status_and_answers_feature_flags(simulator:
     assert flags["type"] == "feature_flags"
     assert flags["data"]["supports_preview_metadata"] is True
     assert len(anonymous["data"]["sid"]) == 32
+
+
+@pytest.mark.asyncio
+async def test_hostile_answers_spoil_what_the_handler_did(make_simulator: Any) -> None:
+    sim: Simulator = await make_simulator(faults={"garbage_rate": 1.0})
+    async with aiohttp.ClientSession() as session:
+        async with session.post(sim.url + "/prompt", json={"prompt": quick(1)}) as response:
+            assert (response.status, await response.read()) == (200, b"\x00<html>not json")
+        await wait_for(lambda: sim.state.queue.counter == 1)  # queued all the same
+        sim.set_faults(garbage_rate=0.0, huge_rate=1.0)
+        async with session.get(sim.url + "/queue") as response:
+            body = await response.read()
+        assert len(body) > 20 * 1024 * 1024
+        assert json.loads(body)["queue_pending"] is not None  # blanks, then the real answer
+        sim.set_faults(huge_rate=0.0, trickle_rate=1.0, trickle_seconds=0.05)
+        started = time.monotonic()
+        async with session.get(sim.url + "/prompt") as response:
+            body = await response.read()
+        assert time.monotonic() - started >= 0.05 * min(len(body), 60)
+        assert "queue_remaining" in json.loads(body)["exec_info"]
+    injected = sim.stats()["http_faults_injected"]
+    assert (injected["garbage"], injected["huge"], injected["trickle"]) == (1, 1, 1)
