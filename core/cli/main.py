@@ -10,13 +10,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import sqlite3
 import sys
 from typing import TYPE_CHECKING
+
+from peewee import PeeweeException
 
 from core import __version__
 from core.cli.terminal import safe_output
 from core.comfy import RedactAuthorization
 from core.errors import BatchlineError, InputError
+from core.ledger.sqlite_errors import ledger_failure
+from core.paths import data_dir, ledger_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -96,6 +101,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     except BatchlineError as exc:
         print(f"batchline: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except (sqlite3.Error, PeeweeException) as exc:  # the ledger failed (damaged, disk full)
+        path = ledger_path(data_dir(args.data_dir))
+        print(f"batchline: {ledger_failure(exc, path) or exc}", file=sys.stderr)
         return EXIT_FAILURE
     except UnicodeEncodeError as exc:  # a name or id from the command line that is not text
         text = exc.object if isinstance(exc.object, str) else repr(exc.object)

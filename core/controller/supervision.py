@@ -9,7 +9,6 @@ that cannot be written): the controller stops and says why.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import TYPE_CHECKING
 
 from core.controller.causes import OfflineBackoff
@@ -20,31 +19,19 @@ from core.errors import (
     LedgerWriteError,
     OutputFolderFull,
 )
+from core.ledger.sqlite_errors import UNWRITABLE, ledger_failure, primary_code, sqlite_errors
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-# SQLite's primary result codes for a file that cannot be written: retrying cannot help.
-UNWRITABLE = frozenset(
-    {
-        sqlite3.SQLITE_FULL,
-        sqlite3.SQLITE_READONLY,
-        sqlite3.SQLITE_IOERR,
-        sqlite3.SQLITE_CANTOPEN,
-        sqlite3.SQLITE_CORRUPT,
-        sqlite3.SQLITE_NOTADB,
-        sqlite3.SQLITE_PERM,
-    }
-)
-
 
 def fatal_error(exc: BaseException, ledger_file: Path) -> BatchlineError | None:
     """The error to stop the controller with, or None when trying again may help."""
     if isinstance(exc, ComfyAuthError | LeaseTakenError | LedgerWriteError):
         return exc
-    unwritable = next((e for e in _sqlite_errors(exc) if _primary(e) in UNWRITABLE), None)
+    unwritable = next((e for e in sqlite_errors(exc) if primary_code(e) in UNWRITABLE), None)
     if unwritable is None:
         return None
     return LedgerWriteError(
@@ -55,31 +42,12 @@ def fatal_error(exc: BaseException, ledger_file: Path) -> BatchlineError | None:
 
 def describe(exc: BaseException, ledger_file: Path) -> str:
     """One line saying what went wrong, naming the ledger file when SQLite failed."""
-    errors = _sqlite_errors(exc)
-    if errors:
-        return f"ledger {ledger_file}: {errors[-1]}"  # the first failure, not a failed rollback
+    failure = ledger_failure(exc, ledger_file)
+    if failure is not None:
+        return failure
     if isinstance(exc, BatchlineError):  # an expected condition: its message says it all
         return str(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _sqlite_errors(exc: BaseException) -> list[sqlite3.Error]:
-    """The SQLite errors behind ``exc``, outermost first (peewee wraps them, and a rollback
-    that fails after SQLite already rolled back hides the original one)."""
-    found: list[sqlite3.Error] = []
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, sqlite3.Error):
-            found.append(current)
-        current = current.__cause__ or current.__context__
-    return found
-
-
-def _primary(error: sqlite3.Error) -> int | None:
-    code = getattr(error, "sqlite_errorcode", None)
-    return code & 0xFF if isinstance(code, int) else None
 
 
 class LoopHealth:

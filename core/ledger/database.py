@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError, LedgerOpenError
 from core.ledger.schema import APPLICATION_ID, MODELS, SCHEMA_VERSION, database_proxy
+from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_errors
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -43,18 +46,39 @@ def _job_run_times(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
 MIGRATIONS: dict[int, Migration] = {2: _job_run_times}
 
 
+def make_data_folder(folder: Path) -> None:
+    """Create the ledger's folder, readable by its owner only, unless it exists.
+
+    Raises:
+        LedgerOpenError: it cannot be created, or is not a folder; the message names it.
+    """
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise LedgerOpenError(f"the data folder {folder} is a file, not a folder") from None
+    except NotADirectoryError:
+        raise LedgerOpenError(
+            f"the data folder {folder} cannot be created: part of its path is a file"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise LedgerOpenError(f"the data folder {folder} cannot be created ({reason})") from exc
+
+
 def open_database(path: Path) -> SqliteDatabase:
     """Open (creating or migrating if needed) the ledger at ``path``.
 
-    Any number of processes may open one ledger at once: creating and migrating happen under
-    SQLite's write lock, so one process does it and the others wait, then find it done.
+    Only a missing file is created, whole, under another name first (``_create``): an existing
+    file that is empty or damaged is refused, never replaced. Any number of processes may open
+    one ledger at once: migrating happens under SQLite's write lock, so one process does it and
+    the others wait, then find it done.
 
     Raises:
-        LedgerFormatError: the file is not a Batchline ledger or comes from a newer schema; the
-            file is left untouched.
+        LedgerFormatError: the file is not a Batchline ledger (empty, another program's, not
+            SQLite) or comes from a newer schema; the file is left untouched.
         LedgerOpenError: the file could not be read, or SQLite could not open, create or
-            migrate it (locked beyond ``BUSY_TIMEOUT_S``, read-only, damaged); the message
-            names the file.
+            migrate it (locked beyond ``BUSY_TIMEOUT_S``, read-only, the disk full, damaged);
+            the message names the file.
     """
     db = SqliteDatabase(
         str(path),
@@ -63,18 +87,94 @@ def open_database(path: Path) -> SqliteDatabase:
         autoconnect=False,
     )
     try:
+        _check_writable(path)
+        if not os.path.lexists(path):
+            _create(path)
         version = check_format(path)
+        _keep_private(path)
         _connect(db)
         if version != SCHEMA_VERSION:
-            _bring_up_to_date(db)
+            _migrate(db)
     except (PeeweeDatabaseError, sqlite3.Error, OSError) as exc:
         db.close()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise LedgerOpenError(f"{path}: cannot open the ledger ({reason})") from exc
+        raise LedgerOpenError(_why_not(exc, path)) from exc
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a ledger (or a folder for one) that cannot be written: SQLite needs both."""
+    for target in (path, path.parent):
+        if target.exists() and not os.access(target, os.W_OK):
+            kind = "folder" if target.is_dir() else "file"
+            raise LedgerOpenError(
+                f"{path}: cannot open the ledger: the {kind} {target} is read-only"
+            )
+
+
+def _why_not(exc: BaseException, path: Path) -> str:
+    """One line: the ledger could not be opened, and why (a full disk, damage said plainly)."""
+    problem = ledger_problem(exc, path)
+    if problem is not None:
+        return f"{path}: cannot open the ledger: {problem}"
+    errors = sqlite_errors(exc)
+    if errors:
+        reason = str(errors[-1])  # the first failure, not a failed rollback after it
+    else:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"{path}: cannot open the ledger ({reason})"
+
+
+def _create(path: Path) -> None:
+    """Write a new ledger beside ``path``, then give it that name unless another process did.
+
+    The ledger file therefore never exists half made (a file found empty or without a schema
+    is damaged, not new), and it is readable by its owner only: SQLite gives its WAL and
+    shared-memory files the same mode.
+    """
+    part = path.with_name(f"{path.name}.{os.getpid()}.new")
+    _remove(part)  # left by a crash of an earlier process with this pid
+    os.close(os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    try:
+        db = SqliteDatabase(str(part), pragmas={"journal_mode": "wal"}, autoconnect=False)
+        db.connect()
+        try:
+            with database_proxy.using(db), db.atomic("IMMEDIATE"):
+                db.create_tables(MODELS)
+                db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        finally:
+            db.close()
+        try:
+            os.link(part, path)
+        except FileExistsError:
+            pass  # another process created it first: that one is the ledger
+        except OSError:  # no hard links here (FAT, some shares): a rename, if still missing
+            if not os.path.lexists(path):
+                os.replace(part, path)
+    finally:
+        _remove(part)
+
+
+def _keep_private(path: Path) -> None:
+    """Make a ledger that others may read (made by an older Batchline) its owner's only."""
+    for file in (path, *_beside(path)):
+        with contextlib.suppress(OSError):  # missing, or not ours to change
+            if file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+
+
+def _beside(path: Path) -> tuple[Path, Path]:
+    """SQLite's WAL and shared-memory files of ``path``."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _remove(part: Path) -> None:
+    for leftover in (part, *_beside(part)):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
 
 
 def _connect(db: SqliteDatabase) -> None:
@@ -97,25 +197,24 @@ def _connect(db: SqliteDatabase) -> None:
 
 
 def _busy(exc: PeeweeOperationalError) -> bool:
-    cause = exc.__context__
-    code = getattr(cause, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_BUSY
+    return exc.__context__ is not None and primary_code(exc.__context__) == sqlite3.SQLITE_BUSY
 
 
-def check_format(path: Path) -> int | None:
-    """The schema version of the ledger at ``path``, or None when it is new (absent or empty).
+def check_format(path: Path) -> int:
+    """The schema version of the ledger at ``path``.
 
     Reads the file without writing to it (SQLite's read-only mode).
     """
-    if not path.exists() or path.stat().st_size == 0:
-        return None
+    if path.stat().st_size == 0:
+        raise LedgerFormatError(
+            f"{path}: the ledger is empty (0 bytes; truncated?): it is left as it is; restore "
+            "it from a backup, or move it away to start a new ledger"
+        )
     with path.open("rb") as handle:
         header = handle.read(len(SQLITE_HEADER))
     if header != SQLITE_HEADER:
         raise LedgerFormatError(f"{path}: not a Batchline ledger (not an SQLite database)")
-    app_id, version, tables = _read_ids(path)
-    if app_id == 0 and version == 0 and tables == 0:
-        return None  # created by another process a moment ago, schema not written yet
+    app_id, version = _read_ids(path)
     if app_id != APPLICATION_ID:
         raise LedgerFormatError(f"{path}: not a Batchline ledger (another program's database)")
     if version > SCHEMA_VERSION:
@@ -126,35 +225,31 @@ def check_format(path: Path) -> int | None:
     return version
 
 
-def _read_ids(path: Path) -> tuple[int, int, int]:
+def _read_ids(path: Path) -> tuple[int, int]:
     uri = f"{path.resolve().as_uri()}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        raise LedgerFormatError(f"{path}: not a Batchline ledger ({exc})") from exc
-    return int(app_id), int(version), int(tables)
+        if primary_code(exc) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+            raise LedgerFormatError(f"{path}: not a Batchline ledger ({exc})") from exc
+        raise
+    return int(app_id), int(version)
 
 
-def _bring_up_to_date(db: SqliteDatabase) -> None:
-    """Create the schema, or apply each migration after the file's version in order.
+def _migrate(db: SqliteDatabase) -> None:
+    """Apply each migration after the file's version in order.
 
     One ``BEGIN IMMEDIATE`` transaction: the version is read again once the write lock is held,
-    so a process that waited while another created or migrated the ledger finds nothing to do,
-    and a ledger is never left half migrated.
+    so a process that waited while another migrated the ledger finds nothing to do, and a
+    ledger is never left half migrated.
     """
     with database_proxy.using(db), db.atomic("IMMEDIATE"):
         version = int(db.execute_sql("PRAGMA user_version").fetchone()[0])
-        if version == 0:  # a new file: check_format refused any other database
-            db.create_tables(MODELS)
-            db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            return
         migrator = SqliteMigrator(db)
         for target in range(version + 1, SCHEMA_VERSION + 1):
             MIGRATIONS[target](db, migrator)

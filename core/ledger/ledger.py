@@ -13,7 +13,7 @@ from peewee import SQL, fn
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
-from core.ledger.database import open_database
+from core.ledger.database import make_data_folder, open_database
 from core.ledger.lease import ControllerLease
 from core.ledger.records import (
     AttemptRecord,
@@ -44,7 +44,7 @@ class Ledger(TransitionVerbs):
     """
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_data_folder(folder)
         self.folder = folder
         self.path = ledger_path(folder)
         self._db = open_database(self.path)

@@ -3,15 +3,17 @@ used, a damaged ledger, and who may read the ledger: one line each, the ledger u
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from core.cli import run_cmd
 from core.ledger import Ledger
+from core.paths import ledger_path
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import Cli
-from tests.core.disks import fill, small_disk
+from tests.core.cli.conftest import Cli, Result
+from tests.core.disks import fill, read_only, small_disk
 
 
 def test_run_until_idle_gives_up_on_a_full_output_folder_and_the_next_run_finishes(
@@ -48,3 +50,112 @@ def test_run_until_idle_gives_up_on_a_full_output_folder_and_the_next_run_finish
             (path,) = cli("show", job_id, "--json").json()["outputs"]
             assert Path(path).is_file()
             assert Path(path).is_relative_to(out)
+
+
+def one_line(result: Result, *, banner: bool = False) -> str:
+    """The one stderr line of a refused command (exit 1; after `run`'s banner), never a
+    traceback."""
+    assert result.code == 1, result
+    assert "Traceback" not in result.err
+    lines = result.err.splitlines()
+    if banner:
+        assert lines[0].startswith("controller for ")
+        lines = lines[1:]
+    (line,) = lines
+    return line
+
+
+def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(
+    cli: Cli, home: Path, tmp_path: Path
+) -> None:
+    home.write_text("mine")
+    assert one_line(cli("jobs")) == f"batchline: the data folder {home} is a file, not a folder"
+    cli.home = home / "sub"
+    assert one_line(cli("jobs")) == (
+        f"batchline: the data folder {home / 'sub'} cannot be created: part of its path is a file"
+    )
+    assert home.read_text() == "mine"
+
+
+def test_an_empty_ledger_is_refused_never_replaced(cli: Cli, home: Path) -> None:
+    home.mkdir()
+    ledger_path(home).write_bytes(b"")  # truncated: its jobs are gone, but not silently
+    for args in (["jobs"], ["queue", "noise"], ["run", "--until-idle"]):
+        line = one_line(cli(*args))
+        assert line.startswith(f"batchline: {ledger_path(home)}: the ledger is empty (0 bytes")
+        assert ledger_path(home).stat().st_size == 0
+
+
+def test_a_ledger_damaged_mid_file_is_one_line_and_left_as_it_is(
+    cli: Cli, noise: str, home: Path, sim_thread: SimulatorThread
+) -> None:
+    cli("queue", "noise", "--count", "200")
+    path = ledger_path(home)
+    conn = sqlite3.connect(path)
+    try:  # everything in the file (no WAL beside it); the job table's first page
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'job'").fetchone()
+        (page,) = conn.execute("PRAGMA page_size").fetchone()
+    finally:
+        conn.close()
+    data = path.read_bytes()
+    start = (root - 1) * page  # the schema and the settings stay readable: it opens
+    damaged = data[:start] + bytes([0xEE]) * page + data[start + page :]
+    path.write_bytes(damaged)
+    cli.server = sim_thread.url
+    line = one_line(cli("run", "--until-idle"), banner=True)  # stops at the first damaged read
+    assert line.startswith(f"batchline: cannot write the ledger {path} (database disk image is")
+    assert path.read_bytes() == damaged
+    for args in (["queue", "noise"], ["jobs"]):
+        assert one_line(cli(*args)) == (
+            f"batchline: ledger {path}: the file is damaged (database disk image is malformed); "
+            "it is left as it is: restore it from a backup"
+        )
+        assert path.read_bytes() == damaged
+
+
+def test_a_read_only_data_folder_or_ledger_is_one_line_and_left_as_it_is(
+    cli: Cli, noise_file: Path, tmp_path: Path
+) -> None:
+    with small_disk(tmp_path / "ro") as disk:
+        cli.home = disk / "home"
+        assert cli("preset", "add", str(noise_file)).code == 0
+        ledger = ledger_path(cli.home)
+        before = ledger.read_bytes()
+        read_only(disk)  # root cannot write here either
+        line = one_line(cli("queue", "noise"))
+        assert line.startswith(f"batchline: {ledger}: cannot open the ledger: the ")
+        assert line.endswith(" is read-only")
+        assert "not a Batchline ledger" not in line
+        assert ledger.read_bytes() == before
+        cli.home = disk
+        assert one_line(cli("jobs")) == (
+            f"batchline: {ledger_path(disk)}: cannot open the ledger: the folder {disk} is "
+            "read-only"
+        )
+        cli.home = disk / "new"
+        assert one_line(cli("jobs")) == (
+            f"batchline: the data folder {disk / 'new'} cannot be created (Read-only file system)"
+        )
+
+
+def test_a_ledger_on_a_full_disk_is_one_line_and_left_as_it_is(
+    cli: Cli, noise_file: Path, tmp_path: Path
+) -> None:
+    with small_disk(tmp_path / "full") as disk:
+        cli.home = disk / "home"
+        assert cli("preset", "add", str(noise_file)).code == 0
+        ledger = ledger_path(cli.home)
+        before = ledger.read_bytes()
+        fill(disk)
+        full = f"the disk holding {cli.home} is full"
+        assert one_line(cli("queue", "noise", "--count", "50")) == (
+            f"batchline: {ledger}: cannot open the ledger: {full}"
+        )
+        assert ledger.read_bytes() == before
+        cli.home = disk / "new"  # a new ledger: not created at all, so the next try can
+        assert one_line(cli("jobs")) == (
+            f"batchline: {ledger_path(cli.home)}: cannot open the ledger: "
+            f"the disk holding {cli.home} is full"
+        )
+        assert list(cli.home.iterdir()) == []
