@@ -33,18 +33,13 @@ log = logging.getLogger(__name__)
 
 
 class Dispatcher:
-    """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each.
-
-    Attributes:
-        submitting: prompt_ids whose ``POST /prompt`` is in flight in this process.
-    """
+    """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each."""
 
     def __init__(
         self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, reconciler: Reconciler
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
         self._reconciler = reconciler
-        self.submitting: set[str] = set()
         self._last_served: str | None = None
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -91,7 +86,6 @@ class Dispatcher:
             self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
         except IllegalTransition:
             return  # cancelled (or taken) since admission read it
-        self.submitting.add(pid)
         try:
             result = await self._client.submit(prompt, pid, extra_data=extra)
         except ComfyRejected as exc:
@@ -103,8 +97,6 @@ class Dispatcher:
             raise
         else:
             self._accepted(pid, result)
-        finally:
-            self.submitting.discard(pid)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:

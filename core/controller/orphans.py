@@ -55,7 +55,7 @@ class Orphans:
     ) -> None:
         """Withdraw each marked prompt in ``snapshot`` whose attempt is not live.
 
-        ``followed``: the prompt_ids this link follows or is submitting right now; a request
+        ``followed``: the prompt_ids this link follows (live at the tick's start); a request
         that fails is added to ``missed`` and tried again next time.
         """
         self._mark = self._mark or ledger_id(self._ledger, create=False)

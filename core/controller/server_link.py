@@ -80,15 +80,13 @@ class ServerLink:
         self.backoff.succeeded()
         self.ours = {a.prompt_id: a.job_id for a in live}
         missed: list[TransientComfyError] = []
-        for attempt in live:
-            if attempt.prompt_id in self.dispatcher.submitting:
-                continue
+        for attempt in live:  # a tick's own submissions come after this: none is in flight
             job = self.ledger.job(attempt.job_id)
             try:
                 await self.reconciler.follow(attempt, job, snapshot)
             except TransientComfyError as exc:  # this one next time; the others go on now
                 missed.append(exc)
-        await self.orphans.sweep(snapshot, self.ours.keys() | self.dispatcher.submitting, missed)
+        await self.orphans.sweep(snapshot, self.ours.keys(), missed)
         await self.orphans.watch(self.url, missed)
         await self.dispatcher.dispatch(snapshot, paused=paused)
         stalled = frozenset(a.job_id for a in live if a.stalled)
