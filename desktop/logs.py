@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -32,8 +33,8 @@ def install_logging(verbose: bool = False) -> Path | None:
     """Log to <user log dir>/batchline.log and route Qt's messages into logging."""
     folder = Path(platformdirs.user_log_dir("Batchline", appauthor=False))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = RotatingFileHandler(
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handler: logging.Handler = _PrivateLog(
             folder / "batchline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
         )
     except OSError:
@@ -62,3 +63,23 @@ def install_excepthook(show: Callable[[str], None]) -> None:
             show(f"Unexpected error: {exc or kind.__name__} (details in the log)")
 
     sys.excepthook = hook
+
+
+class _PrivateLog(RotatingFileHandler):
+    """A rotating log file that only its owner may read (each file after a rotation too)."""
+
+    def _open(self) -> Any:
+        return open(
+            self.baseFilename,
+            self.mode,
+            encoding=self.encoding,
+            errors=self.errors,
+            opener=_owner_only,
+        )
+
+
+def _owner_only(path: str, flags: int) -> int:
+    handle = os.open(path, flags, 0o600)
+    if hasattr(os, "fchmod"):  # a log an older Batchline left readable by others
+        os.fchmod(handle, 0o600)
+    return handle
