@@ -159,3 +159,19 @@ def test_a_ledger_on_a_full_disk_is_one_line_and_left_as_it_is(
             f"the disk holding {cli.home} is full"
         )
         assert list(cli.home.iterdir()) == []
+
+
+def test_a_write_to_a_ledger_whose_disk_filled_up_is_one_line(
+    cli: Cli, noise_file: Path, tmp_path: Path
+) -> None:
+    with small_disk(tmp_path / "full") as disk:
+        cli.home = disk / "home"
+        assert cli("preset", "add", str(noise_file)).code == 0
+        with Ledger(cli.home) as held:  # keeps the WAL and shared memory: the open succeeds
+            jobs_before = held.count_by_state()
+            fill(disk)
+            line = one_line(cli("queue", "noise", "--count", "500"))
+            assert line == (
+                f"batchline: ledger {ledger_path(cli.home)}: the disk holding {cli.home} is full"
+            )
+            assert held.count_by_state() == jobs_before, "nothing half written"
