@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cli.main import main
+from cli.main import main
 from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import JobState

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from bench.controller_kills import WORKFLOW, batchline
 from bench.invariants import Check, RunFacts, check, report
-from core.cli.common import OUTPUT_DIR_KEY
+from cli.common import OUTPUT_DIR_KEY
 from core.ledger import Ledger
 
 MAX_ATTEMPTS = 3  # the controller's default automatic attempts per job
@@ -106,7 +106,7 @@ class Simulator:
             "--late": options.late,
         }
         args = [f"{k}={v}" for k, v in faults.items()]
-        command = [sys.executable, "-m", "core.cli.main", "simulate"]
+        command = [sys.executable, "-m", "cli.main", "simulate"]
         command += ["--port", self.url.rsplit(":")[-1], "--output-dir", str(self.output)]
         command += ["--job-seconds", str(options.job_seconds), "--cpu-time-scale", "0"]
         self.process = subprocess.Popen(

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench.invariants import RunFacts, report
 from bench.invariants import check as check_invariants
-from core.cli.common import OUTPUT_DIR_KEY
+from cli.common import OUTPUT_DIR_KEY
 from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
@@ -41,7 +41,7 @@ def batchline(home: Path, server: str, *args: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "core.cli.main",
+        "cli.main",
         "--data-dir",
         str(home),
         "--server",

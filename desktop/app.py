@@ -56,14 +56,3 @@ def _run_qt(run_app: Any, options: SessionOptions) -> int:
         print(f"batchline gui: {exc or type(exc).__name__} (details in the log)", file=sys.stderr)
         return EXIT_FAILURE
     return code
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m desktop.app`: the same as `batchline gui`."""
-    from core.cli.main import main as cli_main
-
-    return cli_main(["gui", *(argv if argv is not None else sys.argv[1:])])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

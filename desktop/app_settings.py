@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cli.common import OUTPUT_DIR_KEY, SERVER_KEY
+from cli.common import OUTPUT_DIR_KEY, SERVER_KEY
 from core.controller.config import DEFAULT_SERVER, ControllerConfig
 from core.paths import default_output_dir
 

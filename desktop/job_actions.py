@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -161,7 +162,7 @@ class JobActions(QObject):
     def on_cancel_batch(self) -> None:
         batches = sorted({job.batch for job in self._selection()})
         for batch in batches:
-            self._run_in_worker(lambda b=batch: self._controller.cancel_batch(b))
+            self._run_in_worker(functools.partial(self._controller.cancel_batch, batch))
 
     @Slot()
     def on_cancel_waiting(self) -> None:

@@ -31,11 +31,12 @@ _QT_LEVELS = {
 
 def install_logging(verbose: bool = False) -> Path | None:
     """Log to <user log dir>/batchline.log and route Qt's messages into logging."""
-    folder = Path(platformdirs.user_log_dir("Batchline", appauthor=False))
+    path = Path(platformdirs.user_log_dir("Batchline", appauthor=False))
+    folder: Path | None = path  # None: logging to stderr only
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         handler: logging.Handler = _PrivateLog(
-            folder / "batchline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+            path / "batchline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
         )
     except OSError:
         handler, folder = logging.StreamHandler(), None

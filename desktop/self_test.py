@@ -407,7 +407,7 @@ def seconds_since_launch() -> float | None:
 
 def launch_to_window(report: Report) -> float | None:
     """Process start to window shown, leaving out the jobs this test ran in between."""
-    launch = report.data.get("launch_s")
+    launch: float | None = report.data.get("launch_s")
     if launch is None:
         return None
     t = report.timings

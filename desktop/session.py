@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -12,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from PySide6.QtCore import QObject, Slot
 
-from core.cli.common import OUTPUT_DIR_KEY
+from cli.common import OUTPUT_DIR_KEY
 from core.comfy import BearerAuth, ComfyClient, server_address
+from core.controller import Controller
 from core.controller.config import server_list
 from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
@@ -82,11 +82,7 @@ async def wants_demo(options: SessionOptions, settings: AppSettings) -> bool:
 def make_controller(
     ledger: Ledger, clients: list[ComfyClient], settings: AppSettings
 ) -> ControllerPort:
-    module = importlib.import_module("core.controller")
-    controller: ControllerPort = module.Controller(
-        ledger, clients, config=settings.config, output_dir=settings.output_dir
-    )
-    return controller
+    return Controller(ledger, clients, config=settings.config, output_dir=settings.output_dir)
 
 
 def make_clients(servers: list[str], demo: bool) -> list[ComfyClient]:

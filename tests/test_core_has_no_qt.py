@@ -1,4 +1,5 @@
-"""`core` must never import Qt, qasync or `desktop`: checked in a fresh interpreter."""
+"""`core` must never import Qt, qasync, `desktop` or `cli`: checked in a fresh interpreter, so that
+an import made at run time (importlib) is caught too, which the import contracts cannot see."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ CHECK = r"""
 import importlib, pkgutil, sys
 
 class Blocker:
-    BLOCKED = ("PySide6", "shiboken6", "qasync", "desktop")
+    BLOCKED = ("PySide6", "shiboken6", "qasync", "desktop", "cli")
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in self.BLOCKED:

@@ -55,17 +55,23 @@ class FakeController:
         """Runs the command at once: the fake's commands only record the call."""
         return command()
 
-    def cancel(self, job_ids: Iterable[str]) -> None:
-        self.calls.append(("cancel", list(job_ids)))
+    def cancel(self, job_ids: Iterable[str]) -> dict[str, str]:
+        ids = list(job_ids)
+        self.calls.append(("cancel", ids))
+        return dict.fromkeys(ids, "cancelled")
 
-    def cancel_batch(self, batch_id: str) -> None:
+    def cancel_batch(self, batch_id: str) -> dict[str, str]:
         self.calls.append(("cancel_batch", batch_id))
+        return {}
 
-    def cancel_all_but_running(self, batch_id: str | None) -> None:
+    def cancel_all_but_running(self, batch_id: str | None = None) -> dict[str, str]:
         self.calls.append(("cancel_all_but_running", batch_id))
+        return {}
 
-    def retry(self, job_ids: Iterable[str]) -> None:
-        self.calls.append(("retry", list(job_ids)))
+    def retry(self, job_ids: Iterable[str]) -> dict[str, str]:
+        ids = list(job_ids)
+        self.calls.append(("retry", ids))
+        return dict.fromkeys(ids, "pending")
 
     def retry_smaller(self, job_id: str) -> str:
         self.calls.append(("retry_smaller", job_id))

@@ -38,7 +38,7 @@ def test_gui_command_without_display_exits_2_with_one_line(tmp_path) -> None:
     env["QT_QPA_PLATFORM"] = ""
     for argv in (["gui"], []):
         result = subprocess.run(
-            [sys.executable, "-m", "core.cli.main", "--data-dir", str(tmp_path), *argv],
+            [sys.executable, "-m", "cli.main", "--data-dir", str(tmp_path), *argv],
             cwd=ROOT,
             env=env,
             capture_output=True,

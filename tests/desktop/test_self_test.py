@@ -22,7 +22,7 @@ def self_test_run(
     """Run the self-test as the bundle would; the process and the report on its last line."""
     environ = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "BATCHLINE_HOME": str(tmp_path)}
     environ.update(env)
-    command = [sys.executable, "-m", "core.cli.main", "--self-test", *options]
+    command = [sys.executable, "-m", "cli.main", "--self-test", *options]
     result = subprocess.run(
         command, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=90, check=False
     )
@@ -93,7 +93,7 @@ def test_the_built_in_workflow_when_resources_are_missing(
 
 
 def test_help_lists_the_self_test() -> None:
-    from core.cli.main import build_parser
+    from cli.main import build_parser
 
     text = build_parser().format_help()
     assert "--self-test" in text

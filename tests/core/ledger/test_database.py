@@ -112,7 +112,7 @@ def test_a_ledger_locked_beyond_the_busy_timeout_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The CLI prints the error as one line, no traceback, and leaves the old ledger as it was."""
-    from core.cli.main import main
+    from cli.main import main
 
     make_schema_1_ledger(tmp_path, 1)
     monkeypatch.setattr(database_module, "BUSY_TIMEOUT_S", 0.2)

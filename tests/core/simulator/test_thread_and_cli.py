@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from sim_helpers import quick
 
-from core.cli.main import build_parser
-from core.cli.simulate_cmd import config_from_args
+from cli.main import build_parser
+from cli.simulate_cmd import config_from_args
 from core.simulator import SimulatorConfig
 from core.simulator.simulator import check_loopback
 from core.simulator.thread import SimulatorThread
@@ -65,7 +65,7 @@ def test_cli_options_become_a_config(tmp_path: Path) -> None:
 
 
 def test_batchline_simulate_prints_a_banner_and_serves(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "core.cli.main", "simulate", "--port", "0",
+    command = [sys.executable, "-m", "cli.main", "simulate", "--port", "0",
                "--output-dir", str(tmp_path)]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         try:

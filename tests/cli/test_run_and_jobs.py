@@ -13,7 +13,7 @@ from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from core.token_store import save_token
-from tests.core.cli.conftest import Cli, batchline
+from tests.cli.conftest import Cli, batchline
 
 ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
@@ -173,7 +173,7 @@ def test_run_rejects_a_bad_server_address(cli: Cli) -> None:
 
 
 def test_failure_lines_name_the_node_and_input() -> None:
-    from core.cli.run_cmd import where_it_failed
+    from cli.run_cmd import where_it_failed
 
     rejected = {"node_errors": ["node 25 (CheckpointLoaderSimple), input 'ckpt_name': not in list"]}
     assert where_it_failed(rejected) == rejected["node_errors"][0]
@@ -236,7 +236,7 @@ def test_run_stops_with_one_line_when_the_token_is_refused(
 
 
 def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[str]) -> None:
-    from core.cli.run_cmd import LocalErrorPrinter
+    from cli.run_cmd import LocalErrorPrinter
     from core.controller import ControllerStatus
 
     printer = LocalErrorPrinter()

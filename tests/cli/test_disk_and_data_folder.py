@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import run_cmd
+from cli import run_cmd
 from core.ledger import Ledger
 from core.paths import ledger_path
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import Cli, Result
+from tests.cli.conftest import Cli, Result
 from tests.core.disks import fill, read_only, small_disk
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.ledger import Ledger
-from tests.core.cli.conftest import Cli
+from tests.cli.conftest import Cli
 
 
 def params(home: Path, ids: list[str]) -> list[dict[str, object]]:

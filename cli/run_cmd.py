@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from core.cli.common import (
+from cli.common import (
     OUTPUT_DIR_KEY,
     make_client,
     open_ledger,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.cli.common import (
+from cli.common import (
     format_params,
     job_json,
     jobs_json,

@@ -15,11 +15,11 @@ import pytest
 from core.comfy.bodies import MAX_CATALOGUE_BYTES, MIB
 from core.ledger import Ledger, PresetContent
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import Cli
+from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
 from tests.core.hostile import GB, Behaviour, HostileServer, HostileThread, huge, trickle
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_add_creates_then_reports_identical_content(cli: Cli, noise_file: Path) -> None:

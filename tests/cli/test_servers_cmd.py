@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import Cli
+from tests.cli.conftest import Cli
 
 
 def test_each_server_is_checked(cli: Cli, sim_thread: SimulatorThread) -> None:

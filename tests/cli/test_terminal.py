@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.cli.terminal import escape_controls
+from cli.terminal import escape_controls
 from core.job_state import Reason
 from core.ledger import Ledger
-from tests.core.cli.conftest import Cli
+from tests.cli.conftest import Cli
 
 
 def test_control_characters_are_escaped_but_lines_and_tabs_kept() -> None:

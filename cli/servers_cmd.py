@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from core.cli.common import make_client, open_ledger, print_json, server_urls
+from cli.common import make_client, open_ledger, print_json, server_urls
 from core.errors import BatchlineError
 
 if TYPE_CHECKING:

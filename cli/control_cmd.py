@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from core.cli.common import names_from_user, open_ledger, warn
+from cli.common import names_from_user, open_ledger, warn
 from core.controller.config import PAUSED_KEY
 from core.errors import InputError, LeaseTakenError, UnknownRecord
 from core.job_state import JobState

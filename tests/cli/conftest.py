@@ -13,12 +13,16 @@ from typing import Any
 
 import pytest
 
-from core.cli.main import main
+from cli.main import main
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
+from tests.core.conftest import hostile, make_simulator, simulator
 from tests.core.helpers import NOISE_WORKFLOW
 
-REPO = Path(__file__).resolve().parents[3]
+# The simulator fixtures of the core tests, shared here (conftest files do not reach siblings).
+__all__ = ["hostile", "make_simulator", "simulator"]
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 # Nothing listens here: `preset add` falls back to the bundled catalogue at once.
@@ -102,7 +106,7 @@ def secured(tmp_path: Path) -> Iterator[SimulatorThread]:
 def batchline(home: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
     """`batchline --data-dir HOME ARGS...` in a child process (pipes for stdout and stderr)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "core.cli.main", "--data-dir", str(home), *args]
+    command = [sys.executable, "-m", "cli.main", "--data-dir", str(home), *args]
     return subprocess.Popen(
         command,
         cwd=REPO,

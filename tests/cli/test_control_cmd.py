@@ -19,7 +19,7 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.paths import ledger_path
 from core.simulator import Simulator
-from tests.core.cli.conftest import Cli, Result
+from tests.cli.conftest import Cli, Result
 from tests.core.helpers import FAST, wait_for
 
 StartController = Callable[[Simulator], Awaitable[Controller]]

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from core.catalogue import Catalogue
-from core.cli.common import (
+from cli.common import (
     iso,
     make_client,
     names_from_user,
@@ -19,6 +18,7 @@ from core.cli.common import (
     server_url,
     short_time,
 )
+from core.catalogue import Catalogue
 from core.controller.batches import stored_preset
 from core.errors import ComfyError, ComfyUnreachable
 from core.ledger import PresetContent, PresetOutcome

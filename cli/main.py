@@ -1,6 +1,6 @@
 """Entry point of the `batchline` command: global options and dispatch to subcommands.
 
-Each subcommand lives in its own module under `core.cli` and exposes
+Each subcommand lives in its own module under `cli` and exposes
 ``register(subparsers) -> None``, which adds its parser and sets ``func`` to a callable
 taking the parsed ``argparse.Namespace`` and returning an exit code.
 """
@@ -8,7 +8,6 @@ taking the parsed ``argparse.Namespace`` and returning an exit code.
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sqlite3
 import sys
@@ -16,8 +15,18 @@ from typing import TYPE_CHECKING
 
 from peewee import PeeweeException
 
+from cli import (
+    control_cmd,
+    gui_cmd,
+    jobs_cmd,
+    preset_cmd,
+    queue_cmd,
+    run_cmd,
+    servers_cmd,
+    simulate_cmd,
+)
+from cli.terminal import safe_output
 from core import __version__
-from core.cli.terminal import safe_output
 from core.comfy import RedactAuthorization
 from core.errors import BatchlineError, InputError
 from core.ledger.sqlite_errors import ledger_failure
@@ -25,17 +34,18 @@ from core.paths import data_dir, ledger_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
 
 # Subcommand modules, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = (
-    "core.cli.gui_cmd",
-    "core.cli.simulate_cmd",
-    "core.cli.preset_cmd",
-    "core.cli.queue_cmd",
-    "core.cli.run_cmd",
-    "core.cli.jobs_cmd",
-    "core.cli.control_cmd",
-    "core.cli.servers_cmd",
+COMMAND_MODULES: tuple[ModuleType, ...] = (
+    gui_cmd,
+    simulate_cmd,
+    preset_cmd,
+    queue_cmd,
+    run_cmd,
+    jobs_cmd,
+    control_cmd,
+    servers_cmd,
 )
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
@@ -69,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--report", metavar="PATH", help="also write the --self-test report here")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
     return parser
 
 
@@ -90,10 +100,10 @@ def _main(argv: Sequence[str] | None) -> int:
         handlers=[handler],
     )
     func = getattr(args, "func", None)
-    if args.self_test:  # desktop.self_test imports Qt lazily: core never does
-        func = importlib.import_module("desktop.self_test").run
+    if args.self_test:
+        func = gui_cmd.self_test
     elif func is None:  # no command: the desktop application
-        func = importlib.import_module("core.cli.gui_cmd").run
+        func = gui_cmd.run
     try:
         code: int = func(args)
     except InputError as exc:

@@ -6,8 +6,8 @@ import argparse
 import statistics
 from typing import TYPE_CHECKING, Any
 
+from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
-from core.cli.common import names_from_user, open_ledger, print_json, server_urls, warn
 from core.controller import ControllerConfig, queue_batch
 from core.controller.admission import position_estimate
 from core.controller.config import PAUSED_KEY

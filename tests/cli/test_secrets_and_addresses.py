@@ -8,7 +8,7 @@ import pytest
 
 from core.comfy import RedactAuthorization, server_address
 from core.simulator.thread import SimulatorThread
-from tests.core.cli.conftest import Cli, batchline
+from tests.cli.conftest import Cli, batchline
 
 TOKEN = "s3cret"  # the token the `secured` simulator asks for
 
