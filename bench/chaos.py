@@ -32,8 +32,8 @@ from typing import IO, Any
 
 from bench.controller_kills import WORKFLOW, batchline
 from bench.invariants import Check, RunFacts, check, report
-from cli.common import OUTPUT_DIR_KEY
 from core.ledger import Ledger
+from core.settings import OUTPUT_DIR
 
 MAX_ATTEMPTS = 3  # the controller's default automatic attempts per job
 
@@ -226,7 +226,7 @@ def run_chaos(options: ChaosOptions, folder: Path) -> ChaosResult:
             cli = [*batchline(home, sim.url, "preset", "add", str(preset), "--name", "noise")]
             subprocess.run(cli, check=True, capture_output=True, timeout=60)
             with Ledger(home) as ledger:
-                ledger.settings.set(OUTPUT_DIR_KEY, str(output))
+                OUTPUT_DIR.set(ledger, output)
             cli = batchline(home, sim.url, "queue", "noise", "--count", str(options.jobs))
             subprocess.run(cli, check=True, capture_output=True, timeout=120)
             run = batchline(

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from bench.invariants import RunFacts, report
 from bench.invariants import check as check_invariants
-from cli.common import OUTPUT_DIR_KEY
 from core.ledger import Ledger
+from core.settings import OUTPUT_DIR
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 
@@ -78,7 +78,7 @@ def main() -> int:
                 capture_output=True,
             )
             with Ledger(home) as ledger:
-                ledger.settings.set(OUTPUT_DIR_KEY, str(output))
+                OUTPUT_DIR.set(ledger, output)
             subprocess.run(
                 batchline(home, url, "queue", "soak", "--count", str(options.jobs)),
                 check=True,

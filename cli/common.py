@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient, server_address
-from core.controller import DEFAULT_SERVER, server_list
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
 from core.paths import data_dir
+from core.settings import SERVER, Settings, server_list
 from core.token_store import load_token
 
 if TYPE_CHECKING:
@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     import httpx
 
     from core.ledger import AttemptRecord, JobRecord, TransitionRecord
-
-SERVER_KEY = "server.url"
-OUTPUT_DIR_KEY = "output_dir"
 
 
 def open_ledger(args: argparse.Namespace) -> Ledger:
@@ -50,9 +47,9 @@ def server_urls(args: argparse.Namespace, ledger: Ledger) -> list[str]:
     """
     if args.server is not None and not server_list(args.server):
         raise InputError(f"--server names no server: {args.server!r}")
-    texts = server_list(str(args.server or ledger.settings.get(SERVER_KEY) or ""))
+    texts = server_list(args.server) if args.server else Settings(server=SERVER.get(ledger)).servers
     try:
-        return [server_address(text) for text in texts] or [DEFAULT_SERVER]
+        return [server_address(text) for text in texts]
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
@@ -113,7 +110,8 @@ def job_json(
     attempts: list[AttemptRecord] | None = None,
     transitions: list[TransitionRecord] | None = None,
 ) -> dict[str, Any]:
-    """A job with its attempts, outputs and transitions (DESIGN.md's lowercase names).
+    """A job with its attempts, outputs and transitions; states, results and reasons by their
+    lowercase names.
 
     ``preset``, ``attempts`` and ``transitions`` are read from the ledger unless given.
     """

@@ -12,10 +12,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, warn
-from core.controller.config import PAUSED_KEY
 from core.errors import InputError, LeaseTakenError, UnknownRecord
 from core.job_state import JobState
 from core.ledger import Refused
+from core.settings import PAUSED
 
 if TYPE_CHECKING:
     import argparse
@@ -167,6 +167,6 @@ def _wait_for(ledger: Ledger, requests: dict[str, int], timeout: float) -> dict[
 
 def set_paused(args: argparse.Namespace, paused: bool) -> int:
     with open_ledger(args) as ledger:
-        ledger.settings.set(PAUSED_KEY, paused)
+        PAUSED.set(ledger, paused)
     print("paused: no new jobs are sent to ComfyUI" if paused else "resumed")
     return 0

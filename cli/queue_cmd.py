@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
-from core.controller import ControllerConfig, queue_batch
+from core.controller import queue_batch
 from core.controller.admission import position_estimate
-from core.controller.config import PAUSED_KEY
 from core.errors import InputError, LeaseTakenError
 from core.job_state import JobState
+from core.settings import CONTROLLER, PAUSED
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -144,9 +144,9 @@ def _active_jobs(ledger: Ledger) -> int:
 
 
 def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int, servers: int) -> None:
-    """Say at once when the new jobs cannot all be sent to ComfyUI soon (DESIGN.md)."""
-    config = ControllerConfig.from_settings(ledger)
-    if ledger.settings.get(PAUSED_KEY, False):
+    """Say at once when the new jobs cannot all be sent to ComfyUI soon."""
+    config = CONTROLLER.get(ledger)
+    if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not _controller_running(ledger):
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")

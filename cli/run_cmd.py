@@ -9,27 +9,20 @@ import signal
 import sys
 import textwrap
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from cli.common import (
-    OUTPUT_DIR_KEY,
-    make_client,
-    open_ledger,
-    server_urls,
-    warn,
-)
+from cli.common import make_client, open_ledger, server_urls, warn
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
 from core.controller import Controller, ControllerConfig
-from core.controller.config import PAUSED_KEY
 from core.errors import BatchlineError, InputError
 from core.job_state import JobState
-from core.paths import default_output_dir
+from core.settings import PAUSED, Settings
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger, TransitionRecord
@@ -98,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.deep_queue is not None and args.deep_queue < 1:
         raise InputError("--deep-queue must be at least 1")
     with open_ledger(args) as ledger:
-        config = ControllerConfig.from_settings(ledger).with_overrides(
+        settings = Settings.load(ledger)
+        config = settings.controller.with_overrides(
             global_cap=args.max_queued,
             deep_queue=True if args.deep_queue is not None else None,
             max_queue_depth=args.deep_queue,
@@ -109,15 +103,11 @@ def run(args: argparse.Namespace) -> int:
         )
         timeout = _request_timeout(args.request_timeout)
         try:
-            asyncio.run(_serve(ledger, config, server_urls(args, ledger), args.until_idle, timeout))
+            servers, output = server_urls(args, ledger), settings.output_folder
+            asyncio.run(_serve(ledger, config, servers, output, args.until_idle, timeout))
         except (KeyboardInterrupt, asyncio.CancelledError):
             print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
     return 0
-
-
-def output_dir(ledger: Ledger) -> Path:
-    stored = ledger.settings.get(OUTPUT_DIR_KEY)
-    return Path(stored).expanduser() if stored else default_output_dir()
 
 
 def _request_timeout(seconds: float | None) -> httpx.Timeout:
@@ -132,6 +122,7 @@ async def _serve(
     ledger: Ledger,
     config: ControllerConfig,
     servers: list[str],
+    output_dir: Path,
     until_idle: bool,
     request_timeout: httpx.Timeout,
 ) -> None:
@@ -140,7 +131,7 @@ async def _serve(
         clients = [
             await stack.enter_async_context(make_client(url, request_timeout)) for url in servers
         ]
-        controller = Controller(ledger, clients, config=config, output_dir=output_dir(ledger))
+        controller = Controller(ledger, clients, config=config, output_dir=output_dir)
         printer = ChangePrinter(ledger)
         controller.add_status_listener(LocalErrorPrinter())
         await controller.start()
@@ -164,7 +155,7 @@ def _announce(ledger: Ledger, controller: Controller) -> None:
         f"(max queued {config.global_cap}{deep}, per requester {config.per_requester_cap})",
         file=sys.stderr,
     )
-    if ledger.settings.get(PAUSED_KEY, False):
+    if PAUSED.get(ledger):
         warn("dispatch is paused: pending jobs wait until `batchline resume`")
 
 

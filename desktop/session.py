@@ -5,21 +5,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from PySide6.QtCore import QObject, Slot
 
-from cli.common import OUTPUT_DIR_KEY
 from core.comfy import BearerAuth, ComfyClient, server_address
 from core.controller import Controller
-from core.controller.config import server_list
 from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
 from core.paths import data_dir
+from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from core.token_store import load_token
-from desktop.app_settings import AppSettings
 from desktop.demo import DEMO_FOLDER, load_sample_presets, start_simulator
 from desktop.logs import install_excepthook
 from desktop.main_thread_gc import MainThreadCollector
@@ -70,19 +68,28 @@ async def answers(server: str) -> bool:
     return True
 
 
-async def wants_demo(options: SessionOptions, settings: AppSettings) -> bool:
+def server_configured(ledger: Ledger) -> bool:
+    """Whether the ledger is the artist's: a server was set, or it holds jobs (made with the
+    default server, maybe just not running now), never a reason to fall back to the demo."""
+    return bool(SERVER.get(ledger)) or ledger.latest_seq() > 0
+
+
+async def wants_demo(
+    options: SessionOptions, configured: bool, default_server: str = DEFAULT_SERVER
+) -> bool:
     """Demo when asked, or when no server was ever configured and none answers by default."""
     if options.demo:
         return True
-    if options.server or settings.server_configured:
+    if options.server or configured:
         return False
-    return not await answers(settings.server)
+    return not await answers(default_server)
 
 
 def make_controller(
-    ledger: Ledger, clients: list[ComfyClient], settings: AppSettings
+    ledger: Ledger, clients: list[ComfyClient], settings: Settings
 ) -> ControllerPort:
-    return Controller(ledger, clients, config=settings.config, output_dir=settings.output_dir)
+    config, output = settings.controller, settings.output_folder
+    return Controller(ledger, clients, config=config, output_dir=output)
 
 
 def make_clients(servers: list[str], demo: bool) -> list[ComfyClient]:
@@ -118,16 +125,16 @@ class Session(QObject):
 
     async def open(self) -> MainWindow:
         real = Ledger(self.options.data_dir)
-        settings = AppSettings.load(real)
-        demo = await wants_demo(self.options, settings)
+        settings = Settings.load(real)
+        demo = await wants_demo(self.options, server_configured(real))
         if demo:
             real.close()
-            self.ledger, settings = self._open_demo(settings)
+            self.ledger, settings = self._open_demo()
         else:
             self.ledger = real
-        server = self.simulator.url if self.simulator else (self.options.server or settings.server)
+        servers = server_list(self.options.server or "") if not demo else []
         try:
-            self.clients = make_clients(server_list(server), demo)
+            self.clients = make_clients(servers or settings.servers, demo)
         except ValueError as exc:  # a hand-edited setting or --server: say which, in one line
             raise InputError(str(exc)) from None
         self.controller = make_controller(self.ledger, self.clients, settings)
@@ -135,20 +142,20 @@ class Session(QObject):
         self.tasks.start(self.controller.start(), "controller start")
         return self.window
 
-    def _open_demo(self, settings: AppSettings) -> tuple[Ledger, AppSettings]:
+    def _open_demo(self) -> tuple[Ledger, Settings]:
         folder = self.options.data_dir / DEMO_FOLDER
         ledger = Ledger(folder)
         load_sample_presets(ledger)
         self.simulator = start_simulator(folder, self.options.demo_job_seconds)
-        demo_settings = AppSettings.load(ledger)
-        chosen = ledger.settings.get(OUTPUT_DIR_KEY)  # demo pictures stay in the demo folder
-        output = demo_settings.output_dir if chosen else folder / "outputs"
-        return ledger, AppSettings(self.simulator.url, output, demo_settings.config, False)
+        settings = Settings.load(ledger)
+        output = settings.output_dir or folder / "outputs"  # demo pictures stay in the demo folder
+        return ledger, replace(settings, server=self.simulator.url, output_dir=output)
 
-    def _window(self, demo: bool, settings: AppSettings) -> MainWindow:
+    def _window(self, demo: bool, settings: Settings) -> MainWindow:
         assert self.ledger is not None
         assert self.controller is not None
-        window = MainWindow(self.ledger, self.controller, demo=demo, output_dir=settings.output_dir)
+        output = settings.output_folder
+        window = MainWindow(self.ledger, self.controller, demo=demo, output_dir=output)
         window.fit_to_screen()
         window.connect_real_requested.connect(self._leave_demo)
         window.settings_requested.connect(self._settings)

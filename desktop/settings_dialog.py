@@ -21,24 +21,23 @@ from PySide6.QtWidgets import (
 )
 
 from core.comfy import server_address
-from core.controller.config import server_list
+from core.settings import DEFAULT_SERVER, Settings, server_list
 from core.token_store import TOKEN_ENV, keyring_available, save_token
-from desktop.app_settings import AppSettings
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
 
 
 class SettingsDialog(QDialog):
-    """Edits AppSettings; ``accepted_settings()`` returns the new ones (also saved)."""
+    """Edits the ledger's `Settings`; ``apply()`` saves and returns the new ones."""
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Batchline settings")
         self._ledger = ledger
-        current = AppSettings.load(ledger)
+        current = Settings.load(ledger)
         self._current = current
-        self.server = _line(current.server, "ComfyUI address", self)
+        self.server = _line(current.server or DEFAULT_SERVER, "ComfyUI address", self)
         self.server.setToolTip(
             "The address of your ComfyUI, e.g. http://127.0.0.1:8188. Several servers (one per "
             "GPU or machine): separate them with commas; Batchline feeds them all."
@@ -54,10 +53,11 @@ class SettingsDialog(QDialog):
                 "in the environment before starting Batchline instead."
             )
             self.token.setEnabled(False)
-        self.global_cap = _spin(current.config.global_cap, "Global cap", self)
-        self.requester_cap = _spin(current.config.per_requester_cap, "Per-requester cap", self)
-        self.max_attempts = _spin(current.config.max_attempts, "Automatic attempts", self)
-        self.output = _line(str(current.output_dir), "Output folder", self)
+        knobs = current.controller
+        self.global_cap = _spin(knobs.global_cap, "Global cap", self)
+        self.requester_cap = _spin(knobs.per_requester_cap, "Per-requester cap", self)
+        self.max_attempts = _spin(knobs.max_attempts, "Automatic attempts", self)
+        self.output = _line(str(current.output_folder), "Output folder", self)
         browse = QPushButton("Browse…", self)
         browse.setAccessibleName("Choose output folder")
         browse.clicked.connect(self.browse)
@@ -82,21 +82,21 @@ class SettingsDialog(QDialog):
         form.addRow("&Output folder", row)
         form.addRow(buttons)
 
-    def settings(self) -> AppSettings:
-        config = replace(
-            self._current.config,
+    def settings(self) -> Settings:
+        """The settings as entered (an emptied field keeps what was shown)."""
+        controller = replace(
+            self._current.controller,
             global_cap=self.global_cap.value(),
             per_requester_cap=self.requester_cap.value(),
             max_attempts=self.max_attempts.value(),
         )
-        return AppSettings(
-            server=self.server.text().strip() or self._current.server,
-            output_dir=Path(self.output.text().strip() or self._current.output_dir),
-            config=config,
-            server_configured=True,
+        return Settings(
+            server=self.server.text().strip() or self._current.server or DEFAULT_SERVER,
+            output_dir=Path(self.output.text().strip() or self._current.output_folder),
+            controller=controller,
         )
 
-    def apply(self) -> AppSettings:
+    def apply(self) -> Settings:
         """Save the settings to the ledger and the token to the keyring."""
         settings = self.settings()
         settings.save(self._ledger)
@@ -126,7 +126,7 @@ class SettingsDialog(QDialog):
             self.output.setText(folder)
 
     @classmethod
-    def ask(cls, ledger: Ledger, parent: QWidget | None = None) -> AppSettings | None:
+    def ask(cls, ledger: Ledger, parent: QWidget | None = None) -> Settings | None:
         """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
         dialog = cls(ledger, parent)
         return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None

@@ -1,9 +1,9 @@
 """The controller: admission, submission, observation, cancel and retry for one ledger."""
 
 from core.controller.batches import default_requester, queue_batch, queue_smaller
-from core.controller.config import DEFAULT_SERVER, ControllerConfig, server_list
 from core.controller.controller import Controller
 from core.controller.status import Connection, ControllerStatus, Progress
+from core.settings import DEFAULT_SERVER, ControllerConfig, server_list
 
 __all__ = [
     "DEFAULT_SERVER",

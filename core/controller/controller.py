@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.controller import admission
 from core.controller.batches import queue_batch, queue_smaller
-from core.controller.config import PAUSED_KEY, ControllerConfig
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
 from core.controller.supervision import LoopHealth, fatal_error
@@ -33,6 +32,7 @@ from core.errors import (
     TransientComfyError,
 )
 from core.job_state import JobState
+from core.settings import CONTROLLER, PAUSED, ControllerConfig
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -83,7 +83,7 @@ class Controller:
         if not urls or len(set(urls)) != len(urls):
             raise InputError(f"one or more distinct servers are needed, not {', '.join(urls)}")
         self.ledger = ledger
-        self.config = config or ControllerConfig.from_settings(ledger)
+        self.config = config or CONTROLLER.get(ledger)
         self.links = [
             ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients
         ]
@@ -228,11 +228,11 @@ class Controller:
         return new_id
 
     def pause(self) -> None:
-        self.ledger.settings.set(PAUSED_KEY, True)
+        PAUSED.set(self.ledger, True)
         self.wake()
 
     def resume(self) -> None:
-        self.ledger.settings.set(PAUSED_KEY, False)
+        PAUSED.set(self.ledger, False)
         self.wake()
 
     def estimate(self, job_count: int) -> tuple[int, float | None]:
@@ -343,7 +343,7 @@ class Controller:
         return self.ledger.has_active_jobs()
 
     def _paused(self) -> bool:
-        return bool(self.ledger.settings.get(PAUSED_KEY, False))
+        return PAUSED.get(self.ledger)
 
     def check_alive(self) -> None:
         """Raise the error that stopped the controller, if one did."""

@@ -11,7 +11,6 @@ from core.batch import workflow_hash
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
-from core.controller.config import PAUSED_KEY
 from core.controller.submission import extra_data, ledger_id, prompt_for
 from core.errors import (
     ComfyProtocolError,
@@ -22,12 +21,13 @@ from core.errors import (
     UnknownRecord,
 )
 from core.job_state import AttemptResult, Reason
+from core.settings import PAUSED
 
 if TYPE_CHECKING:
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
-    from core.controller.config import ControllerConfig
     from core.controller.reconcile import Reconciler
     from core.ledger import JobRecord, Ledger
+    from core.settings import ControllerConfig
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class Dispatcher:
         if inputs is None:
             return
         for candidate in admit(inputs):
-            if self._ledger.settings.get(PAUSED_KEY, False):
+            if PAUSED.get(self._ledger):
                 return  # paused meanwhile (by the artist, or because the server is unusable)
             self._last_served = candidate.requester
             await self._submit(self._ledger.job(candidate.job_id))
@@ -125,7 +125,7 @@ class Dispatcher:
         )
         log.error(message)
         self._ledger.observe_failed(pid, Reason.execution_error, {"message": message})
-        self._ledger.settings.set(PAUSED_KEY, True)
+        PAUSED.set(self._ledger, True)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
         """The POST got no usable answer: find out, never send blindly again.

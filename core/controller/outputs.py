@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from core.errors import ComfyError, OutputFolderFull, TransientComfyError
+from core.settings import MAX_PICTURES_PER_JOB
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -22,7 +23,6 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 # A disk or a quota that is full: the pictures wait on the server until there is room.
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
-MAX_PICTURES_PER_JOB = 100  # the default: a workflow saving thousands would fill the folder
 
 
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:

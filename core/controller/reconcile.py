@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient, HistoryEntry, QueueSnapshot
-    from core.controller.config import ControllerConfig
     from core.ledger import AttemptRecord, JobRecord, Ledger
+    from core.settings import ControllerConfig
 
 log = logging.getLogger(__name__)
 

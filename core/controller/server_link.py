@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient, Event, QueueSnapshot
-    from core.controller.config import ControllerConfig
     from core.ledger import AttemptRecord, Ledger
+    from core.settings import ControllerConfig
 
 
 class ServerLink:

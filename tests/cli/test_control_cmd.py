@@ -14,10 +14,10 @@ import pytest_asyncio
 
 from core.comfy import ComfyClient
 from core.controller import Controller
-from core.controller.config import PAUSED_KEY
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.paths import ledger_path
+from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.cli.conftest import Cli, Result
 from tests.core.helpers import FAST, wait_for
@@ -124,10 +124,10 @@ def test_bad_cancel_and_retry_arguments_are_exit_2(cli: Cli, noise: str) -> None
 def test_pause_and_resume_set_the_shared_setting(cli: Cli, home: Path) -> None:
     assert cli("pause").code == 0
     with Ledger(home) as ledger:
-        assert ledger.settings.get(PAUSED_KEY) is True
+        assert PAUSED.get(ledger) is True
     assert cli("resume").code == 0
     with Ledger(home) as ledger:
-        assert ledger.settings.get(PAUSED_KEY) is False
+        assert PAUSED.get(ledger) is False
 
 
 def test_wait_gives_up_with_a_message_when_nobody_carries_it_out(

@@ -2,7 +2,7 @@
 
 Drop a preset file, compose and queue a batch, watch states change, cancel a queued and a
 running job, retry a failed one. Each test runs one coroutine with run_until_complete on a
-qasync.QEventLoop (ECOSYSTEM.md §2), never pytest-asyncio's loop.
+qasync.QEventLoop, never pytest-asyncio's loop.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import pytest
 from core.comfy import ComfyClient
 from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
+from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
-from desktop.app_settings import AppSettings
 from desktop.main_window import MainWindow
-from desktop.session import Session, SessionOptions, wants_demo
+from desktop.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.settings_dialog import SettingsDialog
 from tests.desktop.helpers import StubDropEvent
 
@@ -134,15 +134,14 @@ def test_demo_session_runs_the_sample_presets(qtbot, qloop, tmp_path) -> None:
 
 
 def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
-    settings = AppSettings("http://127.0.0.1:9", tmp_path, FAST, server_configured=False)
-    configured = AppSettings("http://127.0.0.1:9", tmp_path, FAST, server_configured=True)
+    nothing = "http://127.0.0.1:9"  # where no ComfyUI answers
     options = SessionOptions(data_dir=tmp_path)
 
     async def decide() -> tuple[bool, bool, bool]:
         return (
-            await wants_demo(options, settings),
-            await wants_demo(options, configured),
-            await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), configured),
+            await wants_demo(options, False, nothing),
+            await wants_demo(options, True, nothing),
+            await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), True, nothing),
         )
 
     assert qloop.run_until_complete(decide()) == (True, False, True)
@@ -154,7 +153,7 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
     """One click in the demo: the settings of the real ledger, then a session on that server."""
 
     def ask(cls, ledger, parent=None):
-        settings = AppSettings(simulator.url, tmp_path / "pictures", FAST, server_configured=True)
+        settings = Settings(simulator.url, tmp_path / "pictures", FAST)
         settings.save(ledger)
         return settings
 
@@ -218,12 +217,11 @@ def test_a_session_on_several_servers_runs_jobs_on_each(qloop, tmp_path, preset_
 def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
     """Jobs made with the default server (e.g. from the CLI) count as a configured server."""
     from core.ledger import Ledger, NewJob, PresetContent
-    from desktop.app_settings import AppSettings
 
     with Ledger(tmp_path / "home") as ledger:
-        assert not AppSettings.load(ledger).server_configured
+        assert not server_configured(ledger)
         ledger.presets.add(
             "p", PresetContent("h", {"1": {"class_type": "EmptyImage", "inputs": {}}})
         )
         ledger.create_batch("p", [NewJob({})], requester="me")
-        assert AppSettings.load(ledger).server_configured
+        assert server_configured(ledger)

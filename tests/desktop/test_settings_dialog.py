@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.controller.config import ControllerConfig
+from core.settings import CONTROLLER, Settings
 from core.token_store import load_token, save_token
-from desktop.app_settings import AppSettings
+from desktop.session import server_configured
 from desktop.settings_dialog import SettingsDialog
 
 
@@ -17,12 +17,12 @@ def test_settings_are_stored_in_the_ledger(qtbot, ledger, memory_keyring, tmp_pa
     dialog.max_attempts.setValue(2)
     dialog.output.setText(str(tmp_path / "pictures"))
     dialog.apply()
-    stored = AppSettings.load(ledger)
+    stored = Settings.load(ledger)
     assert stored.server == "http://render-box:8188"
-    assert stored.server_configured
+    assert server_configured(ledger)
     assert stored.output_dir == tmp_path / "pictures"
-    assert ControllerConfig.from_settings(ledger).global_cap == 5
-    assert stored.config.max_attempts == 2
+    assert CONTROLLER.get(ledger).global_cap == 5
+    assert stored.controller.max_attempts == 2
     assert memory_keyring.store == {("Batchline", "http://render-box:8188"): "s3cret"}
     assert "s3cret" not in ledger.path.read_bytes().decode("latin-1")
 
@@ -60,7 +60,7 @@ def test_several_servers_share_the_token_and_bad_addresses_are_named(
     assert dialog.result() == dialog.DialogCode.Accepted
     assert dialog.server_note.text() == ""
     dialog.apply()
-    assert AppSettings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188/"
+    assert Settings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188/"
     assert memory_keyring.store == {
         ("Batchline", "http://gpu-1:8188"): "t0ken",
         ("Batchline", "http://gpu-2:8188"): "t0ken",  # under the address the clients use

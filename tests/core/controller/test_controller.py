@@ -199,7 +199,7 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
 
     from core.comfy import ComfyClient
     from core.controller import Controller
-    from core.controller.config import PAUSED_KEY
+    from core.settings import PAUSED
 
     class OldServerClient(ComfyClient):
         async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
@@ -217,7 +217,7 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     error = ledger.attempts(ids[0])[0].error
     assert error is not None
     assert "predates client-chosen prompt ids" in error["message"]
-    assert ledger.settings.get(PAUSED_KEY) is True
+    assert PAUSED.get(ledger) is True
     assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
 
 

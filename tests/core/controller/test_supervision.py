@@ -13,11 +13,11 @@ import pytest
 
 from core.comfy import ComfyClient
 from core.controller import Connection, Controller, ControllerStatus
-from core.controller.config import PAUSED_KEY
 from core.errors import LedgerError, LedgerWriteError
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
+from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
@@ -44,7 +44,7 @@ async def test_a_locked_ledger_stops_no_loop_for_good(
         client = ComfyClient(simulator.url)
         ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
         ids = queue(ledger, 2)
-        ledger.settings.set(PAUSED_KEY, True)
+        PAUSED.set(ledger, True)
         cancel = ledger.requests.post("cancel", ids[0])  # from another process
         controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
         seen = record_statuses(controller)

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from core.comfy import LEDGER_MARK, ComfyClient
-from core.controller.config import PAUSED_KEY
 from core.controller.submission import ledger_id
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
+from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.controller.test_controller import all_done, states
@@ -104,14 +104,14 @@ async def test_a_late_prompt_found_running_is_interrupted(
     (job_id,) = queue(ledger, 1)
     await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
     await wait_for(lambda: late_queued(simulator) == 1)
-    ledger.settings.set(PAUSED_KEY, True)  # attempt 2 waits here: the old prompt runs alone
+    PAUSED.set(ledger, True)  # attempt 2 waits here: the old prompt runs alone
     simulator.set_faults(late_queue_rate=0.0)
     (first,) = prompt_ids(ledger, job_id)
     await wait_for(lambda: simulator.execution_count(first) == 1, 10)
     await wait_for(lambda: first in simulator.state.history, 10)
     assert status_of(simulator, first) == "error"  # interrupted
 
-    ledger.settings.set(PAUSED_KEY, False)
+    PAUSED.set(ledger, False)
     await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded, 20)
     old, new = ledger.attempts(job_id)
     assert old.result == AttemptResult.lost
@@ -128,7 +128,7 @@ async def test_a_late_prompt_that_succeeded_first_is_the_jobs_result(
     (job_id,) = queue(ledger, 1)
     controller = await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
     await wait_for(lambda: late_queued(simulator) == 1)
-    ledger.settings.set(PAUSED_KEY, True)
+    PAUSED.set(ledger, True)
     (first,) = prompt_ids(ledger, job_id)
     await wait_for(lambda: ledger.job(job_id).attempt == 2)  # given up: attempt 2 waits
     await controller.stop()  # nobody watches while the old prompt arrives and finishes

@@ -1,0 +1,189 @@
+"""Every option a ledger keeps, declared once: its key, default and meaning.
+
+The command line, the window and the controller read and write options only through this module:
+`Settings` holds the options edited together (servers, output folder, the controller's knobs);
+a `Setting` reads or writes one of them, as the pause flag is, each time it is needed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from core.errors import InputError
+from core.paths import default_output_dir
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.ledger import Ledger
+
+T = TypeVar("T")
+
+DEFAULT_SERVER = "http://127.0.0.1:8188"  # ComfyUI's own default address
+MAX_PICTURES_PER_JOB = 100  # a workflow saving thousands of pictures would fill the folder
+
+
+def server_list(text: str) -> list[str]:
+    """The servers of a setting or ``--server`` value: one address, or several separated by
+    commas or spaces (one controller drives them all); repeats dropped, order kept."""
+    servers = [part.strip() for part in text.replace(",", " ").split()]
+    return list(dict.fromkeys(server for server in servers if server))
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Caps, intervals and limits of one controller.
+
+    Attributes:
+        global_cap: ComfyUI running + pending (all clients) at which we stop submitting: a
+            ceiling, never exceeded unless the deep queue is on.
+        per_requester_cap: queued + running jobs one requester may have at once.
+        deep_queue: off by default; on, very short jobs get more prompts waiting in ComfyUI
+            than the global cap so that the GPU never idles between polls.
+        max_queue_depth: the deep queue's ceiling: ComfyUI running + pending (all clients)
+            never exceeds it (nor the global cap, when that is higher).
+        max_attempts: automatic attempts per job.
+        poll_active_s / poll_idle_s: /queue + /history polling while jobs are active / idle.
+        grace_s: how long a prompt may be in neither queue nor history before it counts as gone.
+        settle_s: how long an attempt whose submission got no answer is looked up before a
+            new attempt opens, counted from when it was written (the 30 s request timeout plus
+            twice that: ComfyUI may queue a prompt long after the client gave up).
+        max_pictures_per_job: the most pictures downloaded for one job (a workflow saving
+            thousands would fill the folder); the rest are left on the server, and the job says so.
+        stall_s: a prompt running longer than this is flagged stalled (never failed).
+        offline_first_s / offline_max_s: first and longest wait between tries while the
+            server is unreachable (exponential in between, jittered).
+    """
+
+    global_cap: int = 3
+    per_requester_cap: int = 3
+    deep_queue: bool = False
+    max_queue_depth: int = 8
+    max_attempts: int = 3
+    poll_active_s: float = 1.0
+    poll_idle_s: float = 5.0
+    grace_s: float = 10.0
+    settle_s: float = 90.0
+    max_pictures_per_job: int = MAX_PICTURES_PER_JOB
+    stall_s: float = 30 * 60.0
+    offline_first_s: float = 1.0
+    offline_max_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        counts = ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth")
+        for name in (*counts, "max_pictures_per_job"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name.replace('_', '-')} must be at least 1")
+        positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")
+        for name in (*positive, "offline_first_s"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value <= 0:
+                raise InputError(f"{name} must be a positive number of seconds, not {value}")
+
+    def with_overrides(self, **overrides: Any) -> ControllerConfig:
+        """A copy with the given fields replaced (None values are ignored)."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Setting(Generic[T]):
+    """One option in the ledger's settings: its key, its value when never set, what it means,
+    and how its value is turned from and into JSON."""
+
+    key: str
+    default: T
+    description: str
+    decode: Callable[[Any], T]
+    encode: Callable[[T], Any] = _as_is
+
+    def get(self, ledger: Ledger) -> T:
+        stored = ledger.settings.get(self.key)
+        return self.default if stored is None else self.decode(stored)
+
+    def set(self, ledger: Ledger, value: T) -> None:
+        ledger.settings.set(self.key, self.encode(value))
+
+
+def _controller_config(stored: dict[str, Any]) -> ControllerConfig:
+    known = {f.name for f in fields(ControllerConfig)}  # a later version's knobs are ignored
+    return ControllerConfig(**{k: v for k, v in stored.items() if k in known})
+
+
+def _folder(text: str) -> Path | None:
+    return Path(text).expanduser() if text else None
+
+
+SERVER: Setting[str] = Setting(
+    "server.url",
+    "",
+    "ComfyUI's address, or several separated by commas (one controller feeds them all); "
+    f"empty: {DEFAULT_SERVER}. `--server` overrides it for one command.",
+    str,
+)
+OUTPUT_DIR: Setting[Path | None] = Setting(
+    "output_dir",
+    None,
+    "The folder pictures are downloaded to, one subfolder per batch; unset: Batchline's "
+    "folder in the user's pictures.",
+    _folder,
+    lambda path: str(path) if path else None,
+)
+CONTROLLER: Setting[ControllerConfig] = Setting(
+    "controller",
+    ControllerConfig(),
+    "The controller's caps, intervals and limits (ControllerConfig); `batchline run` options "
+    "override them for one run.",
+    _controller_config,
+    asdict,
+)
+PAUSED: Setting[bool] = Setting(
+    "dispatch.paused",
+    False,
+    "No job is sent while set (`batchline pause`/`resume`, the window's Pause); prompts "
+    "already sent keep running. The controller sets it itself when a ComfyUI ignores its "
+    "prompt ids (too old to be followed safely).",
+    bool,
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options edited together (the settings dialog), as the CLI, the window and the
+    controller use them. The pause flag is left out: it is a command, read and written on its
+    own (`PAUSED`), so saving these never undoes a pause or a resume made meanwhile.
+
+    Attributes:
+        server: `SERVER` as stored ("" when never set).
+        output_dir: `OUTPUT_DIR` as stored (None when never set).
+        controller: `CONTROLLER`.
+    """
+
+    server: str = SERVER.default
+    output_dir: Path | None = OUTPUT_DIR.default
+    controller: ControllerConfig = CONTROLLER.default
+
+    @classmethod
+    def load(cls, ledger: Ledger) -> Settings:
+        return cls(SERVER.get(ledger), OUTPUT_DIR.get(ledger), CONTROLLER.get(ledger))
+
+    def save(self, ledger: Ledger) -> None:
+        SERVER.set(ledger, self.server)
+        OUTPUT_DIR.set(ledger, self.output_dir)
+        CONTROLLER.set(ledger, self.controller)
+
+    @property
+    def servers(self) -> list[str]:
+        """The servers to drive: those set, else ComfyUI's default address."""
+        return server_list(self.server) or [DEFAULT_SERVER]
+
+    @property
+    def output_folder(self) -> Path:
+        """Where pictures go: the folder set, else the default one."""
+        return self.output_dir or default_output_dir()
