@@ -107,10 +107,11 @@ class SettingsDialog(QDialog):
 
     def problem(self) -> str | None:
         """What is wrong with the entered servers (shown under the field), or None."""
-        servers = server_list(self.server.text())
-        bad = [s for s in servers if not _is_server_address(s)]
-        if bad:
-            return f"Not a server address (http://host:port): {', '.join(bad)}"
+        for server in server_list(self.server.text()):
+            try:
+                server_address(server)
+            except ValueError as exc:  # says what is wrong, never repeating a password
+                return f"{str(exc)[:1].upper()}{str(exc)[1:]}"
         return None
 
     def accept(self) -> None:
@@ -144,11 +145,3 @@ def _spin(value: int, name: str, parent: QWidget) -> QSpinBox:
     box.setValue(value)
     box.setAccessibleName(name)
     return box
-
-
-def _is_server_address(text: str) -> bool:
-    try:
-        server_address(text)
-    except ValueError:
-        return False
-    return True

@@ -53,7 +53,14 @@ def test_several_servers_share_the_token_and_bad_addresses_are_named(
     dialog.server.setText("http://gpu-1:8188, gpu-2:8188")
     dialog.accept()
     assert dialog.result() != dialog.DialogCode.Accepted
-    assert dialog.server_note.text() == "Not a server address (http://host:port): gpu-2:8188"
+    assert dialog.server_note.text() == "Not an http(s) server address: 'gpu-2:8188'"
+    dialog.server.setText("http://artist:hunter2@gpu-1:8188")
+    dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    note = dialog.server_note.text()
+    assert "hunter2" not in note
+    assert note.startswith("No user name or password in a server address (http://gpu-1:8188)")
+    assert "Settings" in note
     dialog.server.setText("http://gpu-1:8188, http://gpu-2:8188/")
     dialog.token.setText("t0ken")
     dialog.accept()
