@@ -18,6 +18,7 @@ from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from tests.core.conftest import hostile, make_simulator, simulator
 from tests.core.helpers import NOISE_WORKFLOW
+from tests.core.hostile import HostileServer, HostileThread
 
 # The simulator fixtures of the core tests, shared here (conftest files do not reach siblings).
 __all__ = ["hostile", "make_simulator", "simulator"]
@@ -116,3 +117,12 @@ def batchline(home: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         **popen,
     )
+
+
+@pytest.fixture
+def hostile_thread() -> Iterator[HostileServer]:
+    """A hostile server on its own thread (a command runs its own event loop)."""
+    runner = HostileThread(HostileServer())
+    runner.start()
+    yield runner.server
+    runner.stop()

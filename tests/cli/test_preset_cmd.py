@@ -7,7 +7,6 @@ import os
 import shutil
 import time
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from core.ledger import Ledger, PresetContent
 from core.simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
-from tests.core.hostile import GB, Behaviour, HostileServer, HostileThread, huge, trickle
+from tests.core.hostile import GB, Behaviour, HostileServer, huge, trickle
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -214,15 +213,6 @@ def test_a_preset_stored_before_the_checks_is_refused_by_name(cli: Cli, home: Pa
         )
     with Ledger(home) as ledger:
         assert ledger.count_by_state() == {}
-
-
-@pytest.fixture
-def hostile_thread() -> Iterator[HostileServer]:
-    """A hostile server on its own thread (`preset add` runs its own event loop)."""
-    runner = HostileThread(HostileServer())
-    runner.start()
-    yield runner.server
-    runner.stop()
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from cli.terminal import escape_controls
 from core.job_state import Reason
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
+from tests.core.hostile import HostileServer, answer_json
 
 
 def test_control_characters_are_escaped_but_lines_and_tabs_kept() -> None:
@@ -48,3 +49,22 @@ def test_a_name_that_is_not_utf8_is_one_line(cli: Cli, noise: str) -> None:
         assert result.code == 2, args
         assert result.err.count("\n") == 1, args
         assert "'job\\udcff'" in result.err, args
+
+
+def test_a_hostile_servers_version_and_devices_cannot_drive_the_terminal(
+    cli: Cli, hostile_thread: HostileServer, data_dir: Path
+) -> None:
+    recorded = json.loads((data_dir / "recordings" / "system_stats.json").read_text())
+    stats = recorded["response"]
+    stats["system"]["comfyui_version"] = "0.3.64\x1b[2J\x1b[H"
+    for device in stats["devices"]:
+        device["name"] = "GPU\x1b]0;pwned\x07"
+    hostile_thread.behaviours["GET /system_stats"] = answer_json(stats)
+    hostile_thread.behaviours["GET /queue"] = answer_json(
+        {"queue_running": [], "queue_pending": []}
+    )
+    cli.server = hostile_thread.url
+    result = cli("servers")
+    shown = result.out + result.err
+    assert not {"\x1b", "\x07"} & set(shown)
+    assert "0.3.64\\x1b[2J\\x1b[H" in shown

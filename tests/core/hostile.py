@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import os
 import threading
 from collections.abc import Awaitable, Callable
@@ -56,6 +57,17 @@ def trickle(interval: float = 0.2, prefix: bytes = b"{") -> Behaviour:
                 await asyncio.sleep(interval)
                 await server.send(response, route, b" ")
         return response
+
+    return answer
+
+
+def answer_json(value: object) -> Behaviour:
+    """A well-formed 200 carrying ``value`` (for server-chosen text: versions, names)."""
+
+    async def answer(server: HostileServer, request: web.Request, route: str) -> web.StreamResponse:
+        body = json.dumps(value).encode()
+        server.sent[route] += len(body)
+        return web.Response(body=body, content_type="application/json")
 
     return answer
 
