@@ -1,7 +1,7 @@
 """GUI figures: window shown and sorting over 100,000 jobs; stalls while 1,000 jobs change.
 
 Usage: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/gui.py (or `make bench`)
-Targets (issue 6): window shown in at most 2 s, longest event-loop stall at most 50 ms.
+Targets: window shown in at most 2 s, longest event-loop stall at most 50 ms.
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ async def baseline(jobs: int, sim_config: SimulatorConfig) -> float:
         start = time.perf_counter()
         for seed, pid in enumerate(ids, start=1):
             await client.submit(build_workflow(WORKFLOW, {"2.seed": seed}), pid)
-        while len(await client.recent_history(jobs)) < jobs:  # noqa: ASYNC110 (polls a server)
+        # ComfyUI runs prompts in the order sent: the last one done, the batch is.
+        while await client.history(ids[-1]) is None:  # noqa: ASYNC110 (polls a server)
             await asyncio.sleep(0.01)
         return time.perf_counter() - start
 

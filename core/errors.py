@@ -7,6 +7,7 @@ Policies classify failures by class, never by message text::
     │   ├── LedgerFormatError        the file is not a Batchline ledger, or is from a newer schema
     │   ├── LedgerOpenError          SQLite could not open, create or migrate the ledger file
     │   ├── LedgerWriteError         the ledger file cannot be written (disk full, read-only)
+    │   ├── LedgerBusyError          another process kept the ledger's write lock too long
     │   ├── LeaseTakenError          another process holds the controller lease
     │   ├── IllegalTransition        a state change the transition table forbids
     │   └── UnknownRecord            no job / batch / preset with that id or name
@@ -59,6 +60,11 @@ class LedgerOpenError(LedgerError):
 class LedgerWriteError(LedgerError):
     """The ledger file cannot be written (disk full, read-only, I/O error): nothing may be sent
     to ComfyUI that the ledger could not record, so the controller stops."""
+
+
+class LedgerBusyError(LedgerError):
+    """Another process kept the ledger's write lock beyond the busy timeout: trying again
+    later may succeed."""
 
 
 class LeaseTakenError(LedgerError):

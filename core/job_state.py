@@ -1,4 +1,4 @@
-"""Job states, attempt results and reasons (DESIGN.md's names), and the transition table."""
+"""Job states, attempt results and reasons, and the transition table."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ FINAL_RESULTS = frozenset(
 
 
 class Reason(StrEnum):
-    """Why an attempt or a job failed or was cancelled (DESIGN.md, "Retry by cause")."""
+    """Why an attempt or a job failed or was cancelled; the cause decides whether an attempt
+    is retried automatically."""
 
     connection_error = "connection_error"
     timeout = "timeout"

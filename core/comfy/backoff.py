@@ -1,4 +1,4 @@
-"""Sans-IO reconnect delays: exponential, capped, jittered, never zero."""
+"""Sans-IO retry delays: exponential, capped, jittered, never zero."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Backoff:
-    """Hands out the delay before each reconnect attempt.
+    """Hands out the delay before each new attempt after a failure (a WebSocket reconnect, a
+    server that cannot be reached, a controller loop that failed).
 
     Delays grow ``initial * factor**n`` up to ``cap``; each is scaled by a random factor in
     ``[1 - jitter, 1]`` so many clients do not reconnect in step, and is never below
     ``initial * (1 - jitter)``, so a server that accepts and drops at once cannot cause a hot
-    loop. ``reset`` after a connection that stayed up.
+    loop. ``reset`` after an attempt that worked (a connection that stayed up).
     """
 
     initial: float = 0.5
@@ -37,3 +38,8 @@ class Backoff:
 
     def reset(self) -> None:
         self.attempts = 0
+
+    @property
+    def failing(self) -> bool:
+        """Whether an attempt failed since the last ``reset``."""
+        return self.attempts > 0

@@ -29,7 +29,6 @@ from core.comfy.jobs import (
     PromptLookup,
     PromptState,
     parse_job_detail,
-    parse_jobs,
 )
 from core.comfy.listener import Listener
 from core.comfy.node_errors import parse_rejection
@@ -49,7 +48,7 @@ from core.comfy.shapes import JsonObject, Shape
 from core.errors import ComfyOutputTooLarge, ComfyProtocolError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable, Mapping
+    from collections.abc import AsyncIterator, Mapping
     from types import TracebackType
 
     from core.comfy.backoff import Backoff
@@ -216,13 +215,6 @@ class ComfyClient:
             raise Shape(answer.route).fail("body", f"an entry for {prompt_id!r}", entries)
         return None
 
-    async def recent_history(self, max_items: int) -> tuple[HistoryEntry, ...]:
-        """The newest ``max_items`` history entries, oldest first."""
-        if max_items < 1:
-            raise ValueError("max_items must be at least 1")
-        answer = await self._call("GET", "/history", params={"max_items": max_items})
-        return parse_history(answer.json(), answer.route)
-
     # --- other routes -------------------------------------------------------------------------
 
     async def download(
@@ -267,18 +259,6 @@ class ComfyClient:
                 self._jobs_api = await self._probe_jobs_api()
             return self._jobs_api
 
-    async def jobs(
-        self, *, status: Iterable[str] = (), limit: int | None = None
-    ) -> tuple[JobInfo, ...]:
-        """``GET /api/jobs`` filtered by status names (newer servers only)."""
-        params: dict[str, str | int] = {}
-        if statuses := status if isinstance(status, str) else ",".join(status):
-            params["status"] = statuses
-        if limit is not None:
-            params["limit"] = limit
-        answer = await self._call("GET", "/api/jobs", params=params)
-        return parse_jobs(answer.json(), answer.route)
-
     async def job(self, prompt_id: str) -> JobInfo | None:
         """``GET /api/jobs/{id}`` with outputs; None when the server does not know it."""
         answer = await self._call("GET", f"/api/jobs/{_segment(prompt_id)}", accept=(404,))
@@ -313,7 +293,7 @@ class ComfyClient:
         if await self.has_jobs_api():
             return _lookup_from_job(await self.job(prompt_id), f"GET /api/jobs/{prompt_id}")
         # /queue before /history: a prompt finishing between the reads is then seen in
-        # history; the other order could miss it in both (protocol notes 13.2).
+        # history; the other order could miss it in both.
         place = (await self.queue()).place_of(prompt_id)
         if place is not None:
             return PromptLookup(PromptState(place))
@@ -322,13 +302,10 @@ class ComfyClient:
             return PromptLookup(PromptState.unknown)
         return PromptLookup(PromptState.finished, entry)
 
-    def listener(
-        self, *, prompt_ids: Iterable[str] | None = None, backoff: Backoff | None = None
-    ) -> Listener:
+    def listener(self, *, backoff: Backoff | None = None) -> Listener:
         """A WebSocket listener for this client's id, with the same credentials and TLS rules.
 
         Args:
-            prompt_ids: pass only events about these prompts (None: all events).
             backoff: the reconnect delays (default: 0.5 s doubling up to 30 s, jittered).
         """
         url = httpx.URL(self.base_url)
@@ -340,7 +317,6 @@ class ComfyClient:
             self.client_id,
             headers=auth_headers(self._auth),
             ssl_context=ssl_context(self._verify) if scheme == "wss" else None,
-            prompt_ids=prompt_ids,
             backoff=backoff,
         )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.comfy.failures import failure_from_error, failure_from_interrupt
 from core.comfy.responses import ImageRef, parse_images
@@ -230,9 +230,3 @@ _PARSERS: dict[str, Callable[[JsonObject], Event]] = {
     "execution_error": _execution_error,
     "execution_interrupted": _execution_interrupted,
 }
-
-
-def prompt_of(event: Event) -> str | None:
-    """The prompt an event is about, or None for connection-level events and ``status``."""
-    prompt_id: Any = getattr(event, "prompt_id", None)
-    return prompt_id if isinstance(prompt_id, str) else None

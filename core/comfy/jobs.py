@@ -69,13 +69,6 @@ class PromptLookup:
     entry: HistoryEntry | None = None
 
 
-def parse_jobs(body: Any, route: str) -> tuple[JobInfo, ...]:
-    shape = Shape(route)
-    obj = shape.obj(body, "body")
-    jobs = shape.array(shape.key(obj, "jobs", "body"), "jobs")
-    return tuple(parse_job(shape.obj(raw, "jobs[]"), shape) for raw in jobs)
-
-
 def parse_job_detail(body: Any, route: str) -> JobInfo:
     shape = Shape(route)
     return parse_job(shape.obj(body, "body"), shape)

@@ -19,15 +19,13 @@ from core.comfy.events import (
     Disconnected,
     Event,
     Reconnected,
-    Status,
     parse_event,
-    prompt_of,
 )
 from core.errors import ComfyAuthError, ComfyProtocolError
 
 if TYPE_CHECKING:
     import ssl
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
     from types import TracebackType
 
 log = logging.getLogger(__name__)
@@ -44,7 +42,6 @@ FLOOD_MESSAGES = 5000
 FLOOD_WINDOW_S = 5.0
 # Malformed messages: the first is logged, then at most one count per interval (and at a drop).
 MALFORMED_REPORT_S = 60.0
-_CONNECTION_EVENTS = (Connected, Disconnected, Reconnected, Status)
 
 
 class Listener:
@@ -53,16 +50,14 @@ class Listener:
     Events: ``Connected`` once, then server events; when the socket drops, ``Disconnected``
     (also for each failed attempt), then ``Reconnected`` when a new socket is open. Nothing
     missed in between is replayed: on ``Reconnected`` re-read ``/queue`` and ``/history``.
-    With ``prompt_ids`` set, only events about those prompts pass (plus connection events and
-    ``Status``); an ``executing`` without a prompt_id is never attributed to one. Binary
-    frames, unknown types and malformed messages are skipped (the first malformed one is
+    Binary frames, unknown types and malformed messages are skipped (the first malformed one is
     logged, then their count once a minute). A connection that sends more than
     ``FLOOD_MESSAGES`` messages within ``FLOOD_WINDOW_S`` seconds is dropped (a warning) and
     opened again after the backoff.
 
     Usage::
 
-        async with client.listener(prompt_ids=[pid]) as events:
+        async with client.listener() as events:
             async for event in events:
                 ...
     """
@@ -74,7 +69,6 @@ class Listener:
         *,
         headers: Mapping[str, str] | None = None,
         ssl_context: ssl.SSLContext | None = None,
-        prompt_ids: Iterable[str] | None = None,
         backoff: Backoff | None = None,
         open_timeout: float = 10.0,
     ) -> None:
@@ -82,7 +76,6 @@ class Listener:
         self.client_id = client_id
         self._headers = dict(headers or {})
         self._ssl = ssl_context
-        self._prompt_ids = None if prompt_ids is None else set(prompt_ids)
         self._backoff = backoff or Backoff()
         self._open_timeout = open_timeout
         self._socket: ClientConnection | None = None
@@ -102,15 +95,6 @@ class Listener:
     def connected(self) -> bool:
         return self._socket is not None
 
-    def watch(self, *prompt_ids: str) -> None:
-        """Also pass events about these prompts (no-op when not filtering)."""
-        if self._prompt_ids is not None:
-            self._prompt_ids.update(prompt_ids)
-
-    def unwatch(self, *prompt_ids: str) -> None:
-        if self._prompt_ids is not None:
-            self._prompt_ids.difference_update(prompt_ids)
-
     def __aiter__(self) -> Self:
         return self
 
@@ -122,7 +106,7 @@ class Listener:
                 await self._connect()
                 continue
             event = await self._receive(self._socket)
-            if event is not None and self._wanted(event):
+            if event is not None:
                 return event
         raise StopAsyncIteration
 
@@ -148,12 +132,6 @@ class Listener:
         await self.aclose()
 
     # --- internals ----------------------------------------------------------------------------
-
-    def _wanted(self, event: Event) -> bool:
-        if self._prompt_ids is None or isinstance(event, _CONNECTION_EVENTS):
-            return True
-        prompt_id = prompt_of(event)
-        return prompt_id is not None and prompt_id in self._prompt_ids
 
     async def _connect(self) -> None:
         """One attempt (after the pending delay): queues Connected/Reconnected or Disconnected."""
@@ -263,7 +241,8 @@ class Listener:
 
     async def _dropped(self, socket: ClientConnection, reason: str, *, flood: bool = False) -> None:
         # Close the old socket before any new one opens: a stale socket with our clientId
-        # would unregister the new one when it finally closes (protocol notes 13.7).
+        # would unregister the new one when it finally closes (ComfyUI keys its sockets by
+        # clientId).
         await socket.close()
         self._socket = None
         self._report_malformed()

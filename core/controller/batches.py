@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def default_requester() -> str:
-    """The operating-system user name (DESIGN.md: the default requester)."""
+    """The operating-system user name: the requester of jobs queued without one."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import asdict
 from typing import Any
 
@@ -17,7 +16,7 @@ from core.job_state import Reason
 
 
 def reason_for_error(exc: TransientComfyError) -> Reason:
-    """The retryable cause of a transport failure (DESIGN.md, "Retry by cause")."""
+    """The retryable cause of a transport failure: a timeout, an HTTP 5xx, else the connection."""
     if isinstance(exc, ComfyTimeout):
         return Reason.timeout
     if isinstance(exc, ComfyServerError):
@@ -48,25 +47,3 @@ def rejection_detail(exc: ComfyRejected) -> dict[str, Any]:
         "input": first.input_name if first else None,
         "node_errors": [e.describe() for e in exc.node_errors],
     }
-
-
-class OfflineBackoff:
-    """Delays between attempts to reach an unreachable server: exponential, capped, jittered."""
-
-    def __init__(self, first: float = 1.0, cap: float = 30.0, seed: int | None = None) -> None:
-        self._first, self._cap = first, cap
-        self._failures = 0
-        self._random = random.Random(seed)
-
-    def failed(self) -> float:
-        """Record one more failure; returns how long to wait before the next try."""
-        self._failures += 1
-        delay: float = min(self._cap, self._first * 2.0 ** (self._failures - 1))
-        return delay * (0.8 + 0.4 * self._random.random())
-
-    def succeeded(self) -> None:
-        self._failures = 0
-
-    @property
-    def failing(self) -> bool:
-        return self._failures > 0

@@ -14,9 +14,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from core.comfy import Connected as WsConnected
-from core.comfy import Disconnected as WsDisconnected
 from core.comfy import (
+    Backoff,
     ExecutionError,
     ExecutionInterrupted,
     ExecutionStart,
@@ -25,7 +24,8 @@ from core.comfy import (
     Reconnected,
     Status,
 )
-from core.controller.causes import OfflineBackoff
+from core.comfy import Connected as WsConnected
+from core.comfy import Disconnected as WsDisconnected
 from core.controller.dispatch import Dispatcher
 from core.controller.orphans import Orphans
 from core.controller.reconcile import Reconciler
@@ -62,7 +62,8 @@ class ServerLink:
         self.reconciler = Reconciler(ledger, client, config, output_dir)
         self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
         self.orphans = Orphans(ledger, client, output_dir, config.max_pictures_per_job)
-        self.backoff = OfflineBackoff(config.offline_first_s, config.offline_max_s)
+        first, longest = config.offline_first_s, config.offline_max_s
+        self.backoff = Backoff(initial=first, cap=max(first, longest))
         self.status = ServerStatus(server=self.url)
         self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
         self._changed = changed
@@ -77,7 +78,7 @@ class ServerLink:
         snapshot = await self.client.queue()
         if self.backoff.failing:
             self.reconciler.server_may_have_restarted()
-        self.backoff.succeeded()
+        self.backoff.reset()
         self.ours = {a.prompt_id: a.job_id for a in live}
         missed: list[TransientComfyError] = []
         for attempt in live:  # a tick's own submissions come after this: none is in flight
@@ -113,7 +114,7 @@ class ServerLink:
     def went_offline(self, exc: Exception) -> tuple[bool, float]:
         """Whether this is news (the first failure), and how long to wait before trying again."""
         first = not self.backoff.failing
-        delay = self.backoff.failed()
+        delay = self.backoff.next_delay()
         self._set(connection=Connection.offline, last_error=str(exc))
         return first, delay
 

@@ -24,7 +24,7 @@ def prompt_for(
 
     Every literal ``filename_prefix`` is put under ``batchline/<batch>/``: ComfyUI's SaveImage
     scans the whole folder it saves into on every save, so one folder per batch keeps large
-    batches fast (protocol notes 13.10) and keeps batches apart on the server.
+    batches fast and keeps batches apart on the server.
     """
     prompt = build_workflow(api_workflow, params)
     for node in prompt.values():

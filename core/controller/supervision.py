@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from core.controller.causes import OfflineBackoff
+from core.comfy import Backoff
 from core.errors import (
     BatchlineError,
     ComfyAuthError,
@@ -29,11 +29,13 @@ log = logging.getLogger(__name__)
 
 def fatal_error(exc: BaseException, ledger_file: Path) -> BatchlineError | None:
     """The error to stop the controller with, or None when trying again may help."""
-    if isinstance(exc, ComfyAuthError | LeaseTakenError | LedgerWriteError):
+    if isinstance(exc, ComfyAuthError | LeaseTakenError):
         return exc
+    if not isinstance(exc, LedgerWriteError):
+        return None
     unwritable = next((e for e in sqlite_errors(exc) if primary_code(e) in UNWRITABLE), None)
     if unwritable is None:
-        return None
+        return exc
     return LedgerWriteError(
         f"cannot write the ledger {ledger_file} ({unwritable}): the controller stopped, and "
         "nothing it could not record was sent"
@@ -61,24 +63,27 @@ class LoopHealth:
 
     def __init__(self, first_s: float, max_s: float, ledger_file: Path) -> None:
         self._first_s, self._max_s, self._ledger_file = first_s, max_s, ledger_file
-        self._failing: dict[str, tuple[str, OfflineBackoff]] = {}
+        self._failing: dict[str, tuple[str, Backoff]] = {}
         self._full: dict[str, Path] = {}  # loop -> the output folder it waits for room in
         self._logged: set[tuple[str, str]] = set()
 
     def failed(self, loop: str, exc: Exception) -> float:
         text = describe(exc, self._ledger_file)
-        _, backoff = self._failing.get(loop) or ("", OfflineBackoff(self._first_s, self._max_s))
+        _, backoff = self._failing.get(loop) or ("", self._new_backoff())
         self._failing[loop] = (text, backoff)
         if isinstance(exc, OutputFolderFull):
             self._full[loop] = exc.folder
         else:
             self._full.pop(loop, None)
-        delay = backoff.failed()
+        delay = backoff.next_delay()
         if (loop, text) not in self._logged:
             self._logged.add((loop, text))
             trace = None if isinstance(exc, BatchlineError) else exc
             log.info("%s failed; trying again in %.1f s: %s", loop, delay, text, exc_info=trace)
         return delay
+
+    def _new_backoff(self) -> Backoff:
+        return Backoff(initial=self._first_s, cap=max(self._first_s, self._max_s))
 
     def ok(self, loop: str) -> bool:
         """Clear ``loop``'s error; whether it had one."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,7 +11,8 @@ from peewee import SQL, fn
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
-from core.ledger.database import make_data_folder, open_database
+from core.ledger.database import make_data_folder
+from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
 from core.ledger.records import (
     AttemptRecord,
@@ -23,11 +22,12 @@ from core.ledger.records import (
     TransitionRecord,
 )
 from core.ledger.stores import PresetStore, RequestQueue, SettingsStore
-from core.ledger.transitions import TransitionVerbs
+from core.ledger.transitions import TransitionVerbs, job_row
 from core.paths import ledger_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
 _JOB_COLUMNS = (
@@ -40,22 +40,23 @@ class Ledger(TransitionVerbs):
     """One ledger database, opened by any number of processes; at most one is the controller.
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
-    Attributes ``presets``, ``settings`` and ``requests`` hold the smaller tables' stores.
+    The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
+    ``presets``, ``settings`` and ``requests`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path) -> None:
         make_data_folder(folder)
         self.folder = folder
         self.path = ledger_path(folder)
-        self._db = open_database(self.path)
+        super().__init__(LedgerHandle(self.path))
         self.lease = ControllerLease(self.path)
-        self.presets = PresetStore(self)
-        self.settings = SettingsStore(self)
-        self.requests = RequestQueue(self)
+        self.presets = PresetStore(self.handle)
+        self.settings = SettingsStore(self.handle)
+        self.requests = RequestQueue(self.handle)
 
     def close(self) -> None:
         self.lease.release()
-        self._db.close()
+        self.handle.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -65,42 +66,12 @@ class Ledger(TransitionVerbs):
 
     # --- plumbing ------------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def tx(self) -> Iterator[None]:
-        """A write transaction that holds SQLite's write lock from its first statement."""
-        with schema.database_proxy.using(self._db), self._db.atomic("IMMEDIATE"):
-            yield
+    def thread_connection(self) -> AbstractContextManager[None]:
+        """A connection of the calling thread's own (``LedgerHandle.thread_connection``)."""
+        return self.handle.thread_connection()
 
-    @contextlib.contextmanager
-    def thread_connection(self) -> Iterator[None]:
-        """A connection of the calling thread's own, for work off the thread that opened the
-        ledger (each thread has its own SQLite connection); closed at the end."""
-        opened = self._db.connect(reuse_if_open=True)
-        try:
-            yield
-        finally:
-            if opened:
-                self._db.close()
-
-    @contextlib.contextmanager
-    def read(self) -> Iterator[None]:
-        with schema.database_proxy.using(self._db), self._db.atomic():
-            yield
-
-    @staticmethod
-    def now() -> float:
-        return time.time()
-
-    def allocate(self, family: str, count: int = 1) -> int:
-        """Reserve ``count`` consecutive numbers of ``family``; returns the first. In a tx."""
-        row = schema.Counter.get_or_none(schema.Counter.key == family)
-        first = (row.value if row else 0) + 1
-        schema.Counter.insert(key=family, value=first + count - 1).on_conflict_replace().execute()
-        return first
-
-    def next_seq(self, count: int = 1) -> int:
-        """First of ``count`` change-feed positions (in a tx)."""
-        return self.allocate("seq", count)
+    def now(self) -> float:
+        return self.handle.now()
 
     # --- batches and jobs ----------------------------------------------------------------------
 
@@ -114,11 +85,11 @@ class Ledger(TransitionVerbs):
         spec: dict[str, Any] | None = None,
     ) -> tuple[BatchRecord, list[str]]:
         """Create a batch of the named preset and its jobs, all pending, in one transaction."""
-        now = self.now()
-        with self.tx():
+        now = self.handle.now()
+        with self.handle.tx():
             preset = self.presets.row(preset_name)
             date = datetime.fromtimestamp(now, UTC).strftime("%Y%m%d")
-            batch_id = _format_id("batch", date, self.allocate(f"batch_{date}"))
+            batch_id = _format_id("batch", date, self.handle.allocate(f"batch_{date}"))
             schema.Batch.create(
                 id=batch_id,
                 preset=preset.name,
@@ -133,8 +104,8 @@ class Ledger(TransitionVerbs):
 
     def add_jobs(self, batch_id: str, jobs: Sequence[NewJob]) -> list[str]:
         """Add jobs to an existing batch (e.g. "retry smaller"), pending, in one transaction."""
-        now = self.now()
-        with self.tx():
+        now = self.handle.now()
+        with self.handle.tx():
             batch = schema.Batch.get_or_none(schema.Batch.id == batch_id)
             if batch is None:
                 raise UnknownRecord(f"no batch {batch_id!r}")
@@ -150,8 +121,8 @@ class Ledger(TransitionVerbs):
         priority: int,
         now: float,
     ) -> list[str]:
-        first = self.allocate(f"job_{date}", len(jobs))
-        seq = self.next_seq(len(jobs))
+        first = self.handle.allocate(f"job_{date}", len(jobs))
+        seq = self.handle.next_seq(len(jobs))
         ids = [_format_id("job", date, first + i) for i in range(len(jobs))]
         rows = [
             (
@@ -169,25 +140,25 @@ class Ledger(TransitionVerbs):
             )
             for i, (job_id, job) in enumerate(zip(ids, jobs, strict=True))
         ]
-        self._db.cursor().executemany(
+        self.handle.database.cursor().executemany(
             f"INSERT INTO job ({_JOB_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
         )
         return ids
 
     def batch(self, batch_id: str) -> BatchRecord:
-        with self.read():
+        with self.handle.read():
             row = schema.Batch.get_or_none(schema.Batch.id == batch_id)
             if row is None:
                 raise UnknownRecord(f"no batch {batch_id!r}")
             return _batch_record(row)
 
     def batches(self) -> list[BatchRecord]:
-        with self.read():
+        with self.handle.read():
             return [_batch_record(r) for r in schema.Batch.select().order_by(schema.Batch.id)]
 
     def workflow(self, workflow_hash: str) -> dict[str, Any]:
         """The API workflow stored under ``workflow_hash``."""
-        with self.read():
+        with self.handle.read():
             row = schema.Workflow.get_or_none(schema.Workflow.hash == workflow_hash)
             if row is None:
                 raise UnknownRecord(f"no workflow {workflow_hash}")
@@ -195,14 +166,8 @@ class Ledger(TransitionVerbs):
             return result
 
     def job(self, job_id: str) -> JobRecord:
-        with self.read():
-            return JobRecord.from_row(self.job_row(job_id))
-
-    def job_row(self, job_id: str) -> schema.Job:
-        row = schema.Job.get_or_none(schema.Job.id == job_id)
-        if row is None:
-            raise UnknownRecord(f"no job {job_id!r}")
-        return row
+        with self.handle.read():
+            return JobRecord.from_row(job_row(job_id))
 
     def jobs(
         self,
@@ -212,7 +177,7 @@ class Ledger(TransitionVerbs):
         requester: str | None = None,
     ) -> list[JobRecord]:
         """Jobs in creation order, optionally of one batch, in some states, of one requester."""
-        with self.read():
+        with self.handle.read():
             query = _filtered(schema.Job.select(*_plain(schema.Job)), batch, states, requester)
             return [JobRecord.from_row(r) for r in query.order_by(SQL("rowid")).namedtuples()]
 
@@ -225,7 +190,7 @@ class Ledger(TransitionVerbs):
     ) -> list[str]:
         """The ids of ``jobs(batch=..., states=...)``, or of those ``among`` the given ids that
         exist: cheap over thousands, for bulk commands."""
-        with self.read():
+        with self.handle.read():
             query = _filtered(schema.Job.select(schema.Job.id), batch, states, None)
             if among is not None:
                 named = SQL("(SELECT value FROM json_each(?))", (json.dumps(list(among)),))
@@ -233,7 +198,7 @@ class Ledger(TransitionVerbs):
             return [job_id for (job_id,) in query.order_by(SQL("rowid")).tuples()]
 
     def count_by_state(self, batch: str | None = None) -> dict[JobState, int]:
-        with self.read():
+        with self.handle.read():
             query = schema.Job.select(schema.Job.state, fn.COUNT(schema.Job.id).alias("n"))
             if batch is not None:
                 query = query.where(schema.Job.batch == batch)
@@ -246,7 +211,7 @@ class Ledger(TransitionVerbs):
     def attempts_of(self, job_ids: Sequence[str]) -> dict[str, list[AttemptRecord]]:
         """The attempts of each of ``job_ids`` (in order), in a few queries however many jobs."""
         found: dict[str, list[AttemptRecord]] = {}
-        with self.read():
+        with self.handle.read():
             for chunk in _chunks(job_ids):
                 query = (
                     schema.Attempt.select(*_plain(schema.Attempt))
@@ -258,14 +223,14 @@ class Ledger(TransitionVerbs):
         return found
 
     def attempt(self, prompt_id: str) -> AttemptRecord | None:
-        with self.read():
+        with self.handle.read():
             row = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
             return AttemptRecord.from_row(row) if row else None
 
     def live_attempts(self) -> list[AttemptRecord]:
         """Current attempts that are not final: what the controller must follow on the server."""
         live = [result.value for result in AttemptResult if not result.is_final]
-        with self.read():
+        with self.handle.read():
             query = (
                 schema.Attempt.select()
                 .join(schema.Job)
@@ -278,7 +243,7 @@ class Ledger(TransitionVerbs):
         """Older attempts given up as ``lost`` for one of ``reasons`` whose job is still active:
         their prompt may yet reach the server, so the controller keeps watching for it."""
         active = [state.value for state in JobState if state.is_active]
-        with self.read():
+        with self.handle.read():
             query = (
                 schema.Attempt.select()
                 .join(schema.Job)
@@ -298,7 +263,7 @@ class Ledger(TransitionVerbs):
     def transitions_of(self, job_ids: Sequence[str]) -> dict[str, list[TransitionRecord]]:
         """The transitions of each of ``job_ids`` (oldest first), in a few queries."""
         found: dict[str, list[TransitionRecord]] = {}
-        with self.read():
+        with self.handle.read():
             for chunk in _chunks(job_ids):
                 query = (
                     schema.Transition.select(*_plain(schema.Transition))
@@ -317,9 +282,10 @@ class Ledger(TransitionVerbs):
         Index seeks only (job_pending_line), so a 100,000-job backlog costs what 3 jobs do.
         """
         lines: dict[str, list[str]] = {}
-        with self.read():
-            for (requester,) in self._db.execute_sql(_REQUESTERS_WAITING).fetchall():
-                rows = self._db.execute_sql(_LINE_OF_REQUESTER, (requester, depth)).fetchall()
+        database = self.handle.database
+        with self.handle.read():
+            for (requester,) in database.execute_sql(_REQUESTERS_WAITING).fetchall():
+                rows = database.execute_sql(_LINE_OF_REQUESTER, (requester, depth)).fetchall()
                 lines[requester] = [job_id for (job_id,) in rows]
         return {requester: ids for requester, ids in lines.items() if ids}
 
@@ -327,16 +293,17 @@ class Ledger(TransitionVerbs):
         """Per requester, jobs sent to ComfyUI (``server``, or any) and not finished (incl.
         being sent)."""
         counts: dict[str, int] = {}
-        with self.read():
+        database = self.handle.database
+        with self.handle.read():
             for sql in (_IN_FLIGHT_SENT, _IN_FLIGHT_SENDING):
-                for requester, n in self._db.execute_sql(sql, (server, server)).fetchall():
+                for requester, n in database.execute_sql(sql, (server, server)).fetchall():
                     counts[requester] = counts.get(requester, 0) + int(n)
         return counts
 
     def has_active_jobs(self) -> bool:
         """Whether any job is pending, queued, running or cancelling (an index seek)."""
         active = [state.value for state in JobState if state.is_active]
-        with self.read():
+        with self.handle.read():
             return schema.Job.select().where(schema.Job.state.in_(active)).exists()
 
     # --- change feed ---------------------------------------------------------------------------
@@ -346,7 +313,7 @@ class Ledger(TransitionVerbs):
 
         Call again with the returned position to follow the ledger without rescanning it.
         """
-        with self.read():
+        with self.handle.read():
             query = (
                 schema.Job.select(*_plain(schema.Job))
                 .where(schema.Job.seq > seq)
@@ -357,7 +324,7 @@ class Ledger(TransitionVerbs):
         return jobs, (jobs[-1].seq if jobs else seq)
 
     def latest_seq(self) -> int:
-        with self.read():
+        with self.handle.read():
             return int(schema.Job.select(fn.COALESCE(fn.MAX(schema.Job.seq), 0)).scalar())
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
-# PRAGMA user_version of a ledger this code writes; see migrations.py for the path up to it.
+# PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
 SCHEMA_VERSION = 2
 
 

@@ -6,6 +6,8 @@ import shutil
 import sqlite3
 from typing import TYPE_CHECKING
 
+from core.errors import LedgerBusyError, LedgerError, LedgerWriteError
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -21,6 +23,8 @@ UNWRITABLE = frozenset(
         sqlite3.SQLITE_PERM,
     }
 )
+# Codes of a write lock another connection kept beyond the busy timeout: passing.
+_BUSY = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # Codes a full disk also gives (creating the WAL's shared memory fails as an I/O error).
 _MAYBE_FULL = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN})
 
@@ -65,6 +69,21 @@ def ledger_failure(exc: BaseException, path: Path) -> str | None:
         return None
     # The first failure, not a failed rollback after it.
     return f"ledger {path}: {ledger_problem(exc, path) or errors[-1]}"
+
+
+def ledger_error(exc: BaseException, path: Path) -> LedgerError | None:
+    """The ``LedgerError`` that the SQLite errors behind ``exc`` mean for the ledger at ``path``
+    (its message from ``ledger_failure``): ``LedgerWriteError`` when the file cannot be written,
+    ``LedgerBusyError`` when its write lock stayed taken; None for any other error."""
+    codes = {primary_code(error) for error in sqlite_errors(exc)}
+    kind: type[LedgerError]
+    if codes & UNWRITABLE:
+        kind = LedgerWriteError
+    elif codes & _BUSY:
+        kind = LedgerBusyError
+    else:
+        return None
+    return kind(ledger_failure(exc, path) or str(exc))
 
 
 def _no_room(folder: Path) -> bool:

@@ -14,7 +14,7 @@ from core.ledger.records import PresetRecord, RequestRecord
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from core.ledger.ledger import Ledger
+    from core.ledger.handle import LedgerHandle
 
 
 class PresetOutcome(StrEnum):
@@ -37,8 +37,8 @@ class PresetContent:
 class PresetStore:
     """Presets by unique name; each API workflow is stored once, by content hash."""
 
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+    def __init__(self, handle: LedgerHandle) -> None:
+        self._handle = handle
 
     def add(self, name: str, content: PresetContent, *, replace: bool = False) -> PresetOutcome:
         """Store ``content`` under ``name``.
@@ -48,9 +48,9 @@ class PresetStore:
         """
         if not name.strip():
             raise InputError("a preset needs a non-empty name")
-        now = self._ledger.now()
+        now = self._handle.now()
         editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
-        with self._ledger.tx():
+        with self._handle.tx():
             existing = schema.Preset.get_or_none(schema.Preset.name == name)
             if existing and existing.workflow_hash == content.workflow_hash:
                 return PresetOutcome.unchanged
@@ -80,21 +80,21 @@ class PresetStore:
         return row
 
     def get(self, name: str) -> PresetRecord:
-        with self._ledger.read():
+        with self._handle.read():
             return _preset_record(self.row(name))
 
     def names(self) -> list[str]:
-        with self._ledger.read():
+        with self._handle.read():
             return [r.name for r in schema.Preset.select().order_by(schema.Preset.name)]
 
     def all(self) -> list[PresetRecord]:
-        with self._ledger.read():
+        with self._handle.read():
             query = schema.Preset.select().order_by(schema.Preset.name)
             return [_preset_record(r) for r in query]
 
     def remove(self, name: str) -> None:
         """Forget the preset; batches made from it keep their stored workflow."""
-        with self._ledger.tx():
+        with self._handle.tx():
             self.row(name).delete_instance()
 
 
@@ -119,37 +119,37 @@ def _preset_record(row: schema.Preset) -> PresetRecord:
 class SettingsStore:
     """Settings shared by the GUI and the CLI, as JSON values by key."""
 
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+    def __init__(self, handle: LedgerHandle) -> None:
+        self._handle = handle
 
     def get(self, key: str, default: Any = None) -> Any:
-        with self._ledger.read():
+        with self._handle.read():
             row = schema.Setting.get_or_none(schema.Setting.key == key)
             return json.loads(row.value_json) if row else default
 
     def set(self, key: str, value: Any) -> None:
-        with self._ledger.tx():
+        with self._handle.tx():
             query = schema.Setting.insert(key=key, value_json=json.dumps(value))
             query.on_conflict_replace().execute()
 
     def all(self) -> dict[str, Any]:
-        with self._ledger.read():
+        with self._handle.read():
             return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
 
 
 class RequestQueue:
     """Commands written by one process (the CLI) for the controller in another to carry out."""
 
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+    def __init__(self, handle: LedgerHandle) -> None:
+        self._handle = handle
 
     def post(self, kind: str, target: str = "") -> int:
         return self.post_many(kind, [target])[0]
 
     def post_many(self, kind: str, targets: Sequence[str]) -> list[int]:
         """One request of ``kind`` per target, posted in one transaction; their ids."""
-        now = self._ledger.now()
-        with self._ledger.tx():
+        now = self._handle.now()
+        with self._handle.tx():
             return [
                 int(schema.Request.create(kind=kind, target=target, created_at=now).id)
                 for target in targets
@@ -157,20 +157,20 @@ class RequestQueue:
 
     def open(self) -> list[RequestRecord]:
         """Requests not yet carried out, oldest first."""
-        with self._ledger.read():
+        with self._handle.read():
             query = schema.Request.select().where(schema.Request.done_at.is_null())
             return [_request_record(r) for r in query.order_by(schema.Request.id)]
 
     def get(self, request_id: int) -> RequestRecord:
-        with self._ledger.read():
+        with self._handle.read():
             row = schema.Request.get_or_none(schema.Request.id == request_id)
             if row is None:
                 raise UnknownRecord(f"no request {request_id}")
             return _request_record(row)
 
     def complete(self, request_id: int, outcome: str) -> None:
-        with self._ledger.tx():
-            schema.Request.update(done_at=self._ledger.now(), outcome=outcome).where(
+        with self._handle.tx():
+            schema.Request.update(done_at=self._handle.now(), outcome=outcome).where(
                 schema.Request.id == request_id
             ).execute()
 

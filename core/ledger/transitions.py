@@ -33,7 +33,8 @@ from core.ledger.text_limits import bounded, bounded_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from contextlib import AbstractContextManager
+
+    from core.ledger.handle import LedgerHandle
 
 DEFAULT_MAX_ATTEMPTS = 3
 # The current attempt's run times, copied onto the job so a table can show them row by row.
@@ -43,20 +44,10 @@ _T = TypeVar("_T")
 
 
 class TransitionVerbs:
-    """The state-changing half of the Ledger (mixed into it)."""
+    """The state-changing half of the Ledger (its base), working on the ledger's ``handle``."""
 
-    # Provided by Ledger.
-    def tx(self) -> AbstractContextManager[None]:
-        raise NotImplementedError
-
-    def now(self) -> float:
-        raise NotImplementedError
-
-    def next_seq(self, count: int = 1) -> int:
-        raise NotImplementedError
-
-    def job_row(self, job_id: str) -> schema.Job:
-        raise NotImplementedError
+    def __init__(self, handle: LedgerHandle) -> None:
+        self.handle = handle
 
     # --- commands ------------------------------------------------------------------------------
 
@@ -64,8 +55,8 @@ class TransitionVerbs:
         self, job_id: str, prompt_id: str, server: str, workflow_hash: str
     ) -> AttemptRecord:
         """Record the current attempt's prompt_id (result ``submitting``) before it is sent."""
-        with self.tx():
-            job = self.job_row(job_id)
+        with self.handle.tx():
+            job = job_row(job_id)
             if job.state != JobState.pending:
                 raise IllegalTransition(f"job {job_id} is {job.state}, not pending: not submitted")
             if _current_attempt(job) is not None:
@@ -77,7 +68,7 @@ class TransitionVerbs:
                 server=server,
                 result=AttemptResult.submitting.value,
                 workflow_hash=workflow_hash,
-                created_at=self.now(),
+                created_at=self.handle.now(),
             )
             self._write_job(job, None, "")
             return AttemptRecord.from_row(row)
@@ -98,7 +89,7 @@ class TransitionVerbs:
         outcome: dict[str, JobState | Refused] = {}
         unsent: list[_Found] = []
         sent: list[_Found] = []
-        with self.tx():
+        with self.handle.tx():
             for job_id, job in _find(job_ids).items():
                 if job is None:
                     outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
@@ -120,7 +111,7 @@ class TransitionVerbs:
                 JobState.cancelled,
                 "cancelled before it was sent",
                 reason=Reason.cancelled.value,
-                finished_at=self.now(),
+                finished_at=self.handle.now(),
             )
             self._move(sent, JobState.cancelling, "cancel requested")
         return outcome
@@ -131,9 +122,9 @@ class TransitionVerbs:
         Raises IllegalTransition unless the job failed or was cancelled, UnknownRecord for no
         such job.
         """
-        with self.tx():
+        with self.handle.tx():
             _carried_out(self.retry_many([job_id])[job_id])
-            return JobRecord.from_row(self.job_row(job_id))
+            return JobRecord.from_row(job_row(job_id))
 
     def retry_many(self, job_ids: Sequence[str]) -> dict[str, int | Refused]:
         """Manual retry of failed or cancelled jobs in one transaction: each opens its next
@@ -144,7 +135,7 @@ class TransitionVerbs:
         """
         outcome: dict[str, int | Refused] = {}
         retried: list[_Found] = []
-        with self.tx():
+        with self.handle.tx():
             for job_id, job in _find(job_ids).items():
                 if job is None:
                     outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
@@ -174,7 +165,7 @@ class TransitionVerbs:
         self, prompt_id: str, number: float | None = None, warning: str | None = None
     ) -> bool:
         extra = {"warning": bounded_text(warning)} if warning else {}
-        fields: dict[str, Any] = {"queued_at": self.now()}
+        fields: dict[str, Any] = {"queued_at": self.handle.now()}
         if number is not None:
             fields["number"] = number
         return self._observe(
@@ -192,7 +183,7 @@ class TransitionVerbs:
             AttemptResult.running,
             JobState.running,
             "started running",
-            attempt_fields={"started_at": self.now()},
+            attempt_fields={"started_at": self.handle.now()},
         )
 
     def observe_succeeded(
@@ -226,7 +217,7 @@ class TransitionVerbs:
             AttemptResult.failed,
             JobState.failed,
             reason.value,
-            attempt_fields={**_ending(self.now(), reason, error), **self._times(times)},
+            attempt_fields={**_ending(self.handle.now(), reason, error), **self._times(times)},
             job_fields={"reason": reason.value},
         )
 
@@ -241,7 +232,7 @@ class TransitionVerbs:
             AttemptResult.cancelled,
             JobState.cancelled,
             reason.value,
-            attempt_fields={**_ending(self.now(), reason, None), **self._times(times)},
+            attempt_fields={**_ending(self.handle.now(), reason, None), **self._times(times)},
             job_fields={"reason": reason.value},
         )
 
@@ -258,19 +249,19 @@ class TransitionVerbs:
         The job goes back to pending as the next attempt while its automatic budget lasts, else
         it fails. A job being cancelled is cancelled instead: its prompt is gone, as asked.
         """
-        with self.tx():
+        with self.handle.tx():
             found = self._live(prompt_id, result)
             if found is None:
                 return False
             attempt, job = found
-            _end_attempt(attempt, result, _ending(self.now(), reason, error))
+            _end_attempt(attempt, result, _ending(self.handle.now(), reason, error))
             if job.state == JobState.cancelling:
                 self._write_job(
                     job,
                     JobState.cancelled,
                     f"{reason.value} while cancelling",
                     reason=Reason.cancelled.value,
-                    finished_at=self.now(),
+                    finished_at=self.handle.now(),
                 )
             elif job.auto_attempts < max_attempts:
                 n = job.attempt + 1
@@ -288,13 +279,13 @@ class TransitionVerbs:
                     JobState.failed,
                     f"{reason.value}: gave up after {job.auto_attempts} attempts",
                     reason=reason.value,
-                    finished_at=self.now(),
+                    finished_at=self.handle.now(),
                 )
             return True
 
     def set_stalled(self, prompt_id: str, stalled: bool) -> bool:
         """Flag (or clear) a running attempt as running beyond the stall limit."""
-        with self.tx():
+        with self.handle.tx():
             found = self._live(prompt_id, None)
             if found is None or found[0].stalled == stalled:
                 return False
@@ -306,7 +297,7 @@ class TransitionVerbs:
     def _times(self, times: tuple[float | None, float | None]) -> dict[str, float]:
         """started_at / finished_at from the server when known (finished defaults to now)."""
         started, finished = times
-        fields = {"finished_at": finished if finished is not None else self.now()}
+        fields = {"finished_at": finished if finished is not None else self.handle.now()}
         if started is not None:
             fields["started_at"] = started
         return fields
@@ -316,7 +307,7 @@ class TransitionVerbs:
     def note_unknown_outcome(self, prompt_id: str, reason: Reason, message: str) -> bool:
         """The POST of a ``submitting`` attempt got no usable answer: record why, so the job's
         story tells it; the attempt stays ``submitting`` while its prompt_id is looked up."""
-        with self.tx():
+        with self.handle.tx():
             found = self._live(prompt_id, None)
             if found is None or found[0].result != AttemptResult.submitting.value:
                 return False
@@ -341,7 +332,7 @@ class TransitionVerbs:
         (if one was sent) ends ``cancelled``/superseded, and the job is ``succeeded``. False when
         the job has ended meanwhile or the attempt is not such a one.
         """
-        with self.tx():
+        with self.handle.tx():
             old = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
             if old is None or old.result != AttemptResult.lost.value:
                 return False
@@ -354,7 +345,7 @@ class TransitionVerbs:
                 _end_attempt(
                     newer,
                     AttemptResult.cancelled,
-                    _ending(self.now(), Reason.superseded, {"message": cause}),
+                    _ending(self.handle.now(), Reason.superseded, {"message": cause}),
                 )
                 cause += f"; attempt {newer.n} withdrawn"
             fields = {"outputs_json": json.dumps(outputs), **self._times(times)}
@@ -381,7 +372,7 @@ class TransitionVerbs:
         attempt_fields: dict[str, Any] | None = None,
         job_fields: dict[str, Any] | None = None,
     ) -> bool:
-        with self.tx():
+        with self.handle.tx():
             found = self._live(prompt_id, result)
             if found is None:
                 return False
@@ -430,8 +421,8 @@ class TransitionVerbs:
         for job in jobs:
             if not can_transition(job.state, target):
                 raise IllegalTransition(f"job {job.id}: {job.state} -> {target} is not allowed")
-        now = self.now()
-        first_seq = self.next_seq(len(jobs))
+        now = self.handle.now()
+        first_seq = self.handle.next_seq(len(jobs))
         columns = ("state", "updated_at", "seq", "attempt", *fields)
         assignments = ", ".join(f"{column} = ?" for column in columns)
         extra = tuple(fields.values())
@@ -457,8 +448,8 @@ class TransitionVerbs:
         self, job: schema.Job, target: JobState | None, cause: str, **fields: Any
     ) -> None:
         """Update the job (new feed position) and record the transition to ``target``, if any."""
-        now = self.now()
-        values: dict[str, Any] = {"updated_at": now, "seq": self.next_seq(), **fields}
+        now = self.handle.now()
+        values: dict[str, Any] = {"updated_at": now, "seq": self.handle.next_seq(), **fields}
         if target is not None:
             current = JobState(job.state)
             if not can_transition(current, target):
@@ -501,6 +492,18 @@ def _find(job_ids: Sequence[str]) -> dict[str, _Found | None]:
     for job_id, state, attempt, sent in cursor.fetchall():
         found[job_id] = None if state is None else _Found(job_id, JobState(state), attempt, sent)
     return found
+
+
+def job_row(job_id: str) -> schema.Job:
+    """The job's row (in a tx or read).
+
+    Raises:
+        UnknownRecord: there is no such job.
+    """
+    row = schema.Job.get_or_none(schema.Job.id == job_id)
+    if row is None:
+        raise UnknownRecord(f"no job {job_id!r}")
+    return row
 
 
 def _carried_out(outcome: _T | Refused) -> _T:

@@ -41,3 +41,12 @@ def test_many_attempts_do_not_overflow() -> None:
 def test_refuses_settings_that_allow_a_hot_loop(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError, match=r"must|need"):
         Backoff(**kwargs)  # type: ignore[arg-type]
+
+
+def test_failing_from_the_first_delay_until_reset() -> None:
+    backoff = Backoff(initial=1.0)
+    assert not backoff.failing
+    backoff.next_delay()
+    assert backoff.failing
+    backoff.reset()
+    assert not backoff.failing

@@ -81,7 +81,6 @@ HOSTILE = [
     ("GET /history/p", "history", ("p",), answer({"p": {**ENTRY, "prompt": "x"}})),
     ("GET /history/p", "history", ("p",), answer({"other": ENTRY})),
     ("GET /history/p", "history", ("p",), answer(["p"])),
-    ("GET /history", "recent_history", (2,), answer({"p": None})),
     ("GET /system_stats", "system_stats", (), answer({"system": []})),
     ("GET /system_stats", "system_stats", (), answer({"system": {}, "devices": [{"name": 1}]})),
     ("GET /object_info", "object_info", (), answer({"KSampler": []})),

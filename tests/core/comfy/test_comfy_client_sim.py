@@ -148,7 +148,7 @@ async def test_queue_order_delete_and_targeted_interrupt(
 
 
 @pytest.mark.asyncio
-async def test_history_of_one_and_of_the_newest(
+async def test_history_of_one_prompt(
     simulator: Simulator, connect: Connect, make_workflow: Workflow, finished: Finished
 ) -> None:
     client = connect(simulator.url)
@@ -156,7 +156,8 @@ async def test_history_of_one_and_of_the_newest(
     for color, prompt_id in enumerate(ids):
         await client.submit(make_workflow(color), prompt_id)
     await finished(client, ids[-1])
-    assert [e.prompt_id for e in await client.recent_history(2)] == ids[1:]
+    entries = [await client.history(prompt_id) for prompt_id in ids]
+    assert [entry.prompt_id if entry else None for entry in entries] == ids
     assert await client.history(new_prompt_id()) is None
 
 

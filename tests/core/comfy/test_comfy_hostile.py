@@ -41,9 +41,8 @@ ROUTES: list[tuple[str, Call, int]] = [
     ("GET /queue", lambda c: c.queue(), MAX_ANSWER_BYTES),
     ("POST /prompt", lambda c: c.submit({}, "p1"), MAX_ANSWER_BYTES),
     ("GET /history/p1", lambda c: c.history("p1"), MAX_ANSWER_BYTES),
-    ("GET /history", lambda c: c.recent_history(5), MAX_ANSWER_BYTES),
     ("GET /system_stats", lambda c: c.system_stats(), MAX_ANSWER_BYTES),
-    ("GET /api/jobs", lambda c: c.jobs(), MAX_ANSWER_BYTES),
+    ("GET /api/jobs/p1", lambda c: c.job("p1"), MAX_ANSWER_BYTES),
     ("GET /object_info", lambda c: c.object_info(), MAX_CATALOGUE_BYTES),
 ]
 NAMES = [route for route, _, _ in ROUTES]

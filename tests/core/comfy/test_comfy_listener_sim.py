@@ -62,7 +62,7 @@ async def test_event_order_for_one_prompt(
 ) -> None:
     client = connect(simulator.url)
     prompt_id = new_prompt_id()
-    async with client.listener(prompt_ids=[prompt_id], backoff=fast()) as listener:
+    async with client.listener(backoff=fast()) as listener:
         assert await anext(listener) == Connected(client.client_id)
         await client.submit(make_workflow(5), prompt_id)
         events = await collect_until(listener, done(prompt_id))
@@ -82,24 +82,6 @@ async def test_event_order_for_one_prompt(
 
 
 @pytest.mark.asyncio
-async def test_filter_passes_only_the_watched_prompt(
-    simulator: Simulator, connect: Connect, make_workflow: Workflow
-) -> None:
-    client = connect(simulator.url)
-    mine, other = new_prompt_id(), new_prompt_id()
-    async with client.listener(prompt_ids=[mine], backoff=fast()) as listener:
-        await anext(listener)
-        await client.submit(make_workflow(1), other)
-        await client.submit(make_workflow(2), mine)
-        events = await collect_until(listener, done(mine))
-        listener.watch(other)
-        listener.unwatch(mine)
-    about = {getattr(e, "prompt_id", None) for e in events} - {None}
-    assert about == {mine}
-    assert any(isinstance(e, Status) for e in events)
-
-
-@pytest.mark.asyncio
 async def test_execution_error_carries_the_classified_failure(
     simulator: Simulator, connect: Connect, make_workflow: Workflow
 ) -> None:
@@ -107,7 +89,7 @@ async def test_execution_error_carries_the_classified_failure(
     simulator.fail_next(1, kind="error")
     client = connect(simulator.url)
     first, second = new_prompt_id(), new_prompt_id()
-    async with client.listener(prompt_ids=[first, second], backoff=fast()) as listener:
+    async with client.listener(backoff=fast()) as listener:
         await anext(listener)
         await client.submit(make_workflow(1), first)
         await client.submit(make_workflow(2), second)
@@ -142,7 +124,7 @@ async def test_restart_mid_job_is_announced(
     simulator = await make_simulator(job_seconds=5.0)
     client = connect(simulator.url)
     prompt_id = new_prompt_id()
-    async with client.listener(prompt_ids=[prompt_id], backoff=fast()) as listener:
+    async with client.listener(backoff=fast()) as listener:
         await anext(listener)
         await client.submit(make_workflow(), prompt_id)
         await collect_until(listener, lambda e: isinstance(e, ExecutionStart))

@@ -20,7 +20,7 @@ from core.comfy.events import (
     Status,
     parse_event,
 )
-from core.comfy.jobs import parse_job_detail, parse_jobs
+from core.comfy.jobs import parse_job_detail
 from core.comfy.node_errors import parse_rejection
 from core.comfy.responses import (
     ImageRef,
@@ -144,9 +144,8 @@ def test_system_stats(recording: Recording) -> None:
     assert stats.devices[0].type == "cpu"
 
 
-def test_jobs_list_and_detail() -> None:
-    body = {"jobs": [{"id": "p", "status": "pending", "priority": 3, "create_time": 17}]}
-    (job,) = parse_jobs(body, "GET /api/jobs")
+def test_job_detail() -> None:
+    job = parse_job_detail({"id": "p", "status": "pending", "priority": 3}, "GET /api/jobs/p")
     assert (job.id, job.status, job.priority, job.finished) == ("p", "pending", 3, False)
     detail = {
         "id": "p",

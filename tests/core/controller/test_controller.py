@@ -1,4 +1,5 @@
-"""The controller against the simulator: jobs run, fail, cancel and retry as DESIGN.md says."""
+"""The controller against the simulator: jobs run, fail, cancel and retry as the transition table
+and the retry rules say."""
 
 from __future__ import annotations
 

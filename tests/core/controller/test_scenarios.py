@@ -1,4 +1,5 @@
-"""Issue 5's acceptance experiments on the simulator: the record table, restarts, lost answers."""
+"""Acceptance experiments on the simulator: five jobs with cancels and a retry, restarts, lost
+answers."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def executions(simulator: Simulator, ledger: Ledger, job_id: str) -> int:
     return sum(simulator.execution_count(a.prompt_id) for a in ledger.attempts(job_id))
 
 
-async def test_the_record_table(
+async def test_five_jobs_with_a_cancel_while_queued_one_while_running_and_a_retry(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
     simulator: Simulator = await make_simulator(job_seconds=0.5)  # type: ignore[misc]

@@ -108,8 +108,9 @@ async def test_a_full_ledger_stops_the_controller_and_nothing_unrecorded_is_sent
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
     ids = queue(ledger, 60)
-    pages = ledger._db.execute_sql("PRAGMA page_count").fetchone()[0]
-    ledger._db.execute_sql(f"PRAGMA max_page_count = {pages}")  # the disk is full from now on
+    database = ledger.handle.database
+    pages = database.execute_sql("PRAGMA page_count").fetchone()[0]
+    database.execute_sql(f"PRAGMA max_page_count = {pages}")  # the disk is full from now on
     controller = await make_controller(ledger, simulator, global_cap=60, per_requester_cap=60)
     await wait_for(lambda: controller.status.stopped != "")
     with pytest.raises(LedgerWriteError) as stopped:

@@ -18,7 +18,7 @@ from tests.core.ledger.conftest import make_jobs
 def transactions(ledger: Ledger) -> Iterator[list[str]]:
     """The write transactions ledger begins meanwhile (SQLite's own statement trace)."""
     begun: list[str] = []
-    connection = ledger._db.connection()
+    connection = ledger.handle.database.connection()
     connection.set_trace_callback(
         lambda sql: begun.append(sql) if sql.startswith("BEGIN IMMEDIATE") else None
     )
@@ -86,7 +86,7 @@ def test_cancel_many_answers_for_each_job_in_one_transaction(ledger: Ledger) -> 
 
 def test_cancel_many_is_all_or_nothing(ledger: Ledger) -> None:
     ids = make_jobs(ledger, 50)
-    ledger._db.execute_sql(
+    ledger.handle.database.execute_sql(
         "CREATE TRIGGER fail_late BEFORE INSERT ON transition "
         f"WHEN NEW.job_id = '{ids[40]}' BEGIN SELECT RAISE(ABORT, 'disk full'); END"
     )
@@ -128,7 +128,7 @@ def test_retry_many_opens_the_next_attempts_in_one_transaction(ledger: Ledger) -
 
 def test_a_thousand_jobs_cost_a_few_statements(ledger: Ledger) -> None:
     ids = make_jobs(ledger, 1000)
-    connection = ledger._db.connection()
+    connection = ledger.handle.database.connection()
     statements: list[str] = []
     connection.set_trace_callback(statements.append)
     try:

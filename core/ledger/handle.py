@@ -1,0 +1,97 @@
+"""The ledger's open database, shared by the Ledger, its transition verbs and its stores."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from typing import TYPE_CHECKING
+
+from peewee import DatabaseError as PeeweeDatabaseError
+
+from core.ledger import schema
+from core.ledger.database import open_database
+from core.ledger.sqlite_errors import ledger_error
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from peewee import SqliteDatabase
+
+
+class LedgerHandle:
+    """One ledger file's database: its transactions, clock and counters.
+
+    Work happens inside ``tx`` or ``read``, which bind the models to this database for the
+    calling thread. A database error whose meaning is known leaves them as a ``LedgerError``
+    naming the file (``sqlite_errors.ledger_error``): ``LedgerWriteError`` when the file cannot
+    be written (disk full, read-only, damaged), ``LedgerBusyError`` when another process kept
+    its write lock too long. Any other database error is a wrong statement, a bug: it passes
+    unchanged.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Open (creating or migrating if needed) the ledger at ``path`` (``open_database``)."""
+        self.path = path
+        self.database: SqliteDatabase = open_database(path)
+
+    def close(self) -> None:
+        self.database.close()
+
+    @contextlib.contextmanager
+    def tx(self) -> Iterator[None]:
+        """A write transaction that holds SQLite's write lock from its first statement."""
+        with (
+            self._translated(),
+            schema.database_proxy.using(self.database),
+            self.database.atomic("IMMEDIATE"),
+        ):
+            yield
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[None]:
+        """A read transaction: one consistent view of the ledger."""
+        with (
+            self._translated(),
+            schema.database_proxy.using(self.database),
+            self.database.atomic(),
+        ):
+            yield
+
+    @contextlib.contextmanager
+    def thread_connection(self) -> Iterator[None]:
+        """A connection of the calling thread's own, for work off the thread that opened the
+        ledger (each thread has its own SQLite connection); closed at the end."""
+        with self._translated():
+            opened = self.database.connect(reuse_if_open=True)
+        try:
+            yield
+        finally:
+            if opened:
+                self.database.close()
+
+    @staticmethod
+    def now() -> float:
+        return time.time()
+
+    def allocate(self, family: str, count: int = 1) -> int:
+        """Reserve ``count`` consecutive numbers of ``family``; returns the first. In a tx."""
+        row = schema.Counter.get_or_none(schema.Counter.key == family)
+        first = (row.value if row else 0) + 1
+        schema.Counter.insert(key=family, value=first + count - 1).on_conflict_replace().execute()
+        return first
+
+    def next_seq(self, count: int = 1) -> int:
+        """First of ``count`` change-feed positions (in a tx)."""
+        return self.allocate("seq", count)
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except (PeeweeDatabaseError, sqlite3.Error) as exc:
+            error = ledger_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from exc

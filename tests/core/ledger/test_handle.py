@@ -1,0 +1,67 @@
+"""The ledger's database handle: the stores and verbs work on it alone, and a database error
+whose meaning is known leaves it as a LedgerError naming the file."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from peewee import DatabaseError, IntegrityError
+
+from core.errors import LedgerBusyError, LedgerWriteError
+from core.ledger import Ledger, PresetContent, schema
+from core.ledger import database as database_module
+from core.ledger.handle import LedgerHandle
+from core.ledger.stores import PresetStore, SettingsStore
+from core.ledger.transitions import TransitionVerbs
+from tests.core.ledger.conftest import WORKFLOW, make_jobs
+
+
+def test_the_stores_and_verbs_need_only_a_handle(ledger: Ledger) -> None:
+    (job_id,) = make_jobs(ledger, 1)
+    handle = LedgerHandle(ledger.path)  # a second connection, no Ledger around it
+    try:
+        SettingsStore(handle).set("theme", "dark")
+        assert PresetStore(handle).names() == ["demo"]
+        TransitionVerbs(handle).request_cancel(job_id)
+    finally:
+        handle.close()
+    assert ledger.settings.get("theme") == "dark"
+    assert ledger.job(job_id).state == "cancelled"
+
+
+def test_a_write_to_a_full_ledger_is_a_ledger_write_error_naming_it(ledger: Ledger) -> None:
+    pages = ledger.handle.database.execute_sql("PRAGMA page_count").fetchone()[0]
+    ledger.handle.database.execute_sql(f"PRAGMA max_page_count = {pages}")  # the disk is full
+    before = ledger.job_ids()
+    with pytest.raises(LedgerWriteError) as raised:
+        make_jobs(ledger, 500)
+    full = f"ledger {ledger.path}: the disk holding {ledger.folder} is full"
+    assert str(raised.value) == full
+    assert isinstance(raised.value.__cause__, DatabaseError)
+    assert ledger.job_ids() == before, "nothing half written"
+
+
+def test_a_write_lock_kept_too_long_is_a_ledger_busy_error_naming_it(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database_module, "BUSY_TIMEOUT_S", 0.2)
+    with Ledger(ledger.folder) as impatient:  # opened with the short busy timeout
+        other = sqlite3.connect(ledger.path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            with pytest.raises(LedgerBusyError) as raised:
+                impatient.settings.set("theme", "dark")
+        finally:
+            other.rollback()
+            other.close()
+        assert str(raised.value) == f"ledger {ledger.path}: database is locked"
+        impatient.settings.set("theme", "dark")  # passing: the next write goes through
+    assert ledger.settings.get("theme") == "dark"
+
+
+def test_a_wrong_statement_is_a_bug_and_passes_unchanged(ledger: Ledger) -> None:
+    with pytest.raises(IntegrityError), ledger.handle.tx():
+        schema.Workflow.insert(hash="hash-demo", api_json="{}").execute()  # already stored
+    ledger.presets.add("other", PresetContent("hash-other", WORKFLOW))  # the ledger goes on
+    assert ledger.presets.names() == ["demo", "other"]
