@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, warn
 from core.errors import InputError, LeaseTakenError, UnknownRecord
-from core.job_state import JobState
+from core.job_state import CANCELLABLE_STATES, JobState
 from core.ledger import Refused
 from core.settings import PAUSED
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 WAIT_POLL_S = 0.1
 EXIT_REFUSED = 1
-_ACTIVE = [state for state in JobState if state.is_active]
 
 
 def register(subparsers: Any) -> None:
@@ -117,7 +116,7 @@ def _retry_here(ledger: Ledger, job_ids: list[str]) -> dict[str, str]:
 def _cancel_batch_here(ledger: Ledger, batch_ids: list[str]) -> dict[str, str]:
     outcomes: dict[str, str] = {}
     for batch_id in batch_ids:
-        active = ledger.job_ids(batch=batch_id, states=_ACTIVE)
+        active = ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES)
         states = list(ledger.request_cancel_many(active).values())
         outcomes[batch_id] = (
             f"{len(active)} jobs asked to cancel "

@@ -25,6 +25,17 @@ class JobState(StrEnum):
         """The job may still do something without a manual retry."""
         return self not in TERMINAL_STATES
 
+    @property
+    def can_cancel(self) -> bool:
+        """A cancel request would move the job: it is neither finished nor already being
+        cancelled."""
+        return JobState.cancelling in ALLOWED_TRANSITIONS[self]
+
+    @property
+    def can_retry(self) -> bool:
+        """A manual retry may open the job's next attempt: it failed or was cancelled."""
+        return self.is_terminal and JobState.pending in ALLOWED_TRANSITIONS[self]
+
 
 TERMINAL_STATES = frozenset({JobState.succeeded, JobState.failed, JobState.cancelled})
 
@@ -97,6 +108,16 @@ _RESULT_ORDER = {
 def can_transition(current: JobState, target: JobState) -> bool:
     """Whether the table allows the job-level move ``current -> target``."""
     return target in ALLOWED_TRANSITIONS[current]
+
+
+def can_retry_smaller(state: JobState, reason: str | None) -> bool:
+    """Whether "retry smaller" (a new job with the size reduced) applies: the job failed out of
+    memory."""
+    return state == JobState.failed and reason == Reason.oom
+
+
+CANCELLABLE_STATES = tuple(state for state in JobState if state.can_cancel)
+RETRYABLE_STATES = tuple(state for state in JobState if state.can_retry)
 
 
 def is_forward(current: JobState, target: JobState) -> bool:

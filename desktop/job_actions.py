@@ -9,31 +9,30 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 
 from core.errors import BatchlineError
-from core.job_state import JobState, Reason
+from core.job_state import CANCELLABLE_STATES, RETRYABLE_STATES
+from core.job_state import can_retry_smaller as job_can_retry_smaller
 from desktop.tasks import BackgroundTasks
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from core.controller.status import ControllerStatus
+    from core.job_state import JobState
     from core.ledger import JobRecord
     from desktop.controller_port import ControllerPort
-
-_CANCELLABLE = frozenset({JobState.pending, JobState.queued, JobState.running})
-_RETRYABLE = frozenset({JobState.failed, JobState.cancelled})
 
 
 def can_cancel(jobs: list[JobRecord]) -> bool:
     """Cancel applies to jobs not finished and not already being cancelled."""
-    return any(job.state in _CANCELLABLE for job in jobs)
+    return any(job.state.can_cancel for job in jobs)
 
 
 def can_retry(jobs: list[JobRecord]) -> bool:
-    return any(job.state in _RETRYABLE for job in jobs)
+    return any(job.state.can_retry for job in jobs)
 
 
 def can_retry_smaller(jobs: list[JobRecord]) -> bool:
-    return len(jobs) == 1 and jobs[0].state is JobState.failed and jobs[0].reason == Reason.oom
+    return len(jobs) == 1 and job_can_retry_smaller(jobs[0].state, jobs[0].reason)
 
 
 class JobActions(QObject):
@@ -118,7 +117,7 @@ class JobActions(QObject):
         self.pause.setChecked(status.paused)
         self.pause.setText("Resume &dispatch" if status.paused else "&Pause dispatch")
 
-    def _ids(self, states: frozenset[JobState]) -> list[str]:
+    def _ids(self, states: tuple[JobState, ...]) -> list[str]:
         return [job.id for job in self._selection() if job.state in states]
 
     def _run(self, command: Callable[[], object]) -> None:
@@ -142,13 +141,13 @@ class JobActions(QObject):
 
     @Slot()
     def on_cancel(self) -> None:
-        ids = self._ids(_CANCELLABLE)
+        ids = self._ids(CANCELLABLE_STATES)
         if ids:
             self._run_in_worker(lambda: self._controller.cancel(ids))
 
     @Slot()
     def on_retry(self) -> None:
-        ids = self._ids(_RETRYABLE)
+        ids = self._ids(RETRYABLE_STATES)
         if ids:
             self._run_in_worker(lambda: self._controller.retry(ids))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.batch import BatchSpec, compose, retry_smaller
 from core.errors import IllegalTransition, PresetError
-from core.job_state import JobState, Reason
+from core.job_state import can_retry_smaller
 from core.ledger import NewJob
 from core.presets import Preset, preset_from_api
 
@@ -73,7 +73,7 @@ def queue_batch(
 def queue_smaller(ledger: Ledger, job_id: str, factor: float = 0.75) -> str:
     """ "Retry smaller": a new job in the same batch with the size reduced, from an OOM failure."""
     job = ledger.job(job_id)
-    if job.state != JobState.failed or job.reason != Reason.oom:
+    if not can_retry_smaller(job.state, job.reason):
         raise IllegalTransition(f"job {job_id} did not fail out of memory: retry it instead")
     api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
     params = retry_smaller(api, job.params, factor)

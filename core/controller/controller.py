@@ -31,7 +31,7 @@ from core.errors import (
     LedgerError,
     TransientComfyError,
 )
-from core.job_state import JobState
+from core.job_state import CANCELLABLE_STATES, JobState
 from core.settings import CONTROLLER, PAUSED, ControllerConfig
 
 if TYPE_CHECKING:
@@ -56,7 +56,6 @@ STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, le
 COMMANDS_LOOP = "commands from other processes"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
-_ACTIVE = [state for state in JobState if state.is_active]
 _T = TypeVar("_T")
 # The event loop a command run by Controller.in_worker reports to, in that worker's thread.
 _worker = threading.local()
@@ -206,7 +205,7 @@ class Controller:
         return {job_id: str(state) for job_id, state in outcome.items()}
 
     def cancel_batch(self, batch_id: str) -> dict[str, str]:
-        return self.cancel(self.ledger.job_ids(batch=batch_id, states=_ACTIVE))
+        return self.cancel(self.ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES))
 
     def cancel_all_but_running(self, batch_id: str | None = None) -> dict[str, str]:
         waiting = (JobState.pending, JobState.queued)

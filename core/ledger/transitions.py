@@ -93,13 +93,13 @@ class TransitionVerbs:
             for job_id, job in _find(job_ids).items():
                 if job is None:
                     outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
-                elif job.state.is_terminal:
+                elif job.state == JobState.cancelling:
+                    outcome[job_id] = JobState.cancelling
+                elif not job.state.can_cancel:
                     error = IllegalTransition(
                         f"job {job_id} already {job.state}: nothing to cancel"
                     )
                     outcome[job_id] = Refused(error)
-                elif job.state == JobState.cancelling:
-                    outcome[job_id] = JobState.cancelling
                 elif job.state == JobState.pending and not job.sent:
                     unsent.append(job)
                     outcome[job_id] = JobState.cancelled
@@ -139,7 +139,7 @@ class TransitionVerbs:
             for job_id, job in _find(job_ids).items():
                 if job is None:
                     outcome[job_id] = Refused(UnknownRecord(f"no job {job_id!r}"))
-                elif job.state in (JobState.failed, JobState.cancelled):
+                elif job.state.can_retry:
                     retried.append(job)
                     outcome[job_id] = job.attempt + 1
                 else:
