@@ -121,7 +121,6 @@ class JobsApi:
 
     def _detail(self, job: dict[str, Any], entry: dict[str, Any] | None) -> dict[str, Any]:
         if entry is not None:
-            self.state.result_read(job["id"])
             _, _, prompt, extra, _ = entry["prompt"]
             detail = {"outputs": entry["outputs"], "execution_status": entry["status"]}
             return {**job, **detail, "workflow": {"prompt": prompt, "extra_data": extra}}

@@ -145,10 +145,7 @@ class ComfyRoutes:
     async def get_history_item(self, request: web.Request) -> web.StreamResponse:
         prompt_id = request.match_info["prompt_id"]
         entry = self.state.history.get(prompt_id)
-        if entry is None:
-            return json_response({})
-        self.state.result_read(prompt_id)
-        return json_response({prompt_id: entry})
+        return json_response({prompt_id: entry} if entry is not None else {})
 
     async def post_history(self, request: web.Request) -> web.StreamResponse:
         try:

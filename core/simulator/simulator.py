@@ -215,7 +215,7 @@ class Simulator:
             "websockets": len(state.hub.sockets),
             "execution_counts": dict(state.execution_counts),
             "success_counts": dict(state.success_counts),
-            "successes_wiped_unread": dict(state.successes_wiped_unread),
+            "successes_wiped": dict(state.successes_wiped),
             "http_faults_injected": dict(self.http_faults.counts),
             "faults": self.faults.to_json(),
         }

@@ -58,22 +58,17 @@ class ServerState:
         self.hub = SocketHub()
         self.execution_counts: Counter[str] = Counter()
         self.success_counts: Counter[str] = Counter()
-        # Successes whose history a client read, and those a restart wiped before anyone did
-        # (the client could only run those again): both survive restarts.
-        self.results_read: set[str] = set()
-        self.successes_wiped_unread: Counter[str] = Counter()
+        # Successes a restart wiped from the history (survives restarts): a client that had not
+        # recorded one yet can only run it again.
+        self.successes_wiped: Counter[str] = Counter()
         self.restarts = 0
         self.reset()
 
-    def result_read(self, prompt_id: str) -> None:
-        """A client was answered with ``prompt_id``'s finished history entry."""
-        self.results_read.add(prompt_id)
-
     def restart(self) -> None:
-        """Forget what a restart forgets, counting the successes nobody had read yet."""
+        """Forget what a restart forgets, counting the successes it wipes from the history."""
         for prompt_id, entry in self.history.items():
-            if entry["status"]["status_str"] == "success" and prompt_id not in self.results_read:
-                self.successes_wiped_unread[prompt_id] += 1
+            if entry["status"]["status_str"] == "success":
+                self.successes_wiped[prompt_id] += 1
         self.reset()
 
     def reset(self) -> None:
