@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import statistics
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
 from core.controller import queue_batch
-from core.controller.admission import position_estimate
 from core.errors import InputError, LeaseTakenError
+from core.estimate import wait_estimate
 from core.job_state import JobState
 from core.settings import CONTROLLER, PAUSED
 
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 MAX_GRID_AXES = 2
-RECENT_JOBS = 20  # finished jobs whose durations estimate the wait
 
 
 def register(subparsers: Any) -> None:
@@ -62,7 +60,6 @@ def queue(args: argparse.Namespace) -> int:
     spec = batch_spec(args)
     with open_ledger(args) as ledger:
         servers = len(server_urls(args, ledger))
-        ahead = _active_jobs(ledger)
         with names_from_user():
             seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
             batch, job_ids = queue_batch(ledger, args.preset, spec, seed_inputs=seed_inputs)
@@ -70,7 +67,7 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
-        _backpressure(ledger, batch.requester, len(job_ids), ahead, servers)
+        _backpressure(ledger, batch.requester, len(job_ids), servers)
     return 0
 
 
@@ -138,22 +135,18 @@ def _grid_axis(text: str) -> GridAxis:
 # --- backpressure --------------------------------------------------------------------------------
 
 
-def _active_jobs(ledger: Ledger) -> int:
-    counts = ledger.count_by_state()
-    return sum(n for state, n in counts.items() if state.is_active)
-
-
-def _backpressure(ledger: Ledger, requester: str, count: int, ahead: int, servers: int) -> None:
-    """Say at once when the new jobs cannot all be sent to ComfyUI soon."""
+def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> None:
+    """Say at once when the ``count`` jobs just queued cannot all be sent to ComfyUI soon."""
     config = CONTROLLER.get(ledger)
     if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not _controller_running(ledger):
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
     mine = len(ledger.jobs(requester=requester, states=[s for s in JobState if s.is_active]))
-    if ahead + count <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
+    position, wait = wait_estimate(ledger, servers)
+    ahead = position - count
+    if position <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
         return
-    position, wait = position_estimate(count, ahead, _typical_seconds(ledger), servers)
     estimate = f", about {_duration(wait)} until the last is done" if wait else ""
     warn(
         f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
@@ -167,18 +160,6 @@ def _controller_running(ledger: Ledger) -> bool:
     except LeaseTakenError:
         return True
     return False
-
-
-def _typical_seconds(ledger: Ledger) -> float | None:
-    """Median run time of recently succeeded jobs, if any."""
-    done = ledger.jobs(states=[JobState.succeeded])[-RECENT_JOBS:]
-    times = [
-        a.finished_at - a.started_at
-        for job in done
-        for a in ledger.attempts(job.id)
-        if a.started_at is not None and a.finished_at is not None
-    ]
-    return statistics.median(times) if times else None
 
 
 def _duration(seconds: float) -> str:

@@ -88,12 +88,3 @@ def _rotation(requesters: list[str], last_served: str | None) -> list[str]:
         return requesters
     after = [r for r in requesters if r > last_served]
     return after + [r for r in requesters if r <= last_served]
-
-
-def position_estimate(
-    job_count: int, ahead: int, job_seconds: float | None, servers: int = 1
-) -> tuple[int, float | None]:
-    """Where the last of ``job_count`` new jobs would stand behind ``ahead`` others, and when
-    it would finish (seconds), from the typical job duration and the servers working at once."""
-    position = ahead + job_count
-    return position, (position * job_seconds / max(1, servers) if job_seconds else None)

@@ -18,7 +18,6 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from core.controller import admission
 from core.controller.batches import queue_batch, queue_smaller
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
@@ -31,6 +30,7 @@ from core.errors import (
     LedgerError,
     TransientComfyError,
 )
+from core.estimate import wait_estimate
 from core.job_state import CANCELLABLE_STATES, JobState
 from core.settings import CONTROLLER, PAUSED, ControllerConfig
 
@@ -236,10 +236,7 @@ class Controller:
 
     def estimate(self, job_count: int) -> tuple[int, float | None]:
         """Position of the last of ``job_count`` new jobs, and the estimated wait (seconds)."""
-        counts = self.ledger.count_by_state()
-        ahead = self.status.server_queue + counts.get(JobState.pending, 0)
-        seconds = self.status.estimated_job_seconds()
-        return admission.position_estimate(job_count, ahead, seconds, len(self.links))
+        return wait_estimate(self.ledger, len(self.links), job_count)
 
     # --- the loops -----------------------------------------------------------------------------
 
@@ -389,7 +386,6 @@ class Controller:
                 positions=positions,
                 progress={job: p for s in servers for job, p in s.progress.items()},
                 stalled=frozenset().union(*(s.stalled for s in servers)),
-                recent_durations=tuple(d for link in self.links for d in link.reconciler.durations),
                 done_per_minute=float(sum(link.recent_finishes(now) for link in self.links)),
                 last_error="; ".join(
                     f"{s.server}: {s.last_error}" if len(servers) > 1 else s.last_error

@@ -50,7 +50,6 @@ class ControllerStatus:
         positions: job id -> place in ComfyUI's queue (0 = running, 1 = next, ...).
         progress: job id -> progress of the running node.
         stalled: job ids running beyond the stall limit (ComfyUI may be stuck).
-        recent_durations: seconds of recently finished jobs, newest last.
         done_per_minute: jobs finished in the last minute.
         last_error: the servers' latest error (ComfyUI unreachable or answering badly).
         local_error: a problem on this machine (the ledger busy, a bug) that the controller is
@@ -74,7 +73,6 @@ class ControllerStatus:
     positions: dict[str, int] = field(default_factory=dict)
     progress: dict[str, Progress] = field(default_factory=dict)
     stalled: frozenset[str] = frozenset()
-    recent_durations: tuple[float, ...] = ()
     done_per_minute: float = 0.0
     last_error: str = ""
     local_error: str = ""
@@ -86,10 +84,3 @@ class ControllerStatus:
     def capacity(self) -> int:
         """How many prompts ComfyUI may hold at once: the global cap on each server."""
         return self.global_cap * max(1, len(self.servers))
-
-    def estimated_job_seconds(self) -> float | None:
-        """Median of recent job durations, or None before any job finished."""
-        if not self.recent_durations:
-            return None
-        ordered = sorted(self.recent_durations)
-        return ordered[len(ordered) // 2]

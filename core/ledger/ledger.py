@@ -227,6 +227,24 @@ class Ledger(TransitionVerbs):
             row = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
             return AttemptRecord.from_row(row) if row else None
 
+    def recent_run_seconds(self, limit: int) -> list[float]:
+        """How long the last ``limit`` succeeded attempts ran (started to finished), newest
+        first; read through the result index, cheap however long the ledger."""
+        attempt = schema.Attempt
+        with self.handle.read():
+            query = (
+                attempt.select(attempt.started_at, attempt.finished_at)
+                .where(
+                    attempt.result == AttemptResult.succeeded.value,
+                    attempt.started_at.is_null(False),
+                    attempt.finished_at.is_null(False),
+                )
+                .order_by(attempt.id.desc())
+                .limit(limit)
+            )
+            rows = cast("list[tuple[float, float]]", list(query.tuples()))
+        return [max(0.0, finished - started) for started, finished in rows]
+
     def live_attempts(self) -> list[AttemptRecord]:
         """Current attempts that are not final: what the controller must follow on the server."""
         live = [result.value for result in AttemptResult if not result.is_final]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from core.comfy import ComfyClient
+from core.controller import Controller
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
 
@@ -117,6 +120,28 @@ def test_backpressure_says_how_many_are_ahead(cli: Cli, noise: str) -> None:
     assert "position 6" in second.err
     assert second.out.split()
     assert len(second.out.split()) == 4
+
+
+def test_queue_and_the_window_give_the_same_wait(
+    cli: Cli, noise: str, home: Path, tmp_path: Path
+) -> None:
+    ids = queued(cli, "--count", "3")
+    with Ledger(home) as ledger:
+        for job_id, seconds in zip(ids[:2], (8.0, 12.0), strict=True):
+            pid = f"p-{job_id}"
+            ledger.submit_attempt(job_id, pid, "http://127.0.0.1:8188", "wf")
+            ledger.observe_queued(pid, 1)
+            ledger.observe_running(pid)
+            ledger.observe_succeeded(pid, [], "", (500.0, 500.0 + seconds))
+        client = ComfyClient("http://127.0.0.1:8188")
+        try:
+            window = Controller(ledger, client, output_dir=tmp_path / "out").estimate(4)
+        finally:
+            asyncio.run(client.aclose())
+    assert window == (5, 50.0), "1 job left + 4 new, 10 s each (the median)"
+    result = cli("queue", "noise", "--count", "4")
+    assert "1 jobs ahead; 4 new jobs wait in pending" in result.err
+    assert "(last at position 5, about 50 s until the last is done)" in result.err
 
 
 def test_a_paused_ledger_is_mentioned(cli: Cli, noise: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.controller.admission import AdmissionInput, admit, position_estimate, queue_target
+from core.controller.admission import AdmissionInput, admit, queue_target
 
 BASE = AdmissionInput(server_count=0, in_flight={}, waiting={}, global_cap=3, per_requester_cap=3)
 
@@ -63,12 +63,6 @@ def test_the_deep_queue_keeps_more_prompts_waiting_up_to_its_ceiling() -> None:
     assert queue_target(replace(deep, job_seconds=0.5, poll_interval=1.0)) == 5
     assert queue_target(replace(deep, job_seconds=0.01, max_queue_depth=8)) == 8
     assert queue_target(replace(deep, job_seconds=0.01, max_queue_depth=2)) == 3, "never below"
-
-
-def test_position_estimate_uses_the_typical_duration() -> None:
-    assert position_estimate(4, 6, 2.5) == (10, 25.0)
-    assert position_estimate(4, 6, None) == (10, None)
-    assert position_estimate(4, 6, 2.5, servers=2) == (10, 12.5), "two GPUs halve the wait"
 
 
 @given(
