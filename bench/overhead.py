@@ -18,9 +18,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from core.batch import BatchSpec, SeedPlan, build_workflow
+from core.batch import BatchSpec, SeedPlan, build_workflow, queue_batch
 from core.comfy import ComfyClient, new_prompt_id
-from core.controller import Controller, ControllerConfig, queue_batch
+from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash

@@ -18,8 +18,8 @@ from cli.common import (
     server_url,
     short_time,
 )
+from core.batch import stored_preset
 from core.catalogue import Catalogue
-from core.controller.batches import stored_preset
 from core.errors import ComfyError, ComfyUnreachable
 from core.ledger import PresetContent, PresetOutcome
 from core.presets import load_preset

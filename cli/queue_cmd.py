@@ -6,8 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
-from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan
-from core.controller import queue_batch
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
 from core.errors import InputError, LeaseTakenError
 from core.estimate import wait_estimate
 from core.job_state import JobState

@@ -322,8 +322,7 @@ def add_preset(ledger: Ledger, tmp: Path) -> tuple[str, str]:
 
 
 def queue_jobs(ledger: Ledger, name: str) -> list[str]:
-    from core.batch import BatchSpec, SeedPlan
-    from core.controller import queue_batch
+    from core.batch import BatchSpec, SeedPlan, queue_batch
 
     spec = BatchSpec(seeds=SeedPlan(count=JOBS, start=1, step=500_000), requester="self-test")
     _batch, job_ids = queue_batch(ledger, name, spec)

@@ -1,6 +1,5 @@
 """The controller: admission, submission, observation, cancel and retry for one ledger."""
 
-from core.controller.batches import default_requester, queue_batch, queue_smaller
 from core.controller.controller import Controller
 from core.controller.status import Connection, ControllerStatus, Progress
 from core.settings import DEFAULT_SERVER, ControllerConfig, server_list
@@ -12,8 +11,5 @@ __all__ = [
     "ControllerConfig",
     "ControllerStatus",
     "Progress",
-    "default_requester",
-    "queue_batch",
-    "queue_smaller",
     "server_list",
 ]

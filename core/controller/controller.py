@@ -18,7 +18,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from core.controller.batches import queue_batch, queue_smaller
+from core.batch import queue_batch, queue_smaller
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
 from core.controller.supervision import LoopHealth, fatal_error

@@ -8,10 +8,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from core.batch import workflow_hash
+from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
-from core.controller.submission import extra_data, ledger_id, prompt_for
 from core.errors import (
     ComfyProtocolError,
     ComfyRejected,

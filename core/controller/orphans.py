@@ -18,8 +18,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from core.batch.prompt import ledger_id
 from core.controller.outputs import fetch_outputs
-from core.controller.submission import ledger_id
 from core.errors import TransientComfyError
 from core.job_state import Reason
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.batch import BatchSpec
-from core.controller import queue_batch
+from core.batch import BatchSpec, queue_batch
 from core.controller.status import ControllerStatus
 from core.ledger import BatchRecord, Ledger
 

@@ -10,9 +10,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from core.batch import BatchSpec, SeedPlan
+from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import DEFAULT_TIMEOUT, ComfyClient
-from core.controller import Controller, queue_batch
+from core.controller import Controller
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from core.simulator import Simulator

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.batch import BatchSpec, SeedPlan
-from core.controller import queue_batch
+from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.batch.prompt import prompt_for
 from core.controller.outputs import output_path
-from core.controller.submission import prompt_for
 
 
 def test_layout_is_batch_folder_and_job_file(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from core.batch.prompt import ledger_id
 from core.comfy import LEDGER_MARK, ComfyClient
-from core.controller.submission import ledger_id
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.settings import PAUSED

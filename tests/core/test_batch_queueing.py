@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from core.batch import BatchSpec, SeedPlan
-from core.controller import queue_batch, queue_smaller
+from core.batch import BatchSpec, SeedPlan, queue_batch, queue_smaller
 from core.errors import IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from tests.core.controller.conftest import queue
 from tests.core.helpers import NOISE_WORKFLOW
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "home") as opened:
+        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        yield opened
 
 
 def _fail(ledger: Ledger, job_id: str, reason: Reason) -> None:

@@ -7,7 +7,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.batch import BatchSpec, compose, retry_smaller
+from core.batch.compose import compose
+from core.batch.workflow import retry_smaller
 from core.errors import IllegalTransition, PresetError
 from core.job_state import can_retry_smaller
 from core.ledger import NewJob
@@ -16,6 +17,7 @@ from core.presets import Preset, preset_from_api
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from core.batch.spec import BatchSpec
     from core.catalogue import Catalogue
     from core.ledger import BatchRecord, Ledger, PresetRecord
 

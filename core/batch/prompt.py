@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from core.batch import build_workflow
+from core.batch.workflow import build_workflow
 from core.comfy import LEDGER_MARK
 
 if TYPE_CHECKING:
