@@ -26,10 +26,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Line coverage of core/ must stay at 95 % or more (STYLE.md rule 20).
+# Line and branch coverage is gated per package (tests/coverage_gate.py): core/ledger,
+# core/controller and core/comfy at 95 % or more each, everything measured at 90 %.
 pytest: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cov=core --cov-report=term:skip-covered \
-		--cov-fail-under=95 $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --cov --cov-report=term:skip-covered \
+		--cov-report=json:coverage.json $(PYTEST_ARGS)
+	$(BIN)/python tests/coverage_gate.py coverage.json
 
 bench: $(STAMP)
 	$(BIN)/python bench/ledger.py

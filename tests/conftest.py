@@ -1,4 +1,5 @@
-"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths, no token in logs."""
+"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths, no token in logs,
+no unexpected warning in logs."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from keyring.backends.fail import Keyring as FailKeyring
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 DATA = Path(__file__).parent / "data"
+
+# tests.leaks: no asyncio task or QTimer left running after a test.
+pytest_plugins = ["pytester", "tests.leaks"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -48,6 +52,72 @@ def no_token_in_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     records = caplog.get_records("setup") + caplog.get_records("call")
     leaked = [r.getMessage() for r in records if any(t in r.getMessage() for t in TEST_TOKENS)]
     assert not leaked, f"a test token was logged: {leaked[0]}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "expect_log(logger, level='WARNING'): the test expects records at exactly that level"
+        " from the logger or its children (several marks may be given)",
+    )
+
+
+class UnexpectedLogs(logging.Handler):
+    """Keeps each record at WARNING or worse that the running test does not expect.
+
+    A test expects records with ``@pytest.mark.expect_log("core.controller", "WARNING")`` or,
+    as qutebrowser's tests do, by setting a named logger (or one of its parents) to exactly
+    the record's level while it is logged: ``caplog.at_level(logging.WARNING, logger=...)``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.expected: list[tuple[str, int]] = []
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self._expects(record):
+            self.records.append(record)
+
+    def _expects(self, record: logging.LogRecord) -> bool:
+        for name, level in self.expected:
+            if record.levelno == level and (record.name + ".").startswith(name + "."):
+                return True
+        logger: logging.Logger | None = logging.getLogger(record.name)
+        while logger is not None and logger is not logging.root:
+            if logger.level == record.levelno:
+                return True
+            logger = logger.parent
+        return False
+
+
+def _expected(logger: str, level: str = "WARNING") -> tuple[str, int]:
+    return logger, logging.getLevelNamesMapping()[level]
+
+
+@pytest.fixture(scope="session")
+def unexpected_logs() -> Iterator[UnexpectedLogs]:
+    handler = UnexpectedLogs()
+    logging.root.addHandler(handler)
+    yield handler
+    logging.root.removeHandler(handler)
+
+
+@pytest.fixture(autouse=True)
+def no_unexpected_warnings(
+    request: pytest.FixtureRequest, unexpected_logs: UnexpectedLogs
+) -> Iterator[None]:
+    """Fail any test that logs a warning or error it does not expect (in its fixtures too)."""
+    unexpected_logs.expected = [
+        _expected(*mark.args, **mark.kwargs) for mark in request.node.iter_markers("expect_log")
+    ]
+    unexpected_logs.records = []
+    yield
+    records, unexpected_logs.records, unexpected_logs.expected = unexpected_logs.records, [], []
+    lines = [f"{r.name} {r.levelname}: {r.getMessage()}" for r in records]
+    assert not lines, "unexpected log records (mark the test expect_log if it expects them):\n" + (
+        "\n".join(lines)
+    )
 
 
 @pytest.fixture

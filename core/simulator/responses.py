@@ -23,6 +23,18 @@ def server_error() -> web.Response:
     return web.Response(status=500, text=SERVER_ERROR_TEXT)
 
 
+class ClientGone(web.HTTPClientError):
+    """The client hung up before sending the whole body: there is nobody left to answer (and
+    aiohttp would log it as an error of the server's)."""
+
+    status_code = 499
+
+
 async def json_body(request: web.Request) -> Any:
-    """The decoded body; raises ValueError on non-JSON like ``request.json()`` does."""
-    return json.loads(await request.text())
+    """The decoded body; raises ValueError on non-JSON like ``request.json()`` does, ClientGone
+    when the client hung up mid-body."""
+    try:
+        text = await request.text()
+    except ConnectionResetError as exc:
+        raise ClientGone() from exc
+    return json.loads(text)

@@ -220,6 +220,7 @@ def test_the_same_server_twice_is_one_line(cli: Cli, noise: str) -> None:
     assert result.err.strip().startswith("batchline: one or more distinct servers")
 
 
+@pytest.mark.expect_log("core.controller.controller")
 def test_run_stops_with_one_line_when_the_token_is_refused(
     cli: Cli, noise: str, secured: SimulatorThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:

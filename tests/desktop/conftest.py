@@ -13,6 +13,7 @@ from core.ledger import Ledger, NewJob
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
 from tests.desktop.fakes import FakeController
+from tests.leaks import tasks_left
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "presets"
 TXT2IMG = RESOURCES / "Portrait txt2img (SD 1.5).json"
@@ -31,14 +32,17 @@ def collect_on_the_gui_thread(qapp):
 
 @pytest.fixture
 def qloop(qapp):
-    """A qasync loop on the Qt event loop, as the app runs (never pytest-asyncio's loop)."""
+    """A qasync loop on the Qt event loop, as the app runs (never pytest-asyncio's loop); the
+    test fails if it leaves tasks running on it."""
     qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: the session decides when to quit
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
+    left = tasks_left(loop)
     loop.close()
     asyncio.set_event_loop(None)
     qapp.setQuitOnLastWindowClosed(True)
+    assert not left, "asyncio tasks left running after the test:\n" + "\n".join(left)
 
 
 @pytest.fixture

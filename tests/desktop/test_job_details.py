@@ -83,6 +83,7 @@ def test_gallery_lists_a_batch_contact_sheet(qtbot, ledger, preset_name, thumbna
     assert gallery.empty.isHidden()
 
 
+@pytest.mark.expect_log("desktop.thumbnails")
 def test_gallery_model_passes_the_tester(qtmodeltester, ledger, thumbnails) -> None:
     model = GalleryModel(ledger, thumbnails)
     qtmodeltester.check(model)

@@ -22,7 +22,8 @@ def proxy(qtmodeltester, ledger, preset_name):
     proxy = JobFilterProxyModel()
     proxy.setSourceModel(model)
     qtmodeltester.check(proxy)
-    return proxy
+    yield proxy
+    model.stop()
 
 
 def shown(proxy) -> list[str]:

@@ -17,7 +17,8 @@ from tests.desktop.conftest import make_jobs
 def model(qtmodeltester, ledger, preset_name):
     model = JobTableModel(ledger, chunk=7)
     qtmodeltester.check(model)
-    return model
+    yield model
+    model.stop()
 
 
 def test_feed_inserts_jobs_in_chunks(model, ledger, preset_name) -> None:

@@ -165,6 +165,7 @@ def listener_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     ]
 
 
+@pytest.mark.expect_log("core.comfy.listener")
 async def test_a_garbage_stream_is_logged_once_with_a_count(
     hostile: HostileServer, connect: Callable[..., ComfyClient], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -187,6 +188,7 @@ async def test_a_garbage_stream_is_logged_once_with_a_count(
     )
 
 
+@pytest.mark.expect_log("core.comfy.listener")
 async def test_a_flood_is_dropped_and_the_socket_opened_again_after_a_backoff(
     hostile: HostileServer, connect: Callable[..., ComfyClient], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -224,6 +226,7 @@ async def test_closing_a_listener_flooded_by_its_server_takes_moments(
     assert time.monotonic() - started < CLOSE_TIMEOUT_S + 1
 
 
+@pytest.mark.expect_log("core.comfy.listener")
 async def test_malformed_messages_are_counted_once_per_interval(
     hostile: HostileServer,
     connect: Callable[..., ComfyClient],

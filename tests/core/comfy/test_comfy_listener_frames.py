@@ -102,6 +102,7 @@ P1_FRAMES: list[str | bytes] = [
 
 
 @pytest.mark.asyncio
+@pytest.mark.expect_log("core.comfy.listener")
 async def test_junk_is_skipped_and_the_unattributed_executing_kept(
     script: tuple[Script, str],
 ) -> None:

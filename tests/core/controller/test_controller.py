@@ -159,6 +159,7 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
     assert not ledger.lease.held
 
 
+@pytest.mark.expect_log("core.controller.outputs")
 async def test_a_missing_output_is_a_warning_not_a_failure(
     simulator: Simulator, tmp_path: Path
 ) -> None:
@@ -191,6 +192,8 @@ async def test_requests_from_other_processes_are_carried_out_or_refused(
     assert states(ledger, ids) == [JobState.succeeded, JobState.cancelled]
 
 
+@pytest.mark.expect_log("core.controller.dispatch", "ERROR")
+@pytest.mark.expect_log("core.controller.orphans")  # the prompt it ran, withdrawn
 async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     ledger: Ledger, simulator: Simulator, tmp_path: Path
 ) -> None:

@@ -101,6 +101,7 @@ async def test_pictures_get_the_users_file_mode(
     assert Path(path).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
+@pytest.mark.expect_log("core.controller.outputs")
 async def test_a_job_listing_thousands_of_pictures_keeps_the_first_few(
     simulator: Simulator, tmp_path: Path
 ) -> None:

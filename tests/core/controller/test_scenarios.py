@@ -112,6 +112,7 @@ async def test_small_requester_is_not_starved(
     await wait_for(all_done(ledger, big), 40)
 
 
+@pytest.mark.expect_log("core.controller.controller")
 async def test_a_flaky_queue_route_is_ridden_out(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:

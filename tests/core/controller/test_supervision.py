@@ -125,6 +125,8 @@ async def test_a_full_ledger_stops_the_controller_and_nothing_unrecorded_is_sent
     assert ledger.job(ids[-1]).state == JobState.pending
 
 
+@pytest.mark.expect_log("core.controller.controller", "ERROR")
+@pytest.mark.expect_log("core.controller.controller")
 async def test_stop_keeps_the_lease_until_every_task_has_ended(
     ledger: Ledger, simulator: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -97,6 +97,7 @@ async def test_a_prompt_arriving_after_the_settle_window_is_withdrawn(
     assert simulator.execution_count(first) == 0  # deleted while it waited behind attempt 2
 
 
+@pytest.mark.expect_log("core.controller.orphans")
 async def test_a_late_prompt_found_running_is_interrupted(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
@@ -118,6 +119,7 @@ async def test_a_late_prompt_found_running_is_interrupted(
     assert new.result == AttemptResult.succeeded
 
 
+@pytest.mark.expect_log("core.controller.orphans")
 async def test_a_late_prompt_that_succeeded_first_is_the_jobs_result(
     ledger: Ledger,
     make_simulator: MakeSimulator,
@@ -145,6 +147,7 @@ async def test_a_late_prompt_that_succeeded_first_is_the_jobs_result(
     assert simulator.execution_count(first) == 1
 
 
+@pytest.mark.expect_log("core.controller.orphans")
 async def test_the_sweep_withdraws_only_this_ledgers_orphans(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:

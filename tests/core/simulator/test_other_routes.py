@@ -1,5 +1,5 @@
 """The simulator's smaller routes, as ComfyUI answers them: history windows and deletes,
-per-class object info, features, embeddings, /free."""
+per-class object info, features, embeddings, /free; a client hanging up mid-request."""
 
 from __future__ import annotations
 
@@ -60,3 +60,22 @@ async def test_catalogue_and_small_routes(simulator: Simulator) -> None:
         assert (await http.get("/embeddings")).json() == []
         assert (await http.post("/free", json={"free_memory": True})).status_code == 200
         assert (await http.post("/free", content=b"{")).status_code == 500
+
+
+async def test_a_client_hanging_up_mid_body_is_no_server_error(
+    simulator: Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = httpx.URL(simulator.url)
+    _reader, writer = await asyncio.open_connection(url.host, url.port)
+    writer.write(
+        b"POST /interrupt HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n{"
+    )
+    await writer.drain()
+    await asyncio.sleep(0.1)  # the handler waits for the rest of the body
+    writer.close()
+    await writer.wait_closed()
+    await asyncio.sleep(0.2)  # the handler finds the connection lost
+    async with httpx.AsyncClient(base_url=simulator.url) as http:
+        assert (await http.get("/queue")).status_code == 200
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("aiohttp")] == []
