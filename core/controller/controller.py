@@ -266,13 +266,12 @@ class Controller:
             try:
                 await link.tick(self._live_on(link), paused=self._paused())
             except ComfyAuthError as exc:  # retrying cannot help: the supervisor stops all
-                self._went_offline(link, exc)
+                self._went_offline(link, exc, "refused Batchline's credentials")
                 raise
             except TransientComfyError as exc:
-                delay = self._went_offline(link, exc)
+                delay = self._went_offline(link, exc, "is unreachable")
             except ComfyError as exc:  # a broken answer: report it, keep trying, don't hammer
-                log.warning("ComfyUI at %s answered unexpectedly: %s", link.url, exc)
-                delay = self._went_offline(link, exc)
+                delay = self._went_offline(link, exc, "answered unexpectedly")
             else:
                 self._healthy(name)
                 self._publish()  # pause and the jobs-per-minute rate change without the link
@@ -324,10 +323,12 @@ class Controller:
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _went_offline(self, link: ServerLink, exc: Exception) -> float:
+    def _went_offline(self, link: ServerLink, exc: Exception, what: str) -> float:
+        """Mark ``link`` offline; the first failure of a spell is logged once, saying ``what``
+        happened (unreachable, a broken answer, credentials refused)."""
         first, delay = link.went_offline(exc)
         if first:
-            log.warning("ComfyUI at %s is unreachable: %s", link.url, exc)
+            log.warning("ComfyUI at %s %s: %s", link.url, what, exc)
         return delay
 
     def _poll_interval(self, link: ServerLink) -> float:
