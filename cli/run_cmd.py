@@ -1,10 +1,15 @@
-"""`batchline run`: the controller, headless, printing a line per job state change."""
+"""`batchline run` and `batchline serve`: the controller, headless.
+
+`run` prints a line per job state change (and with ``--until-idle`` ends when no job is left);
+`serve` is the long-running controller of a data folder: one line when it is ready, then it
+works until SIGTERM or Ctrl-C. A second one for the same ledger is refused (the lease)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import math
+import os
 import signal
 import sys
 import textwrap
@@ -46,6 +51,19 @@ def register(subparsers: Any) -> None:
         help="exit 0 when no job is left unfinished (1 when the output folder stays full for "
         f"{FULL_OUTPUT_PATIENCE_S / 60:g} minutes: the pictures wait on the server)",
     )
+    _controller_options(parser)
+    parser.set_defaults(func=run)
+    serve = subparsers.add_parser(
+        "serve",
+        help="the background controller of this data folder (until SIGTERM or Ctrl-C)",
+        description="Run this ledger's controller until stopped: prints one line when ready; "
+        "a second one for the same ledger is refused.",
+    )
+    _controller_options(serve)
+    serve.set_defaults(func=serve_ledger, until_idle=False)
+
+
+def _controller_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-queued",
         type=int,
@@ -84,10 +102,13 @@ def register(subparsers: Any) -> None:
         help="seconds an unanswered submission is looked up before it is sent again, counted "
         "from when it was written (default 90; keep it above twice the request timeout)",
     )
-    parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def serve_ledger(args: argparse.Namespace) -> int:
+    return run(args, ready_line=True)
+
+
+def run(args: argparse.Namespace, *, ready_line: bool = False) -> int:
     if args.deep_queue is not None and args.deep_queue < 1:
         raise InputError("--deep-queue must be at least 1")
     with open_ledger(args) as ledger:
@@ -104,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
         timeout = _request_timeout(args.request_timeout)
         try:
             servers, output = server_urls(args, ledger), settings.output_folder
-            asyncio.run(_serve(ledger, config, servers, output, args.until_idle, timeout))
+            asyncio.run(
+                _serve(ledger, config, servers, output, args.until_idle, timeout, ready_line)
+            )
         except (KeyboardInterrupt, asyncio.CancelledError):
             print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
     return 0
@@ -125,6 +148,7 @@ async def _serve(
     output_dir: Path,
     until_idle: bool,
     request_timeout: httpx.Timeout,
+    ready_line: bool,
 ) -> None:
     _stop_on_sigterm()
     async with contextlib.AsyncExitStack() as stack:
@@ -138,6 +162,8 @@ async def _serve(
         feed = asyncio.create_task(printer.follow())
         try:
             _announce(ledger, controller)
+            if ready_line:  # the one line a parent process (the app, a script) waits for
+                print(f"ready: pid {os.getpid()}, ledger {ledger.folder}", flush=True)
             await _wait(controller, until_idle)
         finally:
             feed.cancel()
