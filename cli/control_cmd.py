@@ -1,9 +1,10 @@
-"""`batchline cancel|retry|pause|resume`: commands, carried out here or by the running controller.
+"""`batchline cancel|retry|pause|resume`: commands, carried out on the ledger.
 
-When no controller holds the lease, cancel and retry change the ledger directly, in one
-transaction however many jobs (the next controller run finishes the job: it deletes or interrupts
-what was sent). When a controller runs, they are posted as requests that it carries out within a
-second; ``--wait`` waits for that. The lease is never held while the command works.
+Cancel and retry change the ledger directly, in one transaction however many jobs, whether or not
+a controller runs; pause and resume change the pause setting. A running controller sees the change
+in the ledger's change feed and acts on it within a quarter second (deletes or interrupts what was
+sent of a cancelled job, sends a retried one); without one, the next controller run does.
+``cancel --wait`` waits until the named jobs have left ``cancelling``.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, warn
-from core.errors import InputError, LeaseTakenError, UnknownRecord
+from core.errors import InputError, UnknownRecord
 from core.job_state import CANCELLABLE_STATES, JobState
 from core.ledger import Refused
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from core.ledger import Ledger
 
@@ -31,27 +31,28 @@ def register(subparsers: Any) -> None:
     cancel = subparsers.add_parser("cancel", help="cancel jobs (or a whole batch)")
     cancel.add_argument("jobs", nargs="*", metavar="JOB")
     cancel.add_argument("--batch", metavar="ID", help="cancel every unfinished job of the batch")
-    _wait_options(cancel)
+    cancel.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait until each job has left 'cancelling' (the controller deleted or interrupted "
+        "what was sent)",
+    )
+    cancel.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S", help="longest wait (default 30 s)"
+    )
     cancel.set_defaults(func=cancel_jobs)
 
-    retry = subparsers.add_parser("retry", help="retry failed or cancelled jobs")
+    retry = subparsers.add_parser(
+        "retry",
+        help="retry failed or cancelled jobs (they are pending at once: nothing to wait for)",
+    )
     retry.add_argument("jobs", nargs="+", metavar="JOB")
-    _wait_options(retry)
     retry.set_defaults(func=retry_jobs)
 
     pause = subparsers.add_parser("pause", help="stop sending new jobs to ComfyUI")
     pause.set_defaults(func=lambda args: set_paused(args, True))
     resume = subparsers.add_parser("resume", help="send jobs to ComfyUI again")
     resume.set_defaults(func=lambda args: set_paused(args, False))
-
-
-def _wait_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--wait", action="store_true", help="wait until the running controller has carried it out"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="longest wait (default 30 s)"
-    )
 
 
 # --- cancel and retry ---------------------------------------------------------------------------
@@ -62,15 +63,31 @@ def cancel_jobs(args: argparse.Namespace) -> int:
         raise InputError("name the jobs to cancel, or --batch ID (not both)")
     with open_ledger(args) as ledger:
         _check_names(ledger, args.jobs, args.batch)
+        job_ids = _cancellable(ledger, args.batch) if args.batch else args.jobs
+        outcomes = ledger.request_cancel_many(job_ids)
         if args.batch:
-            return _command(ledger, args, "cancel_batch", [args.batch], _cancel_batch_here)
-        return _command(ledger, args, "cancel", args.jobs, _cancel_here)
+            code = _report({args.batch: _batch_outcome(list(outcomes.values()))})
+        else:
+            code = _report({job_id: str(outcome) for job_id, outcome in outcomes.items()})
+        if not args.wait:
+            return code
+        cancelling = [
+            job_id for job_id, outcome in outcomes.items() if outcome is JobState.cancelling
+        ]
+        return _wait_cancelled(ledger, cancelling, args.timeout) or code
 
 
 def retry_jobs(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         _check_names(ledger, args.jobs, None)
-        return _command(ledger, args, "retry", args.jobs, _retry_here)
+        return _report(
+            {
+                job_id: str(outcome)
+                if isinstance(outcome, Refused)
+                else f"pending as attempt {outcome}"
+                for job_id, outcome in ledger.retry_many(args.jobs).items()
+            }
+        )
 
 
 def _check_names(ledger: Ledger, jobs: list[str], batch: str | None) -> None:
@@ -83,46 +100,14 @@ def _check_names(ledger: Ledger, jobs: list[str], batch: str | None) -> None:
             ledger.batch(batch)
 
 
-def _command(
-    ledger: Ledger,
-    args: argparse.Namespace,
-    kind: str,
-    targets: list[str],
-    here: Callable[[Ledger, list[str]], dict[str, str]],
-) -> int:
-    """Carry the command out on the ledger (one transaction), or post it for the controller.
-
-    Whether a controller runs is asked without keeping its lease: a controller may start while
-    the command works (the ledger's changes reach it through the change feed).
-    """
-    try:
-        ledger.lease.check_free()
-    except LeaseTakenError as exc:
-        return _post(ledger, args, kind, targets, exc.pid)
-    return _report(here(ledger, targets))
+def _cancellable(ledger: Ledger, batch_id: str) -> list[str]:
+    return ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES)
 
 
-def _cancel_here(ledger: Ledger, job_ids: list[str]) -> dict[str, str]:
-    return {job_id: str(outcome) for job_id, outcome in ledger.request_cancel_many(job_ids).items()}
-
-
-def _retry_here(ledger: Ledger, job_ids: list[str]) -> dict[str, str]:
-    return {
-        job_id: str(outcome) if isinstance(outcome, Refused) else f"pending as attempt {outcome}"
-        for job_id, outcome in ledger.retry_many(job_ids).items()
-    }
-
-
-def _cancel_batch_here(ledger: Ledger, batch_ids: list[str]) -> dict[str, str]:
-    outcomes: dict[str, str] = {}
-    for batch_id in batch_ids:
-        active = ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES)
-        states = list(ledger.request_cancel_many(active).values())
-        outcomes[batch_id] = (
-            f"{len(active)} jobs asked to cancel "
-            f"({states.count(JobState.cancelled)} cancelled at once)"
-        )
-    return outcomes
+def _batch_outcome(states: list[JobState | Refused]) -> str:
+    return (
+        f"{len(states)} jobs asked to cancel ({states.count(JobState.cancelled)} cancelled at once)"
+    )
 
 
 def _report(outcomes: dict[str, str]) -> int:
@@ -133,31 +118,18 @@ def _report(outcomes: dict[str, str]) -> int:
     return EXIT_REFUSED if refused else 0
 
 
-def _post(
-    ledger: Ledger, args: argparse.Namespace, kind: str, targets: list[str], pid: int | None
-) -> int:
-    requests = dict(zip(targets, ledger.requests.post_many(kind, targets), strict=True))
-    if not args.wait:
-        who = f"pid {pid}" if pid else "pid unknown"
-        for target, request_id in requests.items():
-            print(f"{target}: {kind} request {request_id} sent to the controller ({who})")
-        return 0
-    outcomes = _wait_for(ledger, requests, args.timeout)
-    if outcomes is None:
-        warn(f"the controller did not carry out the {kind} within {args.timeout:g} s")
-        return 1
-    return _report(outcomes)
-
-
-def _wait_for(ledger: Ledger, requests: dict[str, int], timeout: float) -> dict[str, str] | None:
-    """Each target's outcome once every request is done, or None at the timeout."""
+def _wait_cancelled(ledger: Ledger, job_ids: list[str], timeout: float) -> int:
+    """Wait until no job of ``job_ids`` is ``cancelling``; 1 at the timeout, having said the
+    state of each job still cancelling."""
     deadline = time.monotonic() + timeout
     while True:
-        records = {target: ledger.requests.get(rid) for target, rid in requests.items()}
-        if all(r.done_at is not None for r in records.values()):
-            return {target: r.outcome or "done" for target, r in records.items()}
+        left = ledger.job_ids(among=job_ids, states=(JobState.cancelling,)) if job_ids else []
+        if not left:
+            return 0
         if time.monotonic() >= deadline:
-            return None
+            for job_id in left:
+                warn(f"{job_id}: still cancelling after {timeout:g} s (is a controller running?)")
+            return 1
         time.sleep(WAIT_POLL_S)
 
 

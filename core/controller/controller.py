@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from core.batch import BatchSpec
     from core.comfy import ComfyClient
-    from core.ledger import AttemptRecord, BatchRecord, Ledger, RequestRecord
+    from core.ledger import AttemptRecord, BatchRecord, Ledger
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +51,9 @@ _CONNECTION_RANK = [
     Connection.offline,
 ]
 
-REQUEST_POLL_S = 0.25
+FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes act this fast
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
-COMMANDS_LOOP = "commands from other processes"
+FEED_LOOP = "changes from other processes"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
 _T = TypeVar("_T")
@@ -116,7 +116,7 @@ class Controller:
         for link in self.links:
             self._spawn(f"work on {link.url}", partial(self._main_loop, link))
             self._spawn(f"events from {link.url}", partial(self._follow_events, link))
-        self._spawn(COMMANDS_LOOP, self._request_loop)
+        self._spawn(FEED_LOOP, self._change_feed_loop)
 
     async def stop(self) -> None:
         """Stop talking to the server; jobs already in ComfyUI keep running there.
@@ -298,28 +298,17 @@ class Controller:
             if attempt.server == link.url or (first and attempt.server not in known)
         ]
 
-    async def _request_loop(self, name: str) -> None:
-        """Carry out commands written by other processes, and notice their new jobs."""
+    async def _change_feed_loop(self, name: str) -> None:
+        """Wake the loops when another process changes the ledger (a job queued, cancelled or
+        retried from the CLI or another window, the pause setting): the next tick acts on it."""
+        paused = self._paused()
         while True:
-            for request in self.ledger.requests.open():
-                self.ledger.requests.complete(request.id, self._carry_out(request))
-            seq = self.ledger.latest_seq()
-            if seq != self._seen_seq:
-                self._seen_seq = seq
+            seq, now_paused = self.ledger.latest_seq(), self._paused()
+            if seq != self._seen_seq or now_paused != paused:
+                self._seen_seq, paused = seq, now_paused
                 self.wake()
             self._healthy(name)
-            await asyncio.sleep(REQUEST_POLL_S)
-
-    def _carry_out(self, request: RequestRecord) -> str:
-        match request.kind:
-            case "cancel":
-                return self.cancel([request.target])[request.target]
-            case "cancel_batch":
-                return f"{len(self.cancel_batch(request.target))} jobs asked to cancel"
-            case "retry":
-                return self.retry([request.target])[request.target]
-            case _:
-                return f"refused: unknown request {request.kind!r}"
+            await asyncio.sleep(FEED_POLL_S)
 
     # --- helpers -------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from core.ledger.records import (
     NewJob,
     PresetRecord,
     Refused,
-    RequestRecord,
     TransitionRecord,
 )
 from core.ledger.stores import PresetContent, PresetOutcome
@@ -23,6 +22,5 @@ __all__ = [
     "PresetOutcome",
     "PresetRecord",
     "Refused",
-    "RequestRecord",
     "TransitionRecord",
 ]

@@ -43,7 +43,13 @@ def _job_run_times(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     )
 
 
-MIGRATIONS: dict[int, Migration] = {2: _job_run_times}
+def _drop_requests(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 3: no requests table; commands from other processes are ledger changes that the
+    controller sees in the change feed."""
+    db.execute_sql("DROP TABLE IF EXISTS request")
+
+
+MIGRATIONS: dict[int, Migration] = {2: _job_run_times, 3: _drop_requests}
 
 
 def make_data_folder(folder: Path) -> None:

@@ -21,7 +21,7 @@ from core.ledger.records import (
     NewJob,
     TransitionRecord,
 )
-from core.ledger.stores import PresetStore, RequestQueue, SettingsStore
+from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.transitions import TransitionVerbs, job_row
 from core.paths import ledger_path
 
@@ -41,7 +41,7 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings`` and ``requests`` share one ``LedgerHandle``, ``handle``.
+    ``presets`` and ``settings`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -52,7 +52,6 @@ class Ledger(TransitionVerbs):
         self.lease = ControllerLease(self.path)
         self.presets = PresetStore(self.handle)
         self.settings = SettingsStore(self.handle)
-        self.requests = RequestQueue(self.handle)
 
     def close(self) -> None:
         self.lease.release()

@@ -142,16 +142,6 @@ class PresetRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class RequestRecord:
-    id: int
-    kind: str
-    target: str
-    created_at: float
-    done_at: float | None
-    outcome: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class Refused:
     """A command not carried out for one job of many; ``error`` says why (finished, unknown)."""
 

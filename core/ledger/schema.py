@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -171,17 +171,6 @@ class Setting(BaseModel):
     value_json = TextField()
 
 
-class Request(BaseModel):
-    """A command (cancel, retry, ...) written by one process for the controller to carry out."""
-
-    id = AutoField()
-    kind = CharField()
-    target = CharField(default="")
-    created_at = FloatField()
-    done_at = FloatField(null=True, index=True)
-    outcome = TextField(null=True)
-
-
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -191,5 +180,4 @@ MODELS: tuple[type[BaseModel], ...] = (
     Attempt,
     Transition,
     Setting,
-    Request,
 )

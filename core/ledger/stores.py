@@ -1,4 +1,4 @@
-"""The ledger's smaller tables: presets, settings, and requests between processes."""
+"""The ledger's smaller tables: presets and settings."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError, UnknownRecord
 from core.ledger import schema
-from core.ledger.records import PresetRecord, RequestRecord
+from core.ledger.records import PresetRecord
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from core.ledger.handle import LedgerHandle
 
 
@@ -135,52 +133,3 @@ class SettingsStore:
     def all(self) -> dict[str, Any]:
         with self._handle.read():
             return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
-
-
-class RequestQueue:
-    """Commands written by one process (the CLI) for the controller in another to carry out."""
-
-    def __init__(self, handle: LedgerHandle) -> None:
-        self._handle = handle
-
-    def post(self, kind: str, target: str = "") -> int:
-        return self.post_many(kind, [target])[0]
-
-    def post_many(self, kind: str, targets: Sequence[str]) -> list[int]:
-        """One request of ``kind`` per target, posted in one transaction; their ids."""
-        now = self._handle.now()
-        with self._handle.tx():
-            return [
-                int(schema.Request.create(kind=kind, target=target, created_at=now).id)
-                for target in targets
-            ]
-
-    def open(self) -> list[RequestRecord]:
-        """Requests not yet carried out, oldest first."""
-        with self._handle.read():
-            query = schema.Request.select().where(schema.Request.done_at.is_null())
-            return [_request_record(r) for r in query.order_by(schema.Request.id)]
-
-    def get(self, request_id: int) -> RequestRecord:
-        with self._handle.read():
-            row = schema.Request.get_or_none(schema.Request.id == request_id)
-            if row is None:
-                raise UnknownRecord(f"no request {request_id}")
-            return _request_record(row)
-
-    def complete(self, request_id: int, outcome: str) -> None:
-        with self._handle.tx():
-            schema.Request.update(done_at=self._handle.now(), outcome=outcome).where(
-                schema.Request.id == request_id
-            ).execute()
-
-
-def _request_record(row: schema.Request) -> RequestRecord:
-    return RequestRecord(
-        id=row.id,
-        kind=row.kind,
-        target=row.target,
-        created_at=row.created_at,
-        done_at=row.done_at,
-        outcome=row.outcome,
-    )

@@ -241,7 +241,7 @@ def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[s
     from core.controller import ControllerStatus
 
     printer = LocalErrorPrinter()
-    busy = "commands from other processes: ledger /l/ledger.sqlite3: database is locked"
+    busy = "changes from other processes: ledger /l/ledger.sqlite3: database is locked"
     for local_error in ["", busy, busy, ""]:
         printer(ControllerStatus(local_error=local_error))
     assert capsys.readouterr().err.splitlines() == [

@@ -36,7 +36,7 @@ def test_a_local_error_and_a_stopped_controller_are_shown_not_blamed_on_the_serv
 ) -> None:
     bar = JobStatusBar()
     qtbot.addWidget(bar)
-    busy = "commands from other processes: ledger /l/batchline.db: database is locked"
+    busy = "changes from other processes: ledger /l/batchline.db: database is locked"
     bar.show_status(ControllerStatus(connection=Connection.connected, local_error=busy))
     assert bar.connection.text() == "● Connected · local error, retrying"
     assert bar.connection.toolTip() == busy

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
+from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
@@ -174,22 +176,28 @@ async def test_a_missing_output_is_a_warning_not_a_failure(
     assert "gone_00001_.png" in warnings[0]
 
 
-async def test_requests_from_other_processes_are_carried_out_or_refused(
+async def test_changes_from_other_processes_are_acted_on_from_the_change_feed(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
+    """Pause, cancel, resume and retry written by another handle on the ledger (as the CLI does)
+    reach a controller polling ComfyUI only every 5 s within a quarter second."""
     ids = queue(ledger, 2)
-    controller = await make_controller(ledger, simulator)
-    controller.pause()
-    bogus = ledger.requests.post("cancel", "job_nope")
-    real = ledger.requests.post("cancel", ids[1])
-    odd = ledger.requests.post("explode", ids[0])
-    await wait_for(lambda: ledger.requests.get(odd).done_at is not None, 5)
-    assert (ledger.requests.get(bogus).outcome or "").startswith("refused: no job")
-    assert ledger.requests.get(real).outcome == "cancelled"
-    assert ledger.requests.get(odd).outcome == "refused: unknown request 'explode'"
-    controller.resume()
+    with Ledger(ledger.folder) as other:
+        PAUSED.set(other, True)
+        await make_controller(ledger, simulator, poll_active_s=5.0, poll_idle_s=5.0)
+        assert other.request_cancel_many([ids[1]]) == {ids[1]: JobState.cancelled}
+        await asyncio.sleep(0.3)
+        assert states(ledger, ids) == [JobState.pending, JobState.cancelled], "still paused"
+        resumed = time.monotonic()
+        PAUSED.set(other, False)
+        await wait_for(lambda: ledger.job(ids[0]).state != JobState.pending, 2)
+        assert time.monotonic() - resumed < 0.25
+        assert isinstance(other.retry_many([ids[1]])[ids[1]], int)
+        retried = time.monotonic()
+        await wait_for(lambda: ledger.job(ids[1]).state != JobState.pending, 2)
+        assert time.monotonic() - retried < 0.25
     await wait_for(all_done(ledger, ids))
-    assert states(ledger, ids) == [JobState.succeeded, JobState.cancelled]
+    assert states(ledger, ids) == [JobState.succeeded, JobState.succeeded]
 
 
 @pytest.mark.expect_log("core.controller.dispatch", "ERROR")

@@ -17,7 +17,6 @@ from core.errors import LedgerError, LedgerWriteError
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
@@ -38,14 +37,12 @@ def attempts_written(ledger: Ledger, ids: list[str]) -> int:
 async def test_a_locked_ledger_stops_no_loop_for_good(
     tmp_path: Path, simulator: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A "database is locked" in the command loop: shown, retried, commands carried out."""
+    """A "database is locked" in the work loop: shown, retried, the jobs sent once it ends."""
     monkeypatch.setattr("core.ledger.database.BUSY_TIMEOUT_S", 0.2)
     with Ledger(tmp_path / "locked") as ledger:
         client = ComfyClient(simulator.url)
         ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
         ids = queue(ledger, 2)
-        PAUSED.set(ledger, True)
-        cancel = ledger.requests.post("cancel", ids[0])  # from another process
         controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
         seen = record_statuses(controller)
         other = sqlite3.connect(ledger.path, isolation_level=None)
@@ -53,15 +50,14 @@ async def test_a_locked_ledger_stops_no_loop_for_good(
         try:
             await controller.start()
             await wait_for(lambda: "database is locked" in controller.status.local_error)
-            assert "commands from other processes" in controller.status.local_error
+            assert f"work on {simulator.url}" in controller.status.local_error
             assert str(ledger.path) in controller.status.local_error
         finally:
             other.rollback()
             other.close()
         try:
-            await wait_for(lambda: ledger.requests.get(cancel).outcome == "cancelled")
-            controller.resume()
             await wait_for(lambda: ledger.job(ids[1]).state == JobState.succeeded)
+            assert ledger.job(ids[0]).state == JobState.succeeded
             await wait_for(lambda: controller.status.local_error == "")
             controller.check_alive()
         finally:
@@ -143,7 +139,7 @@ async def test_stop_keeps_the_lease_until_every_task_has_ended(
 
     async with ComfyClient(simulator.url) as client:
         controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
-        monkeypatch.setattr(controller, "_request_loop", slow_to_stop)
+        monkeypatch.setattr(controller, "_change_feed_loop", slow_to_stop)
         await controller.start()
         await asyncio.sleep(0.1)
         await controller.stop()

@@ -33,8 +33,17 @@ def make_jobs(ledger: Ledger, count: int, requester: str = "alice") -> list[str]
     return ledger.create_batch("demo", jobs, requester=requester)[1]
 
 
+SCHEMA_1_REQUESTS = """
+    CREATE TABLE request (
+        id INTEGER NOT NULL PRIMARY KEY, kind VARCHAR(255) NOT NULL,
+        target VARCHAR(255) NOT NULL, created_at REAL NOT NULL, done_at REAL, outcome TEXT
+    )
+"""
+
+
 def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
-    """A ledger as the first Batchline wrote it (schema 1), holding ``jobs`` pending jobs."""
+    """A ledger as the first Batchline wrote it (schema 1), holding ``jobs`` pending jobs and a
+    request (a table schema 3 dropped) to cancel the first."""
     with Ledger(folder) as ledger:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
         ids = make_jobs(ledger, jobs)
@@ -44,6 +53,10 @@ def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
         conn.execute("DROP INDEX job_pending_line")
         conn.execute("ALTER TABLE job DROP COLUMN started_at")
         conn.execute("ALTER TABLE job DROP COLUMN finished_at")
+        conn.execute(SCHEMA_1_REQUESTS)
+        conn.execute(
+            "INSERT INTO request (kind, target, created_at) VALUES ('cancel', ?, 0)", ids[:1]
+        )
         conn.execute("PRAGMA user_version = 1")
         conn.commit()
     finally:

@@ -60,17 +60,6 @@ def test_settings_round_trip_json_values(ledger: Ledger) -> None:
         assert other.settings.all()["server"] == {"url": "http://127.0.0.1:8188"}
 
 
-def test_requests_wait_until_completed(ledger: Ledger) -> None:
-    first = ledger.requests.post("cancel", "job_1")
-    second = ledger.requests.post("pause")
-    assert [r.id for r in ledger.requests.open()] == [first, second]
-    ledger.requests.complete(first, "cancelling")
-    assert [r.id for r in ledger.requests.open()] == [second]
-    done = ledger.requests.get(first)
-    assert (done.kind, done.target, done.outcome) == ("cancel", "job_1", "cancelling")
-    assert done.done_at is not None
-
-
 def test_unknown_records_are_named(ledger: Ledger) -> None:
     with pytest.raises(UnknownRecord, match="no job 'job_x'"):
         ledger.job("job_x")
