@@ -22,7 +22,6 @@ from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_error
 if TYPE_CHECKING:
     from pathlib import Path
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 10.0
 BUSY_RETRY_S = 0.02
 
@@ -216,10 +215,9 @@ def check_format(path: Path) -> int:
             f"{path}: the ledger is empty (0 bytes; truncated?): it is left as it is; restore "
             "it from a backup, or move it away to start a new ledger"
         )
-    with path.open("rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
-    if header != SQLITE_HEADER:
-        raise LedgerFormatError(f"{path}: not a Batchline ledger (not an SQLite database)")
+    # Only SQLite opens the file: a descriptor of it opened and closed here would drop every
+    # POSIX lock this process holds on it (another Ledger's connection), and another process
+    # closing the ledger could then delete the WAL under that live connection.
     app_id, version = _read_ids(path)
     if app_id != APPLICATION_ID:
         raise LedgerFormatError(f"{path}: not a Batchline ledger (another program's database)")

@@ -266,3 +266,28 @@ def test_a_starting_controller_waits_out_a_brief_holder(ledger: Ledger) -> None:
         ledger.lease.acquire(wait_s=10)
         assert ledger.lease.held
         holder.kill()
+
+
+def test_a_second_ledger_in_one_process_keeps_the_first_ones_locks(ledger: Ledger) -> None:
+    """Opening a ledger again in a process that already has it open (the app's window and its
+    controller, a worker thread) must not drop the first connection's file locks: POSIX drops
+    every lock a process holds on a file when it closes any descriptor of that file. With the
+    locks gone, another process closing the ledger deletes its WAL under the live connection."""
+    home, first = ledger.folder, ledger
+    make_jobs(first, 1)
+    with Ledger(home):  # the same ledger again, in the same process
+        pass
+    script = (
+        f"from pathlib import Path\nfrom core.ledger import Ledger\nLedger(Path({str(home)!r}))"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", script + ".close()"],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert other.returncode == 0, other.stderr
+    assert ledger_path(home).with_name(ledger_path(home).name + "-wal").exists()
+    make_jobs(first, 1)  # the first connection still works
+    assert len(first.jobs()) == 2
