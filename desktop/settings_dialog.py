@@ -72,6 +72,8 @@ class SettingsDialog(QDialog):
         form = QFormLayout(self)
         self.server_note = QLabel(self)
         self.server_note.setStyleSheet("color: #a4262c;")
+        self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
+        self.setMinimumWidth(480)
         form.addRow("&Server", self.server)
         form.addRow("", self.server_note)
         form.addRow("&Token", self.token)
@@ -119,6 +121,10 @@ class SettingsDialog(QDialog):
         self.server_note.setText(problem or "")
         if problem is None:
             super().accept()
+        else:  # grow to show the whole reason (it wraps), within the screen
+            needed = self.layout().totalHeightForWidth(self.width())
+            room = self.screen().availableGeometry().height()
+            self.resize(self.width(), min(max(needed, self.height()), room))
 
     @Slot()
     def browse(self) -> None:
