@@ -69,7 +69,7 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        form = QFormLayout(self)
+        form = self._form = QFormLayout(self)
         self.server_note = QLabel(self)
         self.server_note.setStyleSheet("color: #a4262c;")
         self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
@@ -122,7 +122,7 @@ class SettingsDialog(QDialog):
         if problem is None:
             super().accept()
         else:  # grow to show the whole reason (it wraps), within the screen
-            needed = self.layout().totalHeightForWidth(self.width())
+            needed = self._form.totalHeightForWidth(self.width())
             room = self.screen().availableGeometry().height()
             self.resize(self.width(), min(max(needed, self.height()), room))
 
