@@ -16,7 +16,13 @@ from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError, LedgerOpenError
-from core.ledger.schema import APPLICATION_ID, MODELS, SCHEMA_VERSION, database_proxy
+from core.ledger.schema import (
+    APPLICATION_ID,
+    MODELS,
+    SCHEMA_VERSION,
+    ControllerRun,
+    database_proxy,
+)
 from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_errors
 
 if TYPE_CHECKING:
@@ -48,7 +54,12 @@ def _drop_requests(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     db.execute_sql("DROP TABLE IF EXISTS request")
 
 
-MIGRATIONS: dict[int, Migration] = {2: _job_run_times, 3: _drop_requests}
+def _controller_run(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 4: the controller publishes its status (and is asked to stop) in the ledger."""
+    ControllerRun.create_table(safe=True)
+
+
+MIGRATIONS: dict[int, Migration] = {2: _job_run_times, 3: _drop_requests, 4: _controller_run}
 
 
 def make_data_folder(folder: Path) -> None:

@@ -11,6 +11,7 @@ from peewee import SQL, fn
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
+from core.ledger.controller_runs import ControllerRunStore
 from core.ledger.database import make_data_folder
 from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
@@ -41,7 +42,7 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets`` and ``settings`` share one ``LedgerHandle``, ``handle``.
+    ``presets``, ``settings`` and ``controller_runs`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -52,6 +53,7 @@ class Ledger(TransitionVerbs):
         self.lease = ControllerLease(self.path)
         self.presets = PresetStore(self.handle)
         self.settings = SettingsStore(self.handle)
+        self.controller_runs = ControllerRunStore(self.handle)
 
     def close(self) -> None:
         self.lease.release()

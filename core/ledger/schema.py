@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -171,6 +171,23 @@ class Setting(BaseModel):
     value_json = TextField()
 
 
+class ControllerRun(BaseModel):
+    """The running (or last) controller of the ledger: one row, replaced by each new one."""
+
+    id = IntegerField(primary_key=True)  # always 1
+    run_id = CharField()
+    pid = IntegerField()
+    origin = CharField()  # "app": started by the desktop app; "terminal": by hand
+    started_at = FloatField()
+    updated_at = FloatField()
+    stopped_at = FloatField(null=True)
+    status_json = TextField()
+    stop_requested = BooleanField(default=False)
+
+    class Meta:
+        table_name = "controller_run"
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -180,4 +197,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     Attempt,
     Transition,
     Setting,
+    ControllerRun,
 )

@@ -92,8 +92,8 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 3, on a ledger that has jobs: they survive, with the new columns;
-    the requests table is gone."""
+    """The real migrations 1 → 4, on a ledger that has jobs: they survive, with the new columns;
+    the requests table is gone, the controller's status table is there."""
     ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
@@ -102,12 +102,12 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         assert ledger.job(ids[0]).finished_at is not None
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         assert "request" not in tables
-        assert {"job", "attempt", "setting"} <= tables
+        assert {"job", "attempt", "setting", "controller_run"} <= tables
     finally:
         conn.close()
 

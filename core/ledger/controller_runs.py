@@ -1,0 +1,106 @@
+"""The controller's notice board in the ledger: which controller runs, its latest status, and
+whether a client asked it to stop.
+
+One row: each controller that takes the lease replaces it. The status is JSON the ledger does not
+read (``core.controller.published`` writes and reads it), so any client (the window, the CLI, the
+HTTP API) can show what the controller sees without talking to its process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.ledger import schema
+
+if TYPE_CHECKING:
+    from core.ledger.handle import LedgerHandle
+
+_ROW = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerRunRecord:
+    """The running (or last) controller of a ledger.
+
+    ``origin``: "app" when the desktop app started it in the background (the app may stop it
+    when it has nothing left to do), "terminal" when someone started it by hand.
+    """
+
+    run_id: str
+    pid: int
+    origin: str
+    started_at: float
+    updated_at: float
+    stopped_at: float | None
+    status: dict[str, Any]
+    stop_requested: bool
+
+
+class ControllerRunStore:
+    """Read and write the controller's row."""
+
+    def __init__(self, handle: LedgerHandle) -> None:
+        self._handle = handle
+
+    def begin(self, run_id: str, pid: int, origin: str, status: dict[str, Any]) -> None:
+        """A new controller took the lease: its row replaces the last one's."""
+        now = self._handle.now()
+        with self._handle.tx():
+            schema.ControllerRun.insert(
+                id=_ROW,
+                run_id=run_id,
+                pid=pid,
+                origin=origin,
+                started_at=now,
+                updated_at=now,
+                status_json=json.dumps(status),
+                stop_requested=False,
+            ).on_conflict_replace().execute()
+
+    def publish(self, run_id: str, status: dict[str, Any], *, stopped: bool = False) -> None:
+        """The controller ``run_id``'s latest status (nothing if another one replaced it)."""
+        now = self._handle.now()
+        fields: dict[Any, Any] = {
+            schema.ControllerRun.status_json: json.dumps(status),
+            schema.ControllerRun.updated_at: now,
+        }
+        if stopped:
+            fields[schema.ControllerRun.stopped_at] = now
+        with self._handle.tx():
+            schema.ControllerRun.update(fields).where(
+                schema.ControllerRun.run_id == run_id
+            ).execute()
+
+    def request_stop(self, run_id: str | None = None) -> bool:
+        """Ask the running controller (only ``run_id``, if given) to stop; whether one was asked."""
+        query = schema.ControllerRun.update(stop_requested=True).where(
+            schema.ControllerRun.stopped_at.is_null()
+        )
+        if run_id is not None:
+            query = query.where(schema.ControllerRun.run_id == run_id)
+        with self._handle.tx():
+            return bool(query.execute())
+
+    def stop_requested(self, run_id: str) -> bool:
+        with self._handle.read():
+            row = schema.ControllerRun.get_or_none(schema.ControllerRun.run_id == run_id)
+            return bool(row and row.stop_requested)
+
+    def current(self) -> ControllerRunRecord | None:
+        """The row, or None if no controller ever ran on this ledger."""
+        with self._handle.read():
+            row = schema.ControllerRun.get_or_none(schema.ControllerRun.id == _ROW)
+            if row is None:
+                return None
+            return ControllerRunRecord(
+                run_id=row.run_id,
+                pid=row.pid,
+                origin=row.origin,
+                started_at=row.started_at,
+                updated_at=row.updated_at,
+                stopped_at=row.stopped_at,
+                status=json.loads(row.status_json),
+                stop_requested=bool(row.stop_requested),
+            )
