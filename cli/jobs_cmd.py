@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cli.common import (
-    format_params,
-    job_json,
-    jobs_json,
-    names_from_user,
-    open_ledger,
-    print_json,
-    short_time,
-)
+from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
+from core.job_json import job_json, jobs_json
 from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:

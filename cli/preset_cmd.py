@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from cli.common import (
-    iso,
     make_client,
     names_from_user,
     open_ledger,
@@ -21,6 +20,7 @@ from cli.common import (
 from core.batch import stored_preset
 from core.catalogue import Catalogue
 from core.errors import ComfyError, ComfyUnreachable
+from core.job_json import iso
 from core.ledger import PresetContent, PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name, escape_invalid

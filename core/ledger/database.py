@@ -20,6 +20,7 @@ from core.ledger.schema import (
     APPLICATION_ID,
     MODELS,
     SCHEMA_VERSION,
+    ApiToken,
     ControllerRun,
     database_proxy,
 )
@@ -59,7 +60,17 @@ def _controller_run(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     ControllerRun.create_table(safe=True)
 
 
-MIGRATIONS: dict[int, Migration] = {2: _job_run_times, 3: _drop_requests, 4: _controller_run}
+def _api_tokens(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 5: the HTTP API's requesters, each with the hash of its token."""
+    ApiToken.create_table(safe=True)
+
+
+MIGRATIONS: dict[int, Migration] = {
+    2: _job_run_times,
+    3: _drop_requests,
+    4: _controller_run,
+    5: _api_tokens,
+}
 
 
 def make_data_folder(folder: Path) -> None:

@@ -23,6 +23,7 @@ from core.ledger.records import (
     TransitionRecord,
 )
 from core.ledger.stores import PresetStore, SettingsStore
+from core.ledger.tokens import TokenStore
 from core.ledger.transitions import TransitionVerbs, job_row
 from core.paths import ledger_path
 
@@ -42,7 +43,8 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings`` and ``controller_runs`` share one ``LedgerHandle``, ``handle``.
+    ``presets``, ``settings``, ``controller_runs`` and ``tokens`` share one ``LedgerHandle``,
+    ``handle``.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -54,6 +56,7 @@ class Ledger(TransitionVerbs):
         self.presets = PresetStore(self.handle)
         self.settings = SettingsStore(self.handle)
         self.controller_runs = ControllerRunStore(self.handle)
+        self.tokens = TokenStore(self.handle)
 
     def close(self) -> None:
         self.lease.release()

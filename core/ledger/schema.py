@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -188,6 +188,18 @@ class ControllerRun(BaseModel):
         table_name = "controller_run"
 
 
+class ApiToken(BaseModel):
+    """A requester of the HTTP API: its name and the sha256 of its token (never the token)."""
+
+    name = CharField(primary_key=True)
+    token_hash = CharField(unique=True)
+    created_at = FloatField()
+    last_used_at = FloatField(null=True)
+
+    class Meta:
+        table_name = "api_token"
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -198,4 +210,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     Transition,
     Setting,
     ControllerRun,
+    ApiToken,
 )

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from core.errors import LedgerFormatError, LedgerOpenError
-from core.ledger import Ledger
+from core.ledger import Ledger, PresetContent
 from core.ledger import database as database_module
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
-from tests.core.ledger.conftest import make_schema_1_ledger
+from tests.core.ledger.conftest import WORKFLOW, make_jobs, make_schema_1_ledger
 
 
 def _digest(path: Path) -> str:
@@ -92,8 +92,8 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 4, on a ledger that has jobs: they survive, with the new columns;
-    the requests table is gone, the controller's status table is there."""
+    """The real migrations 1 → 5, on a ledger that has jobs: they survive, with the new columns;
+    the requests table is gone, the controller's status and the API's tokens tables are there."""
     ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
@@ -102,12 +102,34 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         assert ledger.job(ids[0]).finished_at is not None
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         assert "request" not in tables
-        assert {"job", "attempt", "setting", "controller_run"} <= tables
+        assert {"job", "attempt", "setting", "controller_run", "api_token"} <= tables
+    finally:
+        conn.close()
+
+
+def test_a_schema_4_ledger_gains_the_api_tokens_table(tmp_path: Path) -> None:
+    """Migration 4 → 5 alone: a ledger made by the last schema keeps its jobs and can hold
+    tokens afterwards."""
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, 2)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.execute("DROP TABLE api_token")
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+        token = ledger.tokens.create("krita")
+        assert ledger.tokens.requester(token) == "krita"
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
     finally:
         conn.close()
 
