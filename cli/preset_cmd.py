@@ -21,14 +21,15 @@ from core.batch import stored_preset
 from core.catalogue import Catalogue
 from core.errors import ComfyError, ComfyUnreachable
 from core.job_json import iso
-from core.ledger import PresetContent, PresetOutcome
+from core.ledger import PresetOutcome
 from core.presets import load_preset
-from core.presets.checks import check_name, escape_invalid
+from core.presets.checks import check_name
+from core.presets.storing import store_preset
 
 if TYPE_CHECKING:
     import argparse
 
-    from core.ledger import Ledger, PresetRecord
+    from core.ledger import PresetRecord
     from core.presets import Parameter, Preset
 
 # /object_info is only worth waiting for when the server answers at once: the read timeout is
@@ -74,15 +75,20 @@ def add_preset(args: argparse.Namespace) -> int:
         catalogue = server_catalogue(server_url(args, ledger))
         preset = load_preset(args.file, catalogue, args.seed_input)
         name = args.name or args.file.stem
-        check_name(name, "choose another with --name")
-        existing = _same_content(ledger, preset.content_hash)
-        outcome = ledger.presets.add(name, _content(preset, args.seed_input), replace=args.replace)
-    if outcome is PresetOutcome.unchanged:
+        stored = store_preset(
+            ledger,
+            name,
+            preset,
+            args.seed_input,
+            replace=args.replace,
+            hint="choose another with --name",
+        )
+    if stored.outcome is PresetOutcome.unchanged:
         print(f"unchanged: identical content already stored as {name!r}")
     else:
-        print(f"{outcome.value}: preset {name!r} ({len(preset.seed_inputs)} seed inputs)")
-        if existing and existing != name:
-            print(f"note: the same workflow is also stored as {existing!r}")
+        print(f"{stored.outcome.value}: preset {name!r} ({len(preset.seed_inputs)} seed inputs)")
+        if stored.also_named:
+            print(f"note: the same workflow is also stored as {stored.also_named!r}")
     for notice in preset.notices:
         print(f"notice: {notice}")
     return 0
@@ -109,23 +115,6 @@ def server_catalogue(url: str) -> Catalogue | None:
         return None
     except OSError:
         return None
-
-
-def _same_content(ledger: Ledger, content_hash: str) -> str | None:
-    return next((r.name for r in ledger.presets.all() if r.workflow_hash == content_hash), None)
-
-
-def _content(preset: Preset, seed_inputs: list[str] | None) -> PresetContent:
-    info: dict[str, Any] = {"format": preset.format.value, "notices": list(preset.notices)}
-    if seed_inputs:
-        info["seed_inputs"] = [str(seed.ref) for seed in preset.seed_inputs]
-    return PresetContent(
-        workflow_hash=preset.content_hash,
-        api_workflow=preset.api_workflow,
-        editor_workflow=preset.editor_workflow,
-        source=escape_invalid(str(preset.source)),
-        info=info,
-    )
 
 
 # --- list, show, remove --------------------------------------------------------------------------

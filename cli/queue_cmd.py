@@ -6,16 +6,17 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
-from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
-from core.errors import InputError, LeaseTakenError
+from core.backpressure import Limits, check_room
+from core.batch import GridAxis, queue_batch
+from core.batch.compose import MAX_GRID_AXES
+from core.batch.request import BatchRequest
+from core.errors import LeaseTakenError
 from core.estimate import wait_estimate
 from core.job_state import JobState
 from core.settings import CONTROLLER, PAUSED
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
-
-MAX_GRID_AXES = 2
 
 
 def register(subparsers: Any) -> None:
@@ -56,12 +57,19 @@ def register(subparsers: Any) -> None:
 
 
 def queue(args: argparse.Namespace) -> int:
-    spec = batch_spec(args)
+    spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
         servers = len(server_urls(args, ledger))
+        limits = Limits.load(ledger)
+
+        def check(requester: str, count: int) -> None:
+            check_room(ledger, limits, requester, count, servers)
+
         with names_from_user():
             seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
-            batch, job_ids = queue_batch(ledger, args.preset, spec, seed_inputs=seed_inputs)
+            batch, job_ids = queue_batch(
+                ledger, args.preset, spec, seed_inputs=seed_inputs, check=check
+            )
         if args.json:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
@@ -70,14 +78,17 @@ def queue(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- the batch spec ------------------------------------------------------------------------------
+# --- the batch asked for -------------------------------------------------------------------------
 
 
-def batch_spec(args: argparse.Namespace) -> BatchSpec:
-    if len(args.grid) > MAX_GRID_AXES:
-        raise InputError(f"--grid is given at most {MAX_GRID_AXES} times")
-    return BatchSpec(
-        seeds=seed_plan(args),
+def batch_request(args: argparse.Namespace) -> BatchRequest:
+    return BatchRequest(
+        count=args.count,
+        seed_start=args.seed_start,
+        seed_step=args.seed_step,
+        seeds=tuple(args.seeds) if args.seeds is not None else None,
+        random_seeds=bool(args.random_seeds),
+        seed_inputs=tuple(args.seed_input or ()),
         overrides=tuple(args.set),
         grid=tuple(args.grid),
         requester=args.requester,
@@ -85,34 +96,9 @@ def batch_spec(args: argparse.Namespace) -> BatchSpec:
     )
 
 
-def seed_plan(args: argparse.Namespace) -> SeedPlan:
-    """The seeds asked for; which options go together is checked here, values by the composer."""
-    sequence = args.seed_start is not None or args.seed_step is not None
-    chosen = [name for name, on in _modes(args, sequence) if on]
-    if len(chosen) > 1:
-        raise InputError(f"choose one way of giving seeds, not {' and '.join(chosen)}")
-    if args.count is not None and args.count < 1:
-        raise InputError("--count must be at least 1")
-    count = args.count or 1
-    if args.seeds is not None:
-        if args.count is not None:
-            raise InputError("--count does not go with --seeds (the list sets the count)")
-        return SeedPlan(SeedMode.explicit, count=len(args.seeds), values=tuple(args.seeds))
-    if args.random_seeds:
-        return SeedPlan(SeedMode.random, count=count)
-    if sequence or args.count is not None or args.seed_input:
-        start = args.seed_start or 0
-        step = 1 if args.seed_step is None else args.seed_step
-        return SeedPlan(SeedMode.sequence, count=count, start=start, step=step)
-    return SeedPlan(SeedMode.keep)
-
-
-def _modes(args: argparse.Namespace, sequence: bool) -> list[tuple[str, bool]]:
-    return [
-        ("--seed-start/--seed-step", sequence),
-        ("--seeds", args.seeds is not None),
-        ("--random-seeds", bool(args.random_seeds)),
-    ]
+def _option(field: str) -> str:
+    """A batch request's field as its option is spelled: ``seed_start`` -> ``--seed-start``."""
+    return "--" + field.replace("_", "-")
 
 
 def _int_list(text: str) -> list[int]:

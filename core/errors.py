@@ -12,9 +12,11 @@ Policies classify failures by class, never by message text::
     │   ├── IllegalTransition        a state change the transition table forbids
     │   └── UnknownRecord            no job / batch / preset with that id or name
     ├── OutputFolderFull             the output folder has no room: downloads wait
+    ├── QueueBusy                    new jobs refused: their requester's or the backlog's limit
     ├── InputError                   bad input from the user (file, option, value): exit code 2
     │   ├── PresetError              a preset file that cannot be loaded or converted
-    │   └── CompositionError         a batch spec that cannot be composed
+    │   ├── CompositionError         a batch spec that cannot be composed
+    │   └── BatchTooLarge            a batch larger than a backpressure limit itself
     └── ComfyError                   talking to a ComfyUI server failed
         ├── TransientComfyError      the answer is unknown; safe to retry after checking
         │   ├── ComfyConnectionError the connection broke: the request may have arrived
@@ -102,6 +104,33 @@ class OutputFolderFull(BatchlineError):
         )
 
 
+# --- backpressure -----------------------------------------------------------------------------
+
+
+class QueueBusy(BatchlineError):
+    """New jobs are refused whole: they would take their requester past its quota of unfinished
+    jobs, or the whole backlog past its limit. Trying again later (``retry_after_s``) may succeed.
+
+    Attributes:
+        reason: ``"requester_quota"`` or ``"backlog"``.
+        position: the place in line the last new job would have had.
+        estimated_wait_s: seconds until there is room, None before any job succeeded.
+        retry_after_s: whole seconds to wait before asking again (a guess when no estimate).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        reason: str,
+        position: int,
+        estimated_wait_s: float | None,
+        retry_after_s: int,
+    ) -> None:
+        self.reason, self.position = reason, position
+        self.estimated_wait_s, self.retry_after_s = estimated_wait_s, retry_after_s
+        super().__init__(message)
+
+
 # --- user input -------------------------------------------------------------------------------
 
 
@@ -115,6 +144,10 @@ class PresetError(InputError):
 
 class CompositionError(InputError):
     """A batch spec that cannot be turned into jobs."""
+
+
+class BatchTooLarge(InputError):
+    """A batch with more jobs than its requester (or the backlog) may ever hold unfinished."""
 
 
 # --- ComfyUI ----------------------------------------------------------------------------------

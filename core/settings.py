@@ -152,6 +152,22 @@ PAUSED: Setting[bool] = Setting(
     bool,
 )
 
+MAX_PENDING_PER_REQUESTER: Setting[int] = Setting(
+    "limits.max_pending_per_requester",
+    20_000,
+    "The most unfinished jobs one requester may have: a batch that would go past it is refused "
+    "whole (the API answers 429 with a wait estimate; `batchline queue` says so and queues "
+    "nothing). `serve --max-pending-per-requester` overrides it for the API.",
+    int,
+)
+MAX_BACKLOG: Setting[int] = Setting(
+    "limits.max_backlog",
+    100_000,
+    "The most unfinished jobs of all requesters together: a batch that would go past it is "
+    "refused whole, as for the requester's quota. `serve --max-backlog` overrides it for the API.",
+    int,
+)
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -15,7 +15,7 @@ from core.ledger import NewJob
 from core.presets import Preset, preset_from_api
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from core.batch.spec import BatchSpec
     from core.catalogue import Catalogue
@@ -57,8 +57,12 @@ def queue_batch(
     spec: BatchSpec,
     catalogue: Catalogue | None = None,
     seed_inputs: Sequence[str] | None = None,
+    check: Callable[[str, int], None] | None = None,
 ) -> tuple[BatchRecord, list[str]]:
     """Compose the batch ``spec`` of the named preset and create its pending jobs.
+
+    ``check`` is called with the requester and the number of jobs composed before any is
+    created: what it raises refuses the batch whole (backpressure: `core.backpressure`).
 
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).
@@ -66,6 +70,8 @@ def queue_batch(
     record = ledger.presets.get(preset_name)
     jobs = compose(stored_preset(record, catalogue, seed_inputs), spec, catalogue)
     requester = spec.requester or default_requester()
+    if check is not None:
+        check(requester, len(jobs))
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     return ledger.create_batch(
         preset_name, new, requester=requester, priority=spec.priority, spec=_spec_json(spec)

@@ -201,11 +201,13 @@ class Ledger(TransitionVerbs):
                 query = query.where(schema.Job.id << named)
             return [job_id for (job_id,) in query.order_by(SQL("rowid")).tuples()]
 
-    def count_by_state(self, batch: str | None = None) -> dict[JobState, int]:
+    def count_by_state(
+        self, batch: str | None = None, requester: str | None = None
+    ) -> dict[JobState, int]:
+        """How many jobs are in each state (of one batch, of one requester)."""
         with self.handle.read():
             query = schema.Job.select(schema.Job.state, fn.COUNT(schema.Job.id).alias("n"))
-            if batch is not None:
-                query = query.where(schema.Job.batch == batch)
+            query = _filtered(query, batch, None, requester)
             rows = cast("list[tuple[str, int]]", list(query.group_by(schema.Job.state).tuples()))
             return {JobState(state): n for state, n in rows}
 

@@ -1,7 +1,7 @@
 """Presets: ComfyUI workflows loaded from API JSON, PNG or editor JSON, with seeds."""
 
 from core.presets.editor_convert import Conversion, convert_editor
-from core.presets.loader import MAX_FILE_BYTES, load_preset, preset_from_api
+from core.presets.loader import MAX_FILE_BYTES, load_preset, preset_from_api, preset_from_bytes
 from core.presets.model import (
     InputRef,
     Parameter,
@@ -30,5 +30,6 @@ __all__ = [
     "list_parameters",
     "load_preset",
     "preset_from_api",
+    "preset_from_bytes",
     "workflow_hash",
 ]

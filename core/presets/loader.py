@@ -70,12 +70,41 @@ class _Parts:
         self.api, self.editor, self.fmt, self.notices = api, editor, fmt, notices
 
 
+def preset_from_bytes(
+    data: bytes,
+    source: Path,
+    catalogue: Catalogue | None = None,
+    seed_inputs: Iterable[str | InputRef] | None = None,
+) -> Preset:
+    """Build a preset from a file's content (an upload), its format detected from it.
+
+    Raises:
+        PresetError: with a one-line message naming ``source`` and what is wrong.
+    """
+    try:
+        return _from_data(data, source, catalogue, seed_inputs)
+    except PresetError as exc:
+        raise PresetError(f"{escape_invalid(source.name)}: {exc}") from None
+
+
 def _load(
     path: Path, catalogue: Catalogue | None, seed_inputs: Iterable[str | InputRef] | None
 ) -> Preset:
-    data = _read_bytes(path)
+    return _from_data(_read_bytes(path), path, catalogue, seed_inputs)
+
+
+def _from_data(
+    data: bytes,
+    source: Path,
+    catalogue: Catalogue | None,
+    seed_inputs: Iterable[str | InputRef] | None,
+) -> Preset:
+    if len(data) > MAX_FILE_BYTES:
+        raise PresetError(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+    if not data.strip():
+        raise PresetError("the file is empty")
     parts = _from_png(data, catalogue) if is_png(data) else _from_json(data, catalogue)
-    return _finish(parts, path, catalogue, seed_inputs)
+    return _finish(parts, source, catalogue, seed_inputs)
 
 
 def _finish(
@@ -109,10 +138,6 @@ def _read_bytes(path: Path) -> bytes:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise PresetError(f"cannot read the file ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise PresetError(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
-    if not data.strip():
-        raise PresetError("the file is empty")
     return data
 
 

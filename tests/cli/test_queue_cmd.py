@@ -10,6 +10,7 @@ import pytest
 from core.comfy import ComfyClient
 from core.controller import Controller
 from core.ledger import Ledger
+from core.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
 
 
@@ -149,3 +150,23 @@ def test_a_paused_ledger_is_mentioned(cli: Cli, noise: str) -> None:
     assert "dispatch is paused" in cli("queue", "noise").err
     assert cli("resume").code == 0
     assert "dispatch is paused" not in cli("queue", "noise").err
+
+
+def test_past_the_requesters_quota_nothing_is_queued_and_the_wait_is_said(
+    cli: Cli, noise: str, home: Path
+) -> None:
+    with Ledger(home) as ledger:
+        MAX_PENDING_PER_REQUESTER.set(ledger, 4)
+    queued(cli, "--count", "3", "--requester", "ann")
+    refused = cli("queue", "noise", "--count", "2", "--requester", "ann")
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err == (
+        "batchline: busy: ann has 3 unfinished jobs and may have 4; the 2 new jobs were not "
+        "queued (the last would be at position 5); try again in 10 s (no estimate yet)\n"
+    )
+    with Ledger(home) as ledger:
+        assert len(ledger.jobs()) == 3
+    assert len(queued(cli, "--count", "1", "--requester", "ann")) == 1, "one still fits"
+    too_many = cli("queue", "noise", "--count", "5", "--requester", "bob")
+    assert too_many.code == 2
+    assert "a batch of 5 jobs is more than the 4 one requester may have" in too_many.err

@@ -1,0 +1,93 @@
+"""Backpressure: new jobs refused whole, with a wait estimate, instead of piled up silently.
+
+A batch is refused when it would take its requester past its quota of unfinished jobs, or all
+requesters' unfinished jobs past the backlog's limit. The HTTP API answers 429 with the figures
+of `QueueBusy`; `batchline queue` prints the same message and queues nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from core.errors import BatchTooLarge, InputError, QueueBusy
+from core.estimate import position_estimate, typical_run_seconds, wait_estimate
+from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+# Seconds a refused client is told to wait before any job has succeeded (no estimate yet).
+UNKNOWN_WAIT_RETRY_S = 10
+MAX_RETRY_AFTER_S = 3600
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many unfinished jobs one requester, and all of them together, may have."""
+
+    max_pending_per_requester: int = MAX_PENDING_PER_REQUESTER.default
+    max_backlog: int = MAX_BACKLOG.default
+
+    def __post_init__(self) -> None:
+        for name in ("max_pending_per_requester", "max_backlog"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name.replace('_', '-')} must be at least 1")
+
+    @classmethod
+    def load(cls, ledger: Ledger) -> Limits:
+        return cls(MAX_PENDING_PER_REQUESTER.get(ledger), MAX_BACKLOG.get(ledger))
+
+    def with_overrides(
+        self, max_pending_per_requester: int | None, max_backlog: int | None
+    ) -> Limits:
+        """A copy with the limits given (None: kept)."""
+        given = {"max_pending_per_requester": max_pending_per_requester, "max_backlog": max_backlog}
+        return replace(self, **{name: n for name, n in given.items() if n is not None})
+
+
+def check_room(ledger: Ledger, limits: Limits, requester: str, count: int, servers: int) -> None:
+    """Raise unless ``count`` new jobs of ``requester`` fit within ``limits`` now.
+
+    Raises:
+        BatchTooLarge: the batch alone is more than a limit: it would never fit.
+        QueueBusy: it does not fit now; says why, the place in line the last new job would
+            have, and how long until there is room (from recent run times, over ``servers``).
+    """
+    for limit, what in (
+        (limits.max_pending_per_requester, "one requester may have unfinished"),
+        (limits.max_backlog, "the backlog may hold"),
+    ):
+        if count > limit:
+            raise BatchTooLarge(
+                f"a batch of {count} jobs is more than the {limit} {what}: split it"
+            )
+    counts = ledger.count_by_state(requester=requester)
+    mine = sum(n for state, n in counts.items() if state.is_active)
+    position, _wait = wait_estimate(ledger, servers, count)
+    active = position - count
+    if mine + count > limits.max_pending_per_requester:
+        over, reason = mine + count - limits.max_pending_per_requester, "requester_quota"
+        why = (
+            f"{requester} has {mine} unfinished jobs and may have "
+            f"{limits.max_pending_per_requester}"
+        )
+    elif active + count > limits.max_backlog:
+        over, reason = active + count - limits.max_backlog, "backlog"
+        why = f"the backlog holds {active} unfinished jobs and may hold {limits.max_backlog}"
+    else:
+        return
+    _, wait = position_estimate(over, 0, typical_run_seconds(ledger), servers)
+    retry_after = (
+        UNKNOWN_WAIT_RETRY_S if wait is None else min(MAX_RETRY_AFTER_S, max(1, math.ceil(wait)))
+    )
+    when = f"about {retry_after} s" if wait is not None else f"{retry_after} s (no estimate yet)"
+    raise QueueBusy(
+        f"busy: {why}; the {count} new jobs were not queued (the last would be at position "
+        f"{position}); try again in {when}",
+        reason,
+        position,
+        None if wait is None else round(wait, 1),
+        retry_after,
+    )

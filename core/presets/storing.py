@@ -1,0 +1,60 @@
+"""Storing a loaded preset in the ledger under a name: `batchline preset add` and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.ledger import PresetContent
+from core.presets.checks import check_name, escape_invalid
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from core.ledger import Ledger, PresetOutcome
+    from core.presets.model import Preset
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What storing did, and another name the same workflow is stored under (if any)."""
+
+    outcome: PresetOutcome
+    also_named: str | None
+
+
+def store_preset(
+    ledger: Ledger,
+    name: str,
+    preset: Preset,
+    seed_inputs: Sequence[str] | None = None,
+    *,
+    replace: bool = False,
+    hint: str = "",
+) -> Stored:
+    """Store ``preset`` as ``name``; ``seed_inputs``, when chosen by hand, are remembered for
+    its batches.
+
+    Raises:
+        InputError: the name is not valid text (``hint`` says how to choose another), or is
+            taken by other content and ``replace`` is false.
+    """
+    check_name(name, hint)
+    also = next(
+        (r.name for r in ledger.presets.all() if r.workflow_hash == preset.content_hash), None
+    )
+    outcome = ledger.presets.add(name, _content(preset, seed_inputs), replace=replace)
+    return Stored(outcome, also if also != name else None)
+
+
+def _content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent:
+    info: dict[str, Any] = {"format": preset.format.value, "notices": list(preset.notices)}
+    if seed_inputs:
+        info["seed_inputs"] = [str(seed.ref) for seed in preset.seed_inputs]
+    return PresetContent(
+        workflow_hash=preset.content_hash,
+        api_workflow=preset.api_workflow,
+        editor_workflow=preset.editor_workflow,
+        source=escape_invalid(str(preset.source)),
+        info=info,
+    )
