@@ -1,17 +1,19 @@
-"""The embedded demo: the built-in simulator on a free port, with its own ledger and presets."""
+"""The embedded demo: the built-in simulator on a free port, with its own ledger and presets.
+
+No Qt here: the demo's background controller (`batchline serve --demo`) runs it too.
+"""
 
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from core.ledger import Ledger
+from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.preset_files import add_preset_file
-
-if TYPE_CHECKING:
-    from core.ledger import Ledger
 
 COMFY_PORT = 8188
 DEMO_FOLDER = "demo"
@@ -37,6 +39,20 @@ def start_simulator(folder: Path, job_seconds: float = 4.0) -> SimulatorThread:
     thread = SimulatorThread(config)
     thread.start(port=free_port())
     return thread
+
+
+def demo_ledger(data_dir: Path) -> Ledger:
+    """The demo's own ledger (beside the real one, never mixed with it), with the samples."""
+    ledger = Ledger(data_dir / DEMO_FOLDER)
+    load_sample_presets(ledger)
+    return ledger
+
+
+def demo_settings(ledger: Ledger, simulator_url: str) -> Settings:
+    """The demo ledger's settings, on the simulator; its pictures stay in the demo folder."""
+    settings = Settings.load(ledger)
+    output = settings.output_dir or ledger.folder / "outputs"
+    return replace(settings, server=simulator_url, output_dir=output)
 
 
 def load_sample_presets(ledger: Ledger) -> list[str]:

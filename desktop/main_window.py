@@ -42,6 +42,8 @@ from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
     from desktop.controller_port import ControllerPort
@@ -60,12 +62,15 @@ class MainWindow(QMainWindow):
     Signals:
         connect_real_requested(): in demo mode, the artist asked to use a real ComfyUI.
         settings_requested(): the artist asked for the settings dialog.
-        closing(): the window is being closed (the session then stops the controller).
+        quit_all_requested(): the artist asked to quit Batchline completely (the background
+            controller too).
+
+    ``confirm_close``, when set, is asked before the window closes (False keeps it open).
     """
 
     connect_real_requested = Signal()
     settings_requested = Signal()
-    closing = Signal()
+    quit_all_requested = Signal()
 
     def __init__(
         self,
@@ -92,6 +97,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._connect()
         self._initial_load = True  # batches already over at start are not announced
+        self.confirm_close: Callable[[], bool] | None = None
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
 
@@ -160,10 +166,20 @@ class MainWindow(QMainWindow):
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.settings_action.triggered.connect(self.settings_requested)
         toolbar.addAction(self.settings_action)
-        self.quit_action = QAction("&Quit", self)
+        self.quit_action = QAction("&Close window", self)
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.setToolTip("Close the window; jobs left can go on in the background")
         self.quit_action.triggered.connect(self.close)
         self.addAction(self.quit_action)
+        self.quit_all_action = QAction("&Quit Batchline completely", self)
+        self.quit_all_action.setShortcut(QKeySequence("Ctrl+Shift+Q"))
+        self.quit_all_action.setToolTip("Close the window and stop sending jobs to ComfyUI")
+        self.quit_all_action.triggered.connect(self.quit_all_requested)
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        file_menu.addAction(self.quit_all_action)
         self.connect_action = QAction("Connect to a real ComfyUI…", self)
         self.connect_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.connect_action.triggered.connect(self.connect_real_requested)
@@ -215,13 +231,15 @@ class MainWindow(QMainWindow):
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.confirm_close is not None and not self.confirm_close():
+            event.ignore()
+            return
         self._batches_timer.stop()
         self.presets.stop()
         self.model.stop()
         self.gallery.stop()
         self.thumbnails.shutdown()
         super().closeEvent(event)
-        self.closing.emit()
 
     # --- drops ----------------------------------------------------------------------------------
 

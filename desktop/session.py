@@ -1,24 +1,27 @@
-"""One run of the window over one backend (real ComfyUI or the demo simulator), and the app loop."""
+"""One run of the window over one ledger (the artist's or the demo's) and its background
+controller, and the app loop."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from PySide6.QtCore import QObject, Slot
 
-from core.comfy import BearerAuth, ComfyClient, server_address
-from core.controller import Controller
+from core.comfy import ComfyClient, server_address
+from core.controller.client import ControllerClient
+from core.controller.published import APP
 from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
 from core.paths import data_dir
 from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
-from core.token_store import load_token
-from desktop.demo import DEMO_FOLDER, load_sample_presets, start_simulator
+from desktop.background import ServeOptions, start_process, stop_controller, wait_until_ready
+from desktop.close_dialog import ask_on_close
+from desktop.demo import demo_ledger, demo_settings
 from desktop.logs import install_excepthook
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
@@ -31,11 +34,10 @@ if TYPE_CHECKING:
 
     from PySide6.QtWidgets import QApplication
 
-    from core.simulator.thread import SimulatorThread
-    from desktop.controller_port import ControllerPort
-
 log = logging.getLogger(__name__)
 PROBE_TIMEOUT = httpx.Timeout(2.0)
+KEEP_S = 1.0  # how often the session checks that the background controller runs
+RESTART_AFTER_FAILURE_S = 10.0
 
 
 @dataclass
@@ -85,87 +87,145 @@ async def wants_demo(
     return not await answers(default_server)
 
 
-def make_controller(
-    ledger: Ledger, clients: list[ComfyClient], settings: Settings
-) -> ControllerPort:
-    config, output = settings.controller, settings.output_folder
-    return Controller(ledger, clients, config=config, output_dir=output)
-
-
-def make_clients(servers: list[str], demo: bool) -> list[ComfyClient]:
-    """A client per server, each with its own token (none for the demo simulator).
-
-    Raises:
-        ValueError: one of them is not a server address (checked before any client exists).
-    """
-    urls = [server_address(server) for server in servers]
-    tokens = [None if demo else load_token(url) for url in urls]
-    return [
-        ComfyClient(url, auth=BearerAuth(token) if token else None)
-        for url, token in zip(urls, tokens, strict=True)
-    ]
+def check_servers(servers: list[str]) -> None:
+    """Raise InputError naming the first of ``servers`` (a hand-edited setting or --server)
+    that is not a server address."""
+    try:
+        for server in servers:
+            server_address(server)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 class Session(QObject):
-    """A window, its ledger, client and controller (and the simulator in demo mode).
+    """A window on one ledger (the artist's, or the demo's) and the ledger's background
+    controller: the window is a client, `batchline serve` does the work.
 
-    ``finished`` resolves to "quit" or "restart" (settings changed, or leaving the demo).
+    The session starts the background controller unless one runs already, and starts it again
+    if it goes away while the window is open (not after an error it stopped for: that needs
+    the artist). ``finished`` resolves to what to do on closing: "quit" (nothing left to do),
+    "background" (keep working, then stop), "stop" (stop sending now), "quit_all" (Quit
+    Batchline completely) or "restart" (settings changed, or leaving the demo).
     """
 
     def __init__(self, options: SessionOptions) -> None:
         super().__init__()
         self.options = options
-        self.simulator: SimulatorThread | None = None
         self.ledger: Ledger | None = None
-        self.clients: list[ComfyClient] = []
-        self.controller: ControllerPort | None = None
+        self.controller: ControllerClient | None = None
         self.window: MainWindow | None = None
+        self.demo = False
         self.tasks = BackgroundTasks(self)
         self.finished: asyncio.Future[str] = asyncio.get_event_loop().create_future()
+        self._attached_run = ""  # the controller run this window told it watches
 
     async def open(self) -> MainWindow:
         real = Ledger(self.options.data_dir)
         settings = Settings.load(real)
-        demo = await wants_demo(self.options, server_configured(real))
-        if demo:
+        self.demo = await wants_demo(self.options, server_configured(real))
+        if self.demo:
             real.close()
-            self.ledger, settings = self._open_demo()
+            self.ledger = demo_ledger(self.options.data_dir)
+            settings = demo_settings(self.ledger, "")
         else:
             self.ledger = real
-        servers = server_list(self.options.server or "") if not demo else []
-        try:
-            self.clients = make_clients(servers or settings.servers, demo)
-        except ValueError as exc:  # a hand-edited setting or --server: say which, in one line
-            raise InputError(str(exc)) from None
-        self.controller = make_controller(self.ledger, self.clients, settings)
-        self.window = self._window(demo, settings)
-        self.tasks.start(self.controller.start(), "controller start")
+            check_servers(server_list(self.options.server or "") or settings.servers)
+        self.controller = ControllerClient(self.ledger)
+        self.window = self._window(settings)
+        await self.controller.start()
+        self._attach()
+        self.tasks.start(self._keep_controller(), "the background controller")
         return self.window
 
-    def _open_demo(self) -> tuple[Ledger, Settings]:
-        folder = self.options.data_dir / DEMO_FOLDER
-        ledger = Ledger(folder)
-        load_sample_presets(ledger)
-        self.simulator = start_simulator(folder, self.options.demo_job_seconds)
-        settings = Settings.load(ledger)
-        output = settings.output_dir or folder / "outputs"  # demo pictures stay in the demo folder
-        return ledger, replace(settings, server=self.simulator.url, output_dir=output)
+    def _serve_options(self) -> ServeOptions:
+        return ServeOptions(
+            data_dir=self.options.data_dir,
+            demo=self.demo,
+            server=self.options.server,
+            demo_job_seconds=self.options.demo_job_seconds,
+            verbose=self.options.verbose,
+        )
 
-    def _window(self, demo: bool, settings: Settings) -> MainWindow:
+    async def _keep_controller(self) -> None:
+        """Start the background controller unless one runs; attach to it; start it again if
+        it goes away (unless it stopped for an error: the status bar says which)."""
+        assert self.ledger is not None
+        assert self.controller is not None
+        first = True
+        while True:
+            self.controller.refresh()
+            if self.controller.running is None and (first or not self.controller.failed):
+                await self._start_controller()
+            self._attach()
+            first = False
+            await asyncio.sleep(KEEP_S)
+
+    def _attach(self) -> None:
+        """A window watches the running controller (again): it must not stop by itself when
+        its work is done."""
+        assert self.ledger is not None
+        assert self.controller is not None
+        running = self.controller.running
+        if running is not None and running.run_id != self._attached_run:
+            self.ledger.controller_runs.exit_when_idle(running.run_id, False)
+            self._attached_run = running.run_id
+
+    async def _start_controller(self) -> None:
+        assert self.ledger is not None
+        assert self.controller is not None
+        self.controller.starting = True
+        try:
+            process = start_process(self._serve_options(), self.ledger.folder)
+            await wait_until_ready(self.ledger, process)
+        except (BatchlineError, OSError) as exc:
+            log.error("background controller: %s", exc)
+            if self.window is not None:
+                self.window.show_error(str(exc))
+            await asyncio.sleep(RESTART_AFTER_FAILURE_S)
+        finally:
+            self.controller.starting = False
+            self.controller.refresh()
+
+    def _window(self, settings: Settings) -> MainWindow:
         assert self.ledger is not None
         assert self.controller is not None
         output = settings.output_folder
-        window = MainWindow(self.ledger, self.controller, demo=demo, output_dir=output)
+        window = MainWindow(self.ledger, self.controller, demo=self.demo, output_dir=output)
         window.fit_to_screen()
         window.connect_real_requested.connect(self._leave_demo)
         window.settings_requested.connect(self._settings)
+        window.quit_all_requested.connect(self._quit_all)
+        window.confirm_close = self._confirm_close
         self.tasks.failed.connect(window.show_error)
         install_excepthook(window.show_error)
         window.model.loaded.connect(self._freeze_heap)
         window.start()
         window.show()
-        window.closing.connect(self._quit)
         return window
+
+    def _confirm_close(self) -> bool:
+        """The window is closing: with jobs left, ask whether to keep working in the
+        background; whether it may close."""
+        assert self.ledger is not None
+        assert self.controller is not None
+        if self.finished.done():
+            return True
+        left = sum(n for state, n in self.ledger.count_by_state().items() if state.is_active)
+        if not left or self.controller.running is None:
+            self._finish("quit")
+            return True
+        assert self.window is not None
+        choice = ask_on_close(self.window, left)
+        if choice is None:
+            return False
+        self._finish(str(choice))
+        return True
+
+    @Slot()
+    def _quit_all(self) -> None:
+        self._finish("quit_all")
+        if self.window is not None:
+            self.window.close()
 
     @Slot()
     def _settings(self) -> None:
@@ -192,33 +252,40 @@ class Session(QObject):
         gc.collect()
         gc.freeze()
 
-    @Slot()
-    def _quit(self) -> None:
-        self._finish("quit")
-
     def _finish(self, how: str) -> None:
         if not self.finished.done():
             self.finished.set_result(how)
 
-    async def close(self) -> None:
-        """Stop the controller cleanly (jobs in ComfyUI keep running), then everything else."""
-        if self.controller is not None:
-            try:
-                await self.controller.stop()
-            except BatchlineError as exc:
-                log.warning("controller stop: %s", exc)
+    async def close(self, how: str = "quit") -> None:
+        """Close the window, and do ``how`` with the background controller: leave it working
+        until its jobs are done ("background"), stop it ("stop", "quit_all", and "quit" or
+        "restart" when the app started it), or leave it as it is (one started by hand)."""
         await self.tasks.cancel_all()
+        if self.controller is not None:
+            await self.controller.stop()
+            await self._settle_controller(how)
         gc.unfreeze()
         if self.window is not None:
-            self.window.closing.disconnect(self._quit)
+            self.window.confirm_close = None
             self.window.close()
             self.window.deleteLater()
-        for client in self.clients:
-            await client.aclose()
         if self.ledger is not None:
             self.ledger.close()
-        if self.simulator is not None:
-            await asyncio.to_thread(self.simulator.stop)
+
+    async def _settle_controller(self, how: str) -> None:
+        assert self.ledger is not None
+        assert self.controller is not None
+        self.controller.refresh()
+        running = self.controller.running
+        if running is None:
+            return
+        if how == "background":
+            self.ledger.controller_runs.exit_when_idle(running.run_id, True)
+            log.info("the background controller (pid %d) goes on", running.pid)
+            return
+        stop = how in ("stop", "quit_all") or running.origin == APP
+        if stop and not await stop_controller(self.ledger, running.run_id, running.pid):
+            log.error("the background controller (pid %d) did not stop", running.pid)
 
 
 async def run_app(app: QApplication, options: SessionOptions) -> int:
@@ -248,6 +315,6 @@ async def _run_sessions(app: QApplication, options: SessionOptions) -> int:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         quit_wait.cancel()
         how = session.finished.result() if session.finished.done() else "quit"
-        await session.close()
+        await session.close(how)
         if how != "restart":
             return 0

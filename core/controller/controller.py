@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from core.batch import queue_batch, queue_smaller
+from core.controller.commands import LedgerCommands, worker
+from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus
 from core.controller.supervision import LoopHealth, fatal_error
@@ -30,16 +30,13 @@ from core.errors import (
     LedgerError,
     TransientComfyError,
 )
-from core.estimate import wait_estimate
-from core.job_state import CANCELLABLE_STATES, JobState
 from core.settings import CONTROLLER, PAUSED, ControllerConfig
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.batch import BatchSpec
     from core.comfy import ComfyClient
-    from core.ledger import AttemptRecord, BatchRecord, Ledger
+    from core.ledger import AttemptRecord, Ledger
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +54,9 @@ FEED_LOOP = "changes from other processes"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 StatusListener = Callable[[ControllerStatus], None]
 _T = TypeVar("_T")
-# The event loop a command run by Controller.in_worker reports to, in that worker's thread.
-_worker = threading.local()
 
 
-class Controller:
+class Controller(LedgerCommands):
     """Runs one ledger's jobs on one or several ComfyUI servers, holding the ledger's lease.
 
     Use ``await start()`` / ``await stop()``; ``status`` is the latest snapshot and
@@ -76,6 +71,7 @@ class Controller:
         *,
         config: ControllerConfig | None = None,
         output_dir: Path,
+        origin: str = TERMINAL,
     ) -> None:
         clients = list(clients) if isinstance(clients, Sequence) else [clients]
         urls = [client.base_url for client in clients]
@@ -94,6 +90,10 @@ class Controller:
         self._fatal: BatchlineError | None = None
         self._listeners: list[StatusListener] = []
         self._seen_seq = 0
+        self._ledger_read = False
+        self.publisher = StatusPublisher(ledger, origin)
+        self.stop_requested = asyncio.Event()  # a client asked it to stop, through the ledger
+        self.stop_reason = ""
         self.status = ControllerStatus(
             server=", ".join(link.url for link in self.links),
             global_cap=self.config.global_cap,
@@ -113,6 +113,9 @@ class Controller:
         self.ledger.lease.acquire(wait_s=LEASE_WAIT_S)
         self._seen_seq = self.ledger.latest_seq()
         self._fatal = None
+        self.stop_requested.clear()
+        self.publisher.new_run()
+        self._ledger_read = False  # a work loop went round (the status is then published)
         for link in self.links:
             self._spawn(f"work on {link.url}", partial(self._main_loop, link))
             self._spawn(f"events from {link.url}", partial(self._follow_events, link))
@@ -124,6 +127,8 @@ class Controller:
         The lease is released once every task has ended. A task still running after
         ``STOP_TIMEOUT_S`` is logged, and the lease is kept until it ends.
         """
+        if not self._tasks and not self.ledger.lease.held:
+            return  # never started, or stopped already
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -131,7 +136,7 @@ class Controller:
         if tasks:
             _, stuck = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
         if not stuck:
-            self.ledger.lease.release()
+            self._release()
             return
         log.error(
             "controller task(s) %s did not stop in %.0f s: the controller lease is kept until "
@@ -147,7 +152,17 @@ class Controller:
         self._stopping.discard(task)
         if not self._stopping:
             log.warning("the controller's last task ended (%s): lease released", task.get_name())
-            self.ledger.lease.release()
+            self._release()
+
+    def _release(self) -> None:
+        """Say in the ledger that this controller stopped (unless the ledger is what stopped
+        it), then let go of the lease."""
+        try:
+            if not isinstance(self._fatal, LedgerError):
+                self.publisher.end(self.status)
+        except BatchlineError as exc:  # the ledger is unusable: the lease must go all the same
+            log.warning("could not record that the controller stopped: %s", exc)
+        self.ledger.lease.release()
 
     async def run_until_idle(self) -> None:
         """Run until no job is left pending, queued, running or cancelling."""
@@ -165,78 +180,20 @@ class Controller:
     def wake(self) -> None:
         """Run the next tick now rather than at the end of the poll interval (from a command
         run by ``in_worker`` too: the loop's thread is asked to do it)."""
-        loop: asyncio.AbstractEventLoop | None = getattr(_worker, "loop", None)
+        loop: asyncio.AbstractEventLoop | None = getattr(worker, "loop", None)
         if loop is not None:
             loop.call_soon_threadsafe(self.wake)
             return
         for link in self.links:
             link.wake()
 
-    # --- commands ------------------------------------------------------------------------------
+    # --- commands (LedgerCommands) -------------------------------------------------------------
 
-    def queue_batch(
-        self, preset_name: str, spec: BatchSpec, seed_inputs: Iterable[str] = ()
-    ) -> tuple[BatchRecord, list[str]]:
-        result = queue_batch(self.ledger, preset_name, spec, seed_inputs=list(seed_inputs))
-        self.wake()
-        return result
-
-    async def in_worker(self, command: Callable[[], _T]) -> _T:
-        """Run a command (``lambda: controller.cancel_batch(batch)``) on a worker thread, on a
-        ledger connection of its own, so the event loop's thread (the window's) stays free
-        however many jobs the command changes."""
-        loop = asyncio.get_running_loop()
-
-        def work() -> _T:
-            _worker.loop = loop
-            try:
-                with self.ledger.thread_connection():
-                    return command()
-            finally:
-                del _worker.loop
-
-        return await asyncio.to_thread(work)
-
-    def cancel(self, job_ids: Iterable[str]) -> dict[str, str]:
-        """Ask to cancel each job, in one transaction; returns its new state, or why it cannot
-        be cancelled."""
-        outcome = self.ledger.request_cancel_many(list(job_ids))
-        self.wake()
-        return {job_id: str(state) for job_id, state in outcome.items()}
-
-    def cancel_batch(self, batch_id: str) -> dict[str, str]:
-        return self.cancel(self.ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES))
-
-    def cancel_all_but_running(self, batch_id: str | None = None) -> dict[str, str]:
-        waiting = (JobState.pending, JobState.queued)
-        return self.cancel(self.ledger.job_ids(batch=batch_id, states=waiting))
-
-    def retry(self, job_ids: Iterable[str]) -> dict[str, str]:
-        """Retry each failed or cancelled job, in one transaction; returns its new state, or
-        why it cannot be retried."""
-        outcome = self.ledger.retry_many(list(job_ids))
-        self.wake()
-        return {
-            job_id: str(JobState.pending if isinstance(attempt, int) else attempt)
-            for job_id, attempt in outcome.items()
-        }
-
-    def retry_smaller(self, job_id: str) -> str:
-        new_id = queue_smaller(self.ledger, job_id)
-        self.wake()
-        return new_id
-
-    def pause(self) -> None:
-        PAUSED.set(self.ledger, True)
+    def acted(self) -> None:
         self.wake()
 
-    def resume(self) -> None:
-        PAUSED.set(self.ledger, False)
-        self.wake()
-
-    def estimate(self, job_count: int) -> tuple[int, float | None]:
-        """Position of the last of ``job_count`` new jobs, and the estimated wait (seconds)."""
-        return wait_estimate(self.ledger, len(self.links), job_count)
+    def server_count(self) -> int:
+        return len(self.links)
 
     # --- the loops -----------------------------------------------------------------------------
 
@@ -265,12 +222,15 @@ class Controller:
         while True:
             try:
                 await link.tick(self._live_on(link), paused=self._paused())
+                self._ledger_read = True
             except ComfyAuthError as exc:  # retrying cannot help: the supervisor stops all
                 self._went_offline(link, exc, "refused Batchline's credentials")
                 raise
             except TransientComfyError as exc:
+                self._ledger_read = True
                 delay = self._went_offline(link, exc, "is unreachable")
             except ComfyError as exc:  # a broken answer: report it, keep trying, don't hammer
+                self._ledger_read = True
                 delay = self._went_offline(link, exc, "answered unexpectedly")
             else:
                 self._healthy(name)
@@ -300,13 +260,21 @@ class Controller:
 
     async def _change_feed_loop(self, name: str) -> None:
         """Wake the loops when another process changes the ledger (a job queued, cancelled or
-        retried from the CLI or another window, the pause setting): the next tick acts on it."""
+        retried from the CLI or another window, the pause setting): the next tick acts on it.
+        Publish the status for those processes, and notice when one asks this controller to
+        stop."""
         paused = self._paused()
         while True:
             seq, now_paused = self.ledger.latest_seq(), self._paused()
             if seq != self._seen_seq or now_paused != paused:
                 self._seen_seq, paused = seq, now_paused
                 self.wake()
+            if self._ledger_read:  # never the first write to a ledger damaged where it reads
+                self.publisher.flush(self.status)
+            reason = self.publisher.stop_reason(self.has_active_jobs)
+            if reason:
+                self.stop_reason = reason
+                self.stop_requested.set()
             self._healthy(name)
             await asyncio.sleep(FEED_POLL_S)
 

@@ -1,5 +1,5 @@
 """The controller's notice board in the ledger: which controller runs, its latest status, and
-whether a client asked it to stop.
+whether a client asked it to stop (now, or once no job is left).
 
 One row: each controller that takes the lease replaces it. The status is JSON the ledger does not
 read (``core.controller.published`` writes and reads it), so any client (the window, the CLI, the
@@ -36,6 +36,7 @@ class ControllerRunRecord:
     stopped_at: float | None
     status: dict[str, Any]
     stop_requested: bool
+    exit_when_idle: bool
 
 
 class ControllerRunStore:
@@ -57,6 +58,7 @@ class ControllerRunStore:
                 updated_at=now,
                 status_json=json.dumps(status),
                 stop_requested=False,
+                exit_when_idle=False,
             ).on_conflict_replace().execute()
 
     def publish(self, run_id: str, status: dict[str, Any], *, stopped: bool = False) -> None:
@@ -83,24 +85,37 @@ class ControllerRunStore:
         with self._handle.tx():
             return bool(query.execute())
 
-    def stop_requested(self, run_id: str) -> bool:
-        with self._handle.read():
-            row = schema.ControllerRun.get_or_none(schema.ControllerRun.run_id == run_id)
-            return bool(row and row.stop_requested)
+    def exit_when_idle(self, run_id: str, exit_when_idle: bool) -> bool:
+        """Let the controller ``run_id`` stop by itself once no job is left (no window watches
+        it any more), or not (a window attached again); whether it is still running."""
+        query = schema.ControllerRun.update(exit_when_idle=exit_when_idle).where(
+            schema.ControllerRun.run_id == run_id, schema.ControllerRun.stopped_at.is_null()
+        )
+        with self._handle.tx():
+            return bool(query.execute())
 
     def current(self) -> ControllerRunRecord | None:
         """The row, or None if no controller ever ran on this ledger."""
         with self._handle.read():
             row = schema.ControllerRun.get_or_none(schema.ControllerRun.id == _ROW)
-            if row is None:
-                return None
-            return ControllerRunRecord(
-                run_id=row.run_id,
-                pid=row.pid,
-                origin=row.origin,
-                started_at=row.started_at,
-                updated_at=row.updated_at,
-                stopped_at=row.stopped_at,
-                status=json.loads(row.status_json),
-                stop_requested=bool(row.stop_requested),
-            )
+            return _record(row) if row is not None else None
+
+    def of_run(self, run_id: str) -> ControllerRunRecord | None:
+        """The row while it is ``run_id``'s (None once another controller replaced it)."""
+        with self._handle.read():
+            row = schema.ControllerRun.get_or_none(schema.ControllerRun.run_id == run_id)
+            return _record(row) if row is not None else None
+
+
+def _record(row: schema.ControllerRun) -> ControllerRunRecord:
+    return ControllerRunRecord(
+        run_id=row.run_id,
+        pid=row.pid,
+        origin=row.origin,
+        started_at=row.started_at,
+        updated_at=row.updated_at,
+        stopped_at=row.stopped_at,
+        status=json.loads(row.status_json),
+        stop_requested=bool(row.stop_requested),
+        exit_when_idle=bool(row.exit_when_idle),
+    )

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+from core.batch import BatchSpec, SeedPlan, queue_batch
+from core.controller.published import APP, TERMINAL, Published, read_published
 from core.job_state import JobState
 from core.ledger import Ledger
 from core.simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, batchline
+
+_T = TypeVar("_T")
 
 
 def test_serve_says_ready_works_refuses_a_second_and_stops_on_sigterm(
@@ -43,3 +49,79 @@ def test_serve_says_ready_works_refuses_a_second_and_stops_on_sigterm(
     assert "Traceback" not in err
     with Ledger(home) as ledger:
         ledger.lease.acquire()  # let go by the stopped controller
+
+
+def test_serve_publishes_its_status_and_stops_when_asked_through_the_ledger(
+    home: Path, sim_thread: SimulatorThread
+) -> None:
+    """A client sees the controller's connection and pid in the ledger alone, and a stop request
+    written there ends the process cleanly (its row then says it stopped)."""
+    from core.controller.status import Connection
+
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            published = _wait_for(lambda: _connected(ledger), "the connected status")
+            assert (published.pid, published.origin) == (server.pid, TERMINAL)
+            assert published.status.server == sim_thread.url
+            assert ledger.controller_runs.request_stop(published.run_id)
+            asked = time.monotonic()
+            _out, err = server.communicate(timeout=30)
+            took = time.monotonic() - asked
+            final = read_published(ledger)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0, err
+    assert "stopping: asked to through the ledger" in err
+    assert took < 5.0, took
+    assert final is not None
+    assert final.stopped
+    assert final.status.connection == Connection.connected
+
+
+def test_serve_demo_runs_the_demo_ledger_on_its_own_simulator(cli: Cli, home: Path) -> None:
+    """`serve --demo` never touches the artist's ledger: the samples and jobs are the demo's."""
+    server = batchline(home, "serve", "--demo", "--demo-job-seconds", "0.05", "--started-by", "app")
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline() == f"ready: pid {server.pid}, ledger {home / 'demo'}\n"
+        with Ledger(home / "demo") as demo:
+            name = demo.presets.names()[0]
+            batch, _ids = queue_batch(demo, name, BatchSpec(seeds=SeedPlan(count=2)))
+            _wait_for(
+                lambda: demo.count_by_state(batch.id).get(JobState.succeeded) == 2 or None,
+                "the demo jobs",
+            )
+            published = read_published(demo)
+            assert published is not None
+            assert published.origin == APP
+            assert published.status.server.startswith("http://127.0.0.1:")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    with Ledger(home) as ledger:
+        assert ledger.latest_seq() == 0
+        assert ledger.controller_runs.current() is None
+
+
+def _connected(ledger: Ledger) -> Published | None:
+    from core.controller.status import Connection
+
+    published = read_published(ledger)
+    if published and published.status.connection == Connection.connected:
+        return published
+    return None
+
+
+def _wait_for(probe: Callable[[], _T | None], what: str, timeout: float = 30.0) -> _T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from core.comfy import ComfyClient
-from core.controller import Controller, ControllerConfig
+from core.controller import Connection, Controller, ControllerConfig
+from core.controller.published import APP, Published
 from core.job_state import JobState
+from core.ledger import Ledger
 from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
+from desktop.background import controller_runs
 from desktop.main_window import MainWindow
 from desktop.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.settings_dialog import SettingsDialog
@@ -46,6 +49,23 @@ async def until(
     while not predicate():
         assert time.monotonic() < deadline, f"condition not reached in time: {about()}"
         await asyncio.sleep(0.02)
+
+
+async def background_controller(session: Session) -> Published:
+    """The session's background controller, once it runs and has connected."""
+    assert session.controller is not None
+    await until(
+        lambda: session.controller.running is not None
+        and session.controller.status.connection == Connection.connected,
+        about=lambda: session.controller.status,
+    )
+    assert session.controller.running is not None
+    return session.controller.running
+
+
+def ledger_free(ledger: Ledger) -> bool:
+    """Whether no controller holds the ledger's lease."""
+    return not controller_runs(ledger)
 
 
 def state(window: MainWindow, job_id: str) -> JobState:
@@ -117,9 +137,10 @@ def test_demo_session_runs_the_sample_presets(qtbot, qloop, tmp_path) -> None:
             assert window.demo
             assert window.status.demo
             assert "Demo server" in window.windowTitle()
-            assert session.simulator is not None
-            assert not session.simulator.url.endswith(":8188")
             assert (tmp_path / "home" / "demo" / "ledger.sqlite3").exists()
+            running = await background_controller(session)
+            assert running.origin == APP
+            assert not running.status.server.endswith(":8188")
             window.presets.select("Soft gradient (model-free)")
             window.composer.seeds.count.setValue(2)
             window.composer.seeds.step.setValue(500000)
@@ -129,6 +150,8 @@ def test_demo_session_runs_the_sample_presets(qtbot, qloop, tmp_path) -> None:
             await until(lambda: {j.state for j in window.model.jobs()} == done)
         finally:
             await session.close()
+        with Ledger(tmp_path / "home" / "demo") as demo:  # nothing left: the app stopped it
+            assert ledger_free(demo)
 
     qloop.run_until_complete(scenario())
 
@@ -170,8 +193,8 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
         window = await real.open()
         try:
             assert not window.demo
-            assert real.simulator is None
-            assert [client.base_url for client in real.clients] == [simulator.url]
+            running = await background_controller(real)
+            assert running.status.server == simulator.url
             assert real.ledger is not None
             assert real.ledger.folder == tmp_path / "home"
         finally:
@@ -194,7 +217,8 @@ def test_a_session_on_several_servers_runs_jobs_on_each(qloop, tmp_path, preset_
         session = Session(options)
         window = await session.open()
         try:
-            assert [c.base_url for c in session.clients] == [s.url for s in sims]
+            running = await background_controller(session)
+            assert [s.server for s in running.status.servers] == [s.url for s in sims]
             window.dropEvent(StubDropEvent([preset_copy]))
             window.composer.seeds.count.setValue(6)
             window.composer.queue_button.click()
@@ -216,7 +240,7 @@ def test_a_session_on_several_servers_runs_jobs_on_each(qloop, tmp_path, preset_
 
 def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
     """Jobs made with the default server (e.g. from the CLI) count as a configured server."""
-    from core.ledger import Ledger, NewJob, PresetContent
+    from core.ledger import NewJob, PresetContent
 
     with Ledger(tmp_path / "home") as ledger:
         assert not server_configured(ledger)

@@ -49,9 +49,10 @@ async def test_two_ledgers_sharing_an_output_folder_keep_every_picture(
         other.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
         second_ids = queue(other, 2, start=100)
         assert second_ids == first_ids, "both ledgers issue the same ids on the same day"
-        await make_controller(other, simulator)
+        other_controller = await make_controller(other, simulator)
         await wait_for(lambda: all(other.job(j).state == JobState.succeeded for j in second_ids))
         second = outputs_of(other, second_ids)
+        await other_controller.stop()
     assert {path: path.read_bytes() for path in first} == first, "first pictures untouched"
     assert [path.name for path in second] == [f"{job_id}_1-2.png" for job_id in second_ids]
     assert len({*first, *second}) == 4

@@ -33,9 +33,19 @@ def test_a_new_controller_replaces_the_last_ones_row(tmp_path: Path) -> None:
 def test_a_stop_request_reaches_only_the_running_controller(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger, Ledger(tmp_path) as client:
         ledger.controller_runs.begin("run", 10, "app", {})
-        assert not ledger.controller_runs.stop_requested("run")
+        assert _asked(ledger) == (False, False)
         assert not client.controller_runs.request_stop("another run")
+        assert client.controller_runs.exit_when_idle("run", True)
+        assert _asked(ledger) == (False, True)
         assert client.controller_runs.request_stop("run")
-        assert ledger.controller_runs.stop_requested("run")
+        assert _asked(ledger) == (True, True)
         ledger.controller_runs.publish("run", {}, stopped=True)
         assert not client.controller_runs.request_stop()  # it has stopped: nothing to ask
+        assert not client.controller_runs.exit_when_idle("run", False)
+        assert ledger.controller_runs.of_run("another run") is None
+
+
+def _asked(ledger: Ledger) -> tuple[bool, bool]:
+    row = ledger.controller_runs.of_run("run")
+    assert row is not None
+    return row.stop_requested, row.exit_when_idle

@@ -1,0 +1,210 @@
+"""Acceptance: closing the window leaves the work to the background controller.
+
+The app's window is a client: `batchline serve`, started by the session, does the work; it
+goes on with no window open, a new window attaches to it instead of starting a second one, and
+"Quit Batchline completely" stops it. Real processes, a real simulator, the real window.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from core.controller import ControllerConfig
+from core.job_state import JobState
+from core.ledger import Ledger
+from core.settings import Settings
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
+from desktop.close_dialog import KEEP_TEXT, STOP_TEXT
+from desktop.session import Session, SessionOptions
+from tests.cli.conftest import batchline
+from tests.desktop.helpers import StubDropEvent
+from tests.desktop.test_app_integration import background_controller, ledger_free, until
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from desktop.main_window import MainWindow
+
+FAST = ControllerConfig(poll_active_s=0.1, poll_idle_s=0.3, grace_s=0.5)
+
+
+@pytest.fixture
+def slow_sim(tmp_path: Path):
+    thread = SimulatorThread(SimulatorConfig(job_seconds=0.7, output_dir=tmp_path / "sim"))
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, slow_sim: SimulatorThread):
+    """The artist's data folder, set to the simulator; no controller is left running after."""
+    folder = tmp_path / "home"
+    with Ledger(folder) as ledger:
+        Settings(slow_sim.url, tmp_path / "pictures", FAST).save(ledger)
+    yield folder
+    with Ledger(folder) as ledger:
+        if not ledger_free(ledger):
+            ledger.controller_runs.request_stop()
+            deadline = time.monotonic() + 15
+            while not ledger_free(ledger) and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+
+def answer_close_dialog(button: str, asked: list[str]) -> None:
+    """Click ``button`` in the close dialog once it shows (and note its question)."""
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, click)
+            return
+        asked.append(box.text())
+        chosen = [b for b in box.buttons() if b.text() == button]
+        (chosen[0] if chosen else box.escapeButton()).click()
+
+    QTimer.singleShot(20, click)
+
+
+def queue_from_window(window: MainWindow, preset_file: Path, count: int) -> list[str]:
+    window.dropEvent(StubDropEvent([preset_file]))
+    window.composer.seeds.count.setValue(count)
+    window.composer.queue_button.click()
+    return [window.model.job_at(row).id for row in range(window.model.rowCount())]
+
+
+def states(folder: Path, ids: list[str]) -> list[JobState]:
+    with Ledger(folder) as ledger:
+        return [ledger.job(job).state for job in ids]
+
+
+def visible_windows() -> list[str]:
+    return [w.windowTitle() for w in QApplication.topLevelWidgets() if w.isVisible()]
+
+
+def test_keep_running_finishes_the_batch_with_no_window_and_a_new_window_attaches(
+    qtbot, qloop, home: Path, preset_copy: Path
+) -> None:
+    options = SessionOptions(data_dir=home)
+    asked: list[str] = []
+
+    async def scenario() -> None:
+        first = Session(options)
+        window = await first.open()
+        started = await background_controller(first)
+        ids = queue_from_window(window, preset_copy, 8)
+        await until(lambda: len(ids) == 8 and JobState.running in states(home, ids))
+        answer_close_dialog(KEEP_TEXT, asked)
+        window.close()
+        assert first.finished.result() == "background"
+        await first.close("background")
+        assert visible_windows() == []
+
+        # No window: the background controller goes on.
+        done_at_close = states(home, ids).count(JobState.succeeded)
+        await until(lambda: states(home, ids).count(JobState.succeeded) >= done_at_close + 2)
+        assert JobState.succeeded in states(home, ids)
+        assert states(home, ids).count(JobState.succeeded) < 8, "the batch ended too soon"
+
+        # Opening again attaches to it: the same controller, the jobs finish live in the window.
+        second = Session(options)
+        window = await second.open()
+        attached = await background_controller(second)
+        assert (attached.run_id, attached.pid) == (started.run_id, started.pid)
+        assert second.ledger is not None
+        row = second.ledger.controller_runs.current()
+        assert row is not None
+        assert not row.exit_when_idle, "a window watches it again: it must not stop when done"
+        await until(
+            lambda: {window.model.job_at(r).state for r in range(8)} == {JobState.succeeded},
+            about=lambda: [window.model.job_at(r).state for r in range(8)],
+        )
+        assert "Connected" in window.status.connection.text()
+
+        # Quit Batchline completely: the background controller stops.
+        window.quit_all_action.trigger()
+        assert second.finished.result() == "quit_all"
+        await second.close("quit_all")
+        with Ledger(home) as ledger:
+            assert ledger_free(ledger)
+            final = ledger.controller_runs.current()
+            assert final is not None
+            assert final.stopped_at is not None
+
+    qloop.run_until_complete(scenario())
+    assert asked == ["8 jobs are not finished yet."] or asked[0].endswith("not finished yet.")
+
+
+def test_keep_running_with_no_window_stops_the_controller_once_the_batch_is_done(
+    qtbot, qloop, home: Path, preset_copy: Path
+) -> None:
+    async def scenario() -> list[str]:
+        session = Session(SessionOptions(data_dir=home))
+        window = await session.open()
+        await background_controller(session)
+        ids = queue_from_window(window, preset_copy, 3)
+        answer_close_dialog(KEEP_TEXT, [])
+        window.close()
+        await session.close(session.finished.result())
+        return ids
+
+    ids = qloop.run_until_complete(scenario())
+    deadline = time.monotonic() + 60
+    with Ledger(home) as ledger:
+        while not ledger_free(ledger):
+            assert time.monotonic() < deadline, "the background controller did not stop"
+            time.sleep(0.1)
+    assert states(home, ids) == [JobState.succeeded] * 3
+
+
+def test_stop_sending_stops_the_controller_and_the_jobs_wait(
+    qtbot, qloop, home: Path, preset_copy: Path
+) -> None:
+    async def scenario() -> list[str]:
+        session = Session(SessionOptions(data_dir=home))
+        window = await session.open()
+        await background_controller(session)
+        ids = queue_from_window(window, preset_copy, 6)
+        await until(lambda: len(ids) == 6 and JobState.running in states(home, ids))
+        answer_close_dialog(STOP_TEXT, [])
+        window.close()
+        assert session.finished.result() == "stop"
+        await session.close("stop")
+        return ids
+
+    ids = qloop.run_until_complete(scenario())
+    with Ledger(home) as ledger:
+        assert ledger_free(ledger)
+    left = states(home, ids)
+    assert JobState.pending in left, left  # not sent: they wait for the next window
+
+
+def test_a_controller_started_by_hand_is_attached_to_and_left_running(
+    qtbot, qloop, home: Path, slow_sim: SimulatorThread
+) -> None:
+    served = batchline(home, "serve")
+    try:
+        assert served.stdout is not None
+        served.stdout.readline()
+
+        async def scenario() -> None:
+            session = Session(SessionOptions(data_dir=home))
+            await session.open()
+            running = await background_controller(session)
+            assert (running.pid, running.origin) == (served.pid, "terminal")
+            assert session.window is not None
+            session.window.close()  # nothing left to do: the window just closes
+            assert session.finished.result() == "quit"
+            await session.close("quit")
+
+        qloop.run_until_complete(scenario())
+        assert served.poll() is None, "the app stopped a controller it did not start"
+    finally:
+        served.terminate()
+        served.communicate(timeout=30)
