@@ -24,6 +24,7 @@ from cli import (
     run_cmd,
     servers_cmd,
     simulate_cmd,
+    tokens_cmd,
 )
 from cli.terminal import safe_output
 from core import __version__
@@ -46,6 +47,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     jobs_cmd,
     control_cmd,
     servers_cmd,
+    tokens_cmd,
 )
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

@@ -20,11 +20,10 @@ from cli.common import (
 from core.batch import stored_preset
 from core.catalogue import Catalogue
 from core.errors import ComfyError, ComfyUnreachable
-from core.job_json import iso
 from core.ledger import PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name
-from core.presets.storing import store_preset
+from core.presets.storing import preset_summary, store_preset
 
 if TYPE_CHECKING:
     import argparse
@@ -124,7 +123,7 @@ def list_presets(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         records = ledger.presets.all()
     if args.json:
-        print_json([_summary(r) for r in records])
+        print_json([preset_summary(r) for r in records])
         return 0
     if not records:
         print("no presets: add one with `batchline preset add FILE`")
@@ -164,20 +163,9 @@ def preset_of(record: PresetRecord) -> Preset:
     return stored_preset(record, None, record.info.get("seed_inputs") or None)
 
 
-def _summary(record: PresetRecord) -> dict[str, Any]:
-    return {
-        "name": record.name,
-        "workflow_hash": record.workflow_hash,
-        "source": record.source,
-        "nodes": len(record.api_workflow),
-        "created_at": iso(record.created_at),
-        "updated_at": iso(record.updated_at),
-    }
-
-
 def _details(record: PresetRecord, preset: Preset) -> dict[str, Any]:
     return {
-        **_summary(record),
+        **preset_summary(record),
         "format": record.info.get("format"),
         "notices": record.info.get("notices", []),
         "seed_inputs": [

@@ -1,17 +1,19 @@
-"""Storing a loaded preset in the ledger under a name: `batchline preset add` and the API."""
+"""Storing a loaded preset in the ledger under a name, and a stored one's summary: for
+`batchline preset add|list` and the HTTP API alike."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.job_json import iso
 from core.ledger import PresetContent
 from core.presets.checks import check_name, escape_invalid
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from core.ledger import Ledger, PresetOutcome
+    from core.ledger import Ledger, PresetOutcome, PresetRecord
     from core.presets.model import Preset
 
 
@@ -58,3 +60,15 @@ def _content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent
         source=escape_invalid(str(preset.source)),
         info=info,
     )
+
+
+def preset_summary(record: PresetRecord) -> dict[str, Any]:
+    """A stored preset as JSON, without its workflow."""
+    return {
+        "name": record.name,
+        "workflow_hash": record.workflow_hash,
+        "source": record.source,
+        "nodes": len(record.api_workflow),
+        "created_at": iso(record.created_at),
+        "updated_at": iso(record.updated_at),
+    }

@@ -1,0 +1,7 @@
+"""The local HTTP API (aiohttp, JSON, under ``/v1``): scripts and tools queue, follow, cancel and
+retry their own jobs through the ledger's verbs, as the window and the command line do, and are
+refused with 429 and a wait estimate when the queue is full. `batchline serve` runs it."""
+
+from core.api.app import ApiConfig, make_app, parse_listen, serve_api
+
+__all__ = ["ApiConfig", "make_app", "parse_listen", "serve_api"]

@@ -1,0 +1,108 @@
+"""The API's application and its life beside the controller: where it listens, its limits,
+and starting and stopping it inside `batchline serve`'s event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from core.api.auth import LEDGER, bearer_auth
+from core.api.errors import json_errors
+from core.api.events import STOPPING
+from core.api.routes import CONFIG, add_routes
+from core.backpressure import Limits
+from core.errors import InputError
+from core.presets import MAX_FILE_BYTES
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from core.ledger import Ledger
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8190
+SHUTDOWN_S = 2.0
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    """Where the API listens, its backpressure limits, and how many servers work the queue
+    (for the wait estimate)."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    limits: Limits = field(default_factory=Limits)
+    servers: int = 1
+
+
+def parse_listen(text: str, allow_remote: bool = False) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port.
+
+    Raises:
+        InputError: not of that form, or not a loopback address without ``allow_remote``.
+    """
+    host, colon, port_text = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise InputError(f"--listen {text!r} is not HOST:PORT")
+    if not allow_remote and not _loopback(host):
+        raise InputError(
+            f"--listen {host} is not a loopback address: anyone who can reach it could try "
+            "tokens; add --allow-remote to listen there anyway"
+        )
+    return host, int(port_text)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
+    app = web.Application(middlewares=[json_errors, bearer_auth], client_max_size=MAX_FILE_BYTES)
+    app[LEDGER] = ledger
+    app[CONFIG] = config
+    app[STOPPING] = asyncio.Event()
+    add_routes(app)
+
+    async def stop_streams(app: web.Application) -> None:
+        app[STOPPING].set()
+
+    app.on_shutdown.append(stop_streams)
+    return app
+
+
+@contextlib.asynccontextmanager
+async def serve_api(ledger: Ledger, config: ApiConfig) -> AsyncIterator[str]:
+    """Serve the API on this event loop while inside; yields its address (``http://HOST:PORT``,
+    the port chosen by the system when 0 was asked).
+
+    Raises:
+        InputError: the address cannot be listened on (taken, not this machine's).
+    """
+    runner = web.AppRunner(make_app(ledger, config), shutdown_timeout=SHUTDOWN_S, access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, config.host, config.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            where = f"{config.host}:{config.port}"
+            raise InputError(f"the API cannot listen on {where} ({exc.strerror or exc})") from None
+        yield _address(runner, config.host)
+    finally:
+        await runner.cleanup()
+
+
+def _address(runner: web.AppRunner, host: str) -> str:
+    port = next(iter(runner.addresses))[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"

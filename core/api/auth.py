@@ -1,0 +1,41 @@
+"""Bearer tokens: every route but the OpenAPI document needs ``Authorization: Bearer TOKEN``;
+the token's name is the requester the request acts as."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from core.api.errors import ApiError
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from core.ledger import Ledger
+
+PUBLIC_PATHS = frozenset({"/v1/openapi.json"})
+REQUESTER = "requester"  # the request's key holding the requester's name
+LEDGER: web.AppKey[Ledger] = web.AppKey("ledger")
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="batchline"'}
+
+
+def requester_of(request: web.Request) -> str:
+    name: str = request[REQUESTER]
+    return name
+
+
+@web.middleware
+async def bearer_auth(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    if request.path not in PUBLIC_PATHS:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            message = "send 'Authorization: Bearer TOKEN' (batchline tokens create NAME)"
+            raise ApiError(401, message, _CHALLENGE)
+        requester = request.app[LEDGER].tokens.requester(token.strip())
+        if requester is None:
+            raise ApiError(401, "this token is not known (revoked, or never made)", _CHALLENGE)
+        request[REQUESTER] = requester
+    return await handler(request)

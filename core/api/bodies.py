@@ -1,0 +1,154 @@
+"""Reading request bodies: size limits (413), JSON objects only, and a batch's fields checked
+one by one, each refusal naming the field (400)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from core.api.errors import ApiError
+from core.batch.request import BatchRequest
+from core.batch.spec import GridAxis
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+MAX_JSON_BYTES = 256 * 1024
+INT_LIMIT = 2**63  # what the ledger (SQLite) stores
+Scalar = (str, int, float, bool)
+
+
+async def read_body(request: web.Request, limit: int) -> bytes:
+    """The body, refused with 413 past ``limit`` bytes (before reading it, when it says so)."""
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, f"the body is larger than {limit} bytes")
+    data = await request.content.read(limit + 1)
+    if len(data) > limit:
+        raise ApiError(413, f"the body is larger than {limit} bytes")
+    return data
+
+
+async def read_json(request: web.Request) -> dict[str, Any]:
+    """The body as a JSON object (numbers finite, text valid Unicode)."""
+    data = await read_body(request, MAX_JSON_BYTES)
+    try:
+        value = json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(400, f"the body is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    _check_text(value, "body")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _check_text(value: Any, where: str) -> None:
+    """Refuse text the ledger cannot store (lone surrogates from \\ud800 escapes)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ApiError(400, f"{where} holds text that is not valid Unicode") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key, where)
+            _check_text(item, f"{where}.{key}" if where != "body" else key)
+    elif isinstance(value, list):
+        for item in value:
+            _check_text(item, where)
+
+
+BATCH_FIELDS = frozenset(
+    {
+        "preset",
+        "count",
+        "seed_start",
+        "seed_step",
+        "seeds",
+        "random_seeds",
+        "seed_inputs",
+        "set",
+        "grid",
+        "priority",
+    }
+)
+
+
+def batch_request(body: dict[str, Any], requester: str) -> tuple[str, BatchRequest]:
+    """The preset named and the batch asked for by a ``POST /v1/batches`` body."""
+    unknown = sorted(set(body) - BATCH_FIELDS)
+    if unknown:
+        raise ApiError(400, f"{unknown[0]}: not a field of a batch")
+    preset = body.get("preset")
+    if not isinstance(preset, str) or not preset:
+        raise ApiError(400, "preset: the name of a stored preset is required")
+    seeds = _optional(body, "seeds", list)
+    grid = _optional(body, "grid", dict) or {}
+    overrides = _optional(body, "set", dict) or {}
+    request = BatchRequest(
+        count=_int(body, "count"),
+        seed_start=_int(body, "seed_start"),
+        seed_step=_int(body, "seed_step"),
+        seeds=None if seeds is None else tuple(_item_int(v, "seeds") for v in seeds),
+        random_seeds=bool(_optional(body, "random_seeds", bool)),
+        seed_inputs=tuple(_inputs(_optional(body, "seed_inputs", list) or [], "seed_inputs")),
+        overrides={_input(k, "set"): _scalar(v, f"set.{k}") for k, v in overrides.items()},
+        grid=tuple(_axis(key, values) for key, values in grid.items()),
+        requester=requester,
+        priority=_int(body, "priority") or 0,
+    )
+    return preset, request
+
+
+def _optional(body: dict[str, Any], name: str, kind: type) -> Any:
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ApiError(400, f"{name}: must be {_KIND_NAMES[kind]}")
+    return value
+
+
+_KIND_NAMES = {list: "a list", dict: "an object", bool: "true or false", int: "an integer"}
+
+
+def _int(body: dict[str, Any], name: str) -> int | None:
+    value = _optional(body, name, int)
+    return None if value is None else _item_int(value, name)
+
+
+def _item_int(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ApiError(400, f"{name}: must hold integers")
+    if not -INT_LIMIT <= value < INT_LIMIT:
+        raise ApiError(400, f"{name}: {value} is out of range")
+    return value
+
+
+def _input(value: Any, name: str) -> str:
+    node, dot, field = value.partition(".") if isinstance(value, str) else ("", "", "")
+    if not (node and dot and field):
+        raise ApiError(400, f"{name}: {value!r} is not of the form NODE.INPUT")
+    return str(value)
+
+
+def _inputs(values: list[Any], name: str) -> list[str]:
+    return [_input(value, name) for value in values]
+
+
+def _scalar(value: Any, name: str) -> Any:
+    if not isinstance(value, Scalar):
+        raise ApiError(400, f"{name}: must be a string, a number or true/false")
+    if isinstance(value, int) and not isinstance(value, bool):
+        _item_int(value, name)
+    return value
+
+
+def _axis(key: str, values: Any) -> GridAxis:
+    target = _input(key, "grid")
+    if not isinstance(values, list) or not values:
+        raise ApiError(400, f"grid.{key}: must be a non-empty list of values")
+    return GridAxis(target, tuple(_scalar(v, f"grid.{key}") for v in values))

@@ -1,0 +1,392 @@
+"""The API's OpenAPI 3.1 document, served at ``GET /v1/openapi.json`` (without a token)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from core.job_state import AttemptResult, JobState
+from core.presets import MAX_FILE_BYTES
+
+Schema = dict[str, Any]
+
+_NULLABLE_TEXT: Schema = {"type": ["string", "null"]}
+_TIME: Schema = {"type": "string", "description": "ISO-8601 UTC"}
+_NULLABLE_TIME: Schema = {"type": ["string", "null"], "description": "ISO-8601 UTC"}
+_STATES = [state.value for state in JobState]
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(properties: dict[str, Schema], *, closed: bool = True) -> Schema:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": not closed,
+    }
+
+
+def _json(schema: Schema, description: str, headers: Schema | None = None) -> Schema:
+    content = {"application/json": {"schema": schema}}
+    answer: Schema = {"description": description, "content": content}
+    if headers:
+        answer["headers"] = headers
+    return answer
+
+
+_ERRORS = {
+    "400": _json(_ref("Error"), "a bad request: the message names the field"),
+    "401": _json(
+        _ref("Error"),
+        "no token, or an unknown one",
+        {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    ),
+    "413": _json(_ref("Error"), "the body (or the batch) is larger than a limit"),
+    "503": _json(
+        _ref("Error"),
+        "the ledger was kept busy by another process: try again",
+        {"Retry-After": {"schema": {"type": "string"}}},
+    ),
+}
+_NOT_YOURS = {
+    "403": _json(_ref("Error"), "another requester's job or batch"),
+    "404": _json(_ref("Error"), "no such job, batch or preset"),
+}
+_JOB_PATH = [{"name": "job", "in": "path", "required": True, "schema": {"type": "string"}}]
+_SECURED: list[dict[str, list[str]]] = [{"bearer": []}]
+
+
+def _operation(summary: str, responses: Schema, **more: Any) -> Schema:
+    return {"summary": summary, "security": _SECURED, "responses": {**responses, **_ERRORS}, **more}
+
+
+SCHEMAS: dict[str, Schema] = {
+    "Error": {
+        "type": "object",
+        "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["error", "message"],
+    },
+    "Busy": _object(
+        {
+            "error": {"const": "busy"},
+            "reason": {"enum": ["requester_quota", "backlog"]},
+            "position": {"type": "integer", "description": "the last new job's place in line"},
+            "estimated_wait_s": {
+                "type": ["number", "null"],
+                "description": "seconds until there is room; null before any job succeeded",
+            },
+            "message": {"type": "string"},
+        }
+    ),
+    "BatchRequest": {
+        "type": "object",
+        "description": "as `batchline queue`: one way of giving seeds at most",
+        "properties": {
+            "preset": {"type": "string", "minLength": 1},
+            "count": {"type": "integer", "minimum": 1},
+            "seed_start": {"type": "integer"},
+            "seed_step": {"type": "integer"},
+            "seeds": {"type": "array", "items": {"type": "integer"}},
+            "random_seeds": {"type": "boolean"},
+            "seed_inputs": {"type": "array", "items": {"type": "string"}},
+            "set": {"type": "object", "additionalProperties": _ref("Value")},
+            "grid": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": _ref("Value"), "minItems": 1},
+            },
+            "priority": {"type": "integer"},
+        },
+        "required": ["preset"],
+        "additionalProperties": False,
+    },
+    "Value": {"type": ["string", "number", "boolean"]},
+    "BatchCreated": _object(
+        {"batch": {"type": "string"}, "jobs": {"type": "array", "items": {"type": "string"}}}
+    ),
+    "BatchCancelled": _object(
+        {
+            "batch": {"type": "string"},
+            "jobs": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "each job's new state, or why it was refused",
+            },
+        }
+    ),
+    "Transition": _object(
+        {
+            "at": _TIME,
+            "from": {"enum": _STATES},
+            "to": {"enum": _STATES},
+            "attempt": {"type": "integer"},
+            "cause": {"type": "string"},
+        }
+    ),
+    "Attempt": _object(
+        {
+            "n": {"type": "integer"},
+            "prompt_id": {"type": "string"},
+            "server": {"type": "string"},
+            "number": {"type": ["number", "null"]},
+            "result": {"enum": [result.value for result in AttemptResult]},
+            "reason": _NULLABLE_TEXT,
+            "error": {"type": ["object", "null"]},
+            "stalled": {"type": "boolean"},
+            "workflow_hash": {"type": "string"},
+            "created_at": _TIME,
+            "queued_at": _NULLABLE_TIME,
+            "started_at": _NULLABLE_TIME,
+            "finished_at": _NULLABLE_TIME,
+            "outputs": {"type": "array", "items": {"type": "string"}},
+        }
+    ),
+    "Job": _object(
+        {
+            "id": {"type": "string"},
+            "batch": {"type": "string"},
+            "preset": {"type": "string"},
+            "state": {"enum": _STATES},
+            "reason": _NULLABLE_TEXT,
+            "warning": _NULLABLE_TEXT,
+            "requester": {"type": "string"},
+            "priority": {"type": "integer"},
+            "params": {"type": "object"},
+            "attempt": {"type": "integer"},
+            "created_at": _TIME,
+            "updated_at": _TIME,
+            "attempts": {"type": "array", "items": _ref("Attempt")},
+            "outputs": {"type": "array", "items": {"type": "string"}},
+            "transitions": {"type": "array", "items": _ref("Transition")},
+        }
+    ),
+    "JobList": _object({"jobs": {"type": "array", "items": _ref("Job")}}),
+    "JobCancelled": _object({"job": {"type": "string"}, "state": {"enum": _STATES}}),
+    "JobRetried": _object(
+        {"job": {"type": "string"}, "state": {"const": "pending"}, "attempt": {"type": "integer"}}
+    ),
+    "Preset": _object(
+        {
+            "name": {"type": "string"},
+            "workflow_hash": {"type": "string"},
+            "source": {"type": "string"},
+            "nodes": {"type": "integer"},
+            "created_at": _TIME,
+            "updated_at": _TIME,
+        }
+    ),
+    "PresetList": _object({"presets": {"type": "array", "items": _ref("Preset")}}),
+    "PresetAdded": _object(
+        {
+            "name": {"type": "string"},
+            "outcome": {"enum": ["created", "replaced", "unchanged"]},
+            "seed_inputs": {"type": "array", "items": {"type": "string"}},
+            "notices": {"type": "array", "items": {"type": "string"}},
+            "also_named": _NULLABLE_TEXT,
+        }
+    ),
+    "Counts": {
+        "type": "object",
+        "properties": {state: {"type": "integer"} for state in _STATES},
+        "required": _STATES,
+        "additionalProperties": False,
+    },
+    "Status": _object(
+        {
+            "requester": {"type": "string"},
+            "paused": {"type": "boolean"},
+            "controller": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "pid": {"type": "integer"},
+                            "running": {"type": "boolean"},
+                            "status": {"type": "object"},
+                        }
+                    ),
+                ]
+            },
+            "limits": _object(
+                {
+                    "max_pending_per_requester": {"type": "integer"},
+                    "max_backlog": {"type": "integer"},
+                }
+            ),
+            "jobs": _ref("Counts"),
+            "my_jobs": _ref("Counts"),
+        }
+    ),
+}
+
+PATHS: dict[str, Schema] = {
+    "/v1/openapi.json": {
+        "get": {
+            "summary": "this document",
+            "security": [],
+            "responses": {"200": _json({"type": "object"}, "the OpenAPI document")},
+        }
+    },
+    "/v1/status": {
+        "get": _operation(
+            "who is asking, the controller's status, the limits and the job counts",
+            {"200": _json(_ref("Status"), "the status")},
+        )
+    },
+    "/v1/batches": {
+        "post": _operation(
+            "queue a batch of a stored preset, or be refused whole (429) when it does not fit",
+            {
+                "201": _json(_ref("BatchCreated"), "the batch and its jobs, all pending"),
+                "404": _json(_ref("Error"), "no such preset"),
+                "429": _json(
+                    _ref("Busy"),
+                    "the requester's quota or the backlog is full: nothing was queued",
+                    {"Retry-After": {"schema": {"type": "string"}, "required": True}},
+                ),
+            },
+            requestBody={
+                "required": True,
+                "content": {"application/json": {"schema": _ref("BatchRequest")}},
+            },
+        )
+    },
+    "/v1/batches/{batch}/cancel": {
+        "post": _operation(
+            "cancel every unfinished job of one of your batches",
+            {"200": _json(_ref("BatchCancelled"), "each job's outcome"), **_NOT_YOURS},
+            parameters=[
+                {"name": "batch", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+        )
+    },
+    "/v1/jobs": {
+        "get": _operation(
+            "your jobs (of one batch, in some states)",
+            {"200": _json(_ref("JobList"), "the jobs, oldest first"), **_NOT_YOURS},
+            parameters=[
+                {"name": "batch", "in": "query", "schema": {"type": "string"}},
+                {
+                    "name": "state",
+                    "in": "query",
+                    "description": "one state, or several separated by commas",
+                    "schema": {"type": "string"},
+                },
+            ],
+        )
+    },
+    "/v1/jobs/{job}": {
+        "get": _operation(
+            "one of your jobs, as `batchline show --json`",
+            {"200": _json(_ref("Job"), "the job"), **_NOT_YOURS},
+            parameters=_JOB_PATH,
+        )
+    },
+    "/v1/jobs/{job}/cancel": {
+        "post": _operation(
+            "cancel one of your jobs",
+            {
+                "200": _json(_ref("JobCancelled"), "cancelled, or cancelling until ComfyUI says"),
+                "409": _json(_ref("Error"), "the job has finished"),
+                **_NOT_YOURS,
+            },
+            parameters=_JOB_PATH,
+        )
+    },
+    "/v1/jobs/{job}/retry": {
+        "post": _operation(
+            "retry one of your failed or cancelled jobs",
+            {
+                "200": _json(_ref("JobRetried"), "pending again, as its next attempt"),
+                "409": _json(_ref("Error"), "the job has not failed nor been cancelled"),
+                **_NOT_YOURS,
+            },
+            parameters=_JOB_PATH,
+        )
+    },
+    "/v1/jobs/{job}/outputs/{n}": {
+        "get": _operation(
+            "picture n (from 0) of one of your jobs",
+            {
+                "200": {
+                    "description": "the picture",
+                    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+                },
+                **_NOT_YOURS,
+            },
+            parameters=[
+                *_JOB_PATH,
+                {"name": "n", "in": "path", "required": True, "schema": {"type": "integer"}},
+            ],
+        )
+    },
+    "/v1/presets": {
+        "get": _operation(
+            "the stored presets", {"200": _json(_ref("PresetList"), "the presets, by name")}
+        ),
+        "post": _operation(
+            "store a workflow file (API JSON, a ComfyUI PNG or editor JSON) as a preset",
+            {
+                "200": _json(_ref("PresetAdded"), "replaced, or the same content already there"),
+                "201": _json(_ref("PresetAdded"), "stored"),
+            },
+            parameters=[
+                {"name": "name", "in": "query", "required": True, "schema": {"type": "string"}},
+                {"name": "replace", "in": "query", "schema": {"type": "boolean"}},
+                {
+                    "name": "seed_input",
+                    "in": "query",
+                    "description": "NODE.INPUT to vary as the seed (repeatable)",
+                    "schema": {"type": "array", "items": {"type": "string"}},
+                    "style": "form",
+                    "explode": True,
+                },
+            ],
+            requestBody={
+                "required": True,
+                "description": f"the file, at most {MAX_FILE_BYTES} bytes",
+                "content": {
+                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+                },
+            },
+        ),
+    },
+    "/v1/events": {
+        "get": _operation(
+            "Server-Sent Events: one per change to one of your jobs (data: the job's JSON; id: "
+            "the ledger's change number, for Last-Event-ID)",
+            {
+                "200": {
+                    "description": "the stream",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                }
+            },
+            parameters=[
+                {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
+                {"name": "since", "in": "query", "schema": {"type": "string"}},
+            ],
+        )
+    },
+}
+
+DOCUMENT: Schema = {
+    "openapi": "3.1.0",
+    "info": {
+        "title": "Batchline",
+        "version": "1",
+        "description": "Queue, follow, cancel and retry your own ComfyUI jobs through Batchline's "
+        "controlled queue; refused with 429 and a wait estimate when it is full.",
+    },
+    "paths": PATHS,
+    "components": {
+        "schemas": SCHEMAS,
+        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+    },
+}
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return web.json_response(DOCUMENT)

@@ -1,0 +1,206 @@
+"""The API's routes under ``/v1``. Each changes jobs only through the ledger's verbs and the
+functions the command line uses (``queue_batch``, ``request_cancel_many``, ``retry_many``,
+``store_preset``), and a requester sees and changes only its own jobs (403 otherwise)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from core.api.auth import LEDGER, requester_of
+from core.api.bodies import batch_request, read_body, read_json
+from core.api.errors import ApiError
+from core.api.events import events
+from core.api.openapi import openapi
+from core.backpressure import check_room
+from core.batch import queue_batch
+from core.job_json import job_json, jobs_json
+from core.job_state import CANCELLABLE_STATES, JobState
+from core.ledger import Refused
+from core.presets import MAX_FILE_BYTES, preset_from_bytes
+from core.presets.storing import preset_summary, store_preset
+from core.settings import PAUSED
+
+if TYPE_CHECKING:
+    from core.api.app import ApiConfig
+    from core.ledger import JobRecord, Ledger
+
+CONFIG: web.AppKey[ApiConfig] = web.AppKey("config")
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/v1/openapi.json", openapi)
+    app.router.add_get("/v1/status", status)
+    app.router.add_post("/v1/batches", create_batch)
+    app.router.add_post("/v1/batches/{batch}/cancel", cancel_batch)
+    app.router.add_get("/v1/jobs", list_jobs)
+    app.router.add_get("/v1/jobs/{job}", show_job)
+    app.router.add_post("/v1/jobs/{job}/cancel", cancel_job)
+    app.router.add_post("/v1/jobs/{job}/retry", retry_job)
+    app.router.add_get("/v1/jobs/{job}/outputs/{n}", job_output)
+    app.router.add_get("/v1/presets", list_presets)
+    app.router.add_post("/v1/presets", add_preset)
+    app.router.add_get("/v1/events", events)
+
+
+def _ledger(request: web.Request) -> Ledger:
+    return request.app[LEDGER]
+
+
+def _own_job(request: web.Request) -> JobRecord:
+    """The job named in the path: 404 when unknown, 403 when another requester's."""
+    job = _ledger(request).job(request.match_info["job"])
+    if job.requester != requester_of(request):
+        raise ApiError(403, f"job {job.id} is not yours (it is {job.requester}'s)")
+    return job
+
+
+# --- batches -------------------------------------------------------------------------------------
+
+
+async def create_batch(request: web.Request) -> web.Response:
+    ledger, config = _ledger(request), request.app[CONFIG]
+    preset, asked = batch_request(await read_json(request), requester_of(request))
+
+    def check(requester: str, count: int) -> None:
+        check_room(ledger, config.limits, requester, count, config.servers)
+
+    batch, job_ids = queue_batch(
+        ledger, preset, asked.spec(), seed_inputs=asked.seed_inputs or None, check=check
+    )
+    return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
+
+
+async def cancel_batch(request: web.Request) -> web.Response:
+    ledger = _ledger(request)
+    batch = ledger.batch(request.match_info["batch"])
+    if batch.requester != requester_of(request):
+        raise ApiError(403, f"batch {batch.id} is not yours (it is {batch.requester}'s)")
+    outcomes = ledger.request_cancel_many(ledger.job_ids(batch=batch.id, states=CANCELLABLE_STATES))
+    return web.json_response(
+        {"batch": batch.id, "jobs": {job_id: str(state) for job_id, state in outcomes.items()}}
+    )
+
+
+# --- jobs ----------------------------------------------------------------------------------------
+
+
+async def list_jobs(request: web.Request) -> web.Response:
+    ledger, requester = _ledger(request), requester_of(request)
+    batch = request.query.get("batch") or None
+    if batch is not None and ledger.batch(batch).requester != requester:
+        raise ApiError(403, f"batch {batch} is not yours")
+    states = None
+    if request.query.get("state"):
+        names = [name.strip() for name in request.query["state"].split(",")]
+        known = {state.value for state in JobState}
+        wrong = [name for name in names if name not in known]
+        if wrong:
+            raise ApiError(400, f"state: {wrong[0]!r} is not one of {', '.join(sorted(known))}")
+        states = [JobState(name) for name in names]
+    jobs = ledger.jobs(batch=batch, states=states, requester=requester)
+    return web.json_response({"jobs": jobs_json(ledger, jobs)})
+
+
+async def show_job(request: web.Request) -> web.Response:
+    return web.json_response(job_json(_ledger(request), _own_job(request)))
+
+
+async def cancel_job(request: web.Request) -> web.Response:
+    job = _own_job(request)
+    outcome = _ledger(request).request_cancel_many([job.id])[job.id]
+    if isinstance(outcome, Refused):
+        raise ApiError(409, f"job {job.id}: {outcome.error}")
+    return web.json_response({"job": job.id, "state": outcome.value})
+
+
+async def retry_job(request: web.Request) -> web.Response:
+    job = _own_job(request)
+    outcome = _ledger(request).retry_many([job.id])[job.id]
+    if isinstance(outcome, Refused):
+        raise ApiError(409, f"job {job.id}: {outcome.error}")
+    return web.json_response({"job": job.id, "state": JobState.pending.value, "attempt": outcome})
+
+
+async def job_output(request: web.Request) -> web.FileResponse:
+    """The job's picture number ``n`` (from 0, as in its ``outputs``)."""
+    job = _own_job(request)
+    outputs: list[str] = job_json(_ledger(request), job)["outputs"]
+    text = request.match_info["n"]
+    if not text.isdigit() or int(text) >= len(outputs):
+        raise ApiError(404, f"job {job.id} has no picture {text} (it has {len(outputs)})")
+    path = Path(outputs[int(text)])
+    if not path.is_file():  # noqa: ASYNC240 (one stat of a local file)
+        raise ApiError(404, f"picture {text} of job {job.id} is no longer at {path}")
+    return web.FileResponse(path)
+
+
+# --- presets -------------------------------------------------------------------------------------
+
+
+async def list_presets(request: web.Request) -> web.Response:
+    records = _ledger(request).presets.all()
+    return web.json_response({"presets": [preset_summary(record) for record in records]})
+
+
+async def add_preset(request: web.Request) -> web.Response:
+    """The body is a workflow file (API JSON, a ComfyUI PNG or editor JSON), as `preset add`;
+    ``?name=`` names it, ``?replace=true`` overwrites a preset of that name."""
+    name = request.query.get("name", "")
+    if not name.strip():
+        raise ApiError(400, "name: the preset's name is required (?name=NAME)")
+    replace = _flag(request, "replace")
+    seed_inputs = request.query.getall("seed_input", []) or None
+    data = await read_body(request, MAX_FILE_BYTES)
+    preset = preset_from_bytes(data, Path(name), None, seed_inputs)
+    stored = store_preset(_ledger(request), name, preset, seed_inputs, replace=replace)
+    body: dict[str, Any] = {
+        "name": name,
+        "outcome": stored.outcome.value,
+        "seed_inputs": [str(seed.ref) for seed in preset.seed_inputs],
+        "notices": list(preset.notices),
+        "also_named": stored.also_named,
+    }
+    return web.json_response(body, status=201 if stored.outcome.value == "created" else 200)
+
+
+def _flag(request: web.Request, name: str) -> bool:
+    text = request.query.get(name, "false").lower()
+    if text not in ("true", "false", "1", "0"):
+        raise ApiError(400, f"{name}: must be true or false, not {text!r}")
+    return text in ("true", "1")
+
+
+# --- status --------------------------------------------------------------------------------------
+
+
+async def status(request: web.Request) -> web.Response:
+    """Who is asking, the controller's latest status, the limits and the job counts."""
+    ledger, requester, config = _ledger(request), requester_of(request), request.app[CONFIG]
+    run = ledger.controller_runs.current()
+    controller = None
+    if run is not None:
+        controller = {
+            "pid": run.pid,
+            "running": run.stopped_at is None,
+            "status": run.status,
+        }
+    return web.json_response(
+        {
+            "requester": requester,
+            "paused": PAUSED.get(ledger),
+            "controller": controller,
+            "limits": {
+                "max_pending_per_requester": config.limits.max_pending_per_requester,
+                "max_backlog": config.limits.max_backlog,
+            },
+            "jobs": _counts(ledger.count_by_state()),
+            "my_jobs": _counts(ledger.count_by_state(requester=requester)),
+        }
+    )
+
+
+def _counts(counts: dict[JobState, int]) -> dict[str, int]:
+    return {state.value: counts.get(state, 0) for state in JobState}
