@@ -14,6 +14,7 @@ import signal
 import sys
 import textwrap
 import time
+from argparse import SUPPRESS
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -22,12 +23,16 @@ from cli.common import make_client, open_ledger, server_urls, warn
 from cli.serve_api import api_options, api_plan, api_serving
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
 from core.controller import Controller, ControllerConfig
+from core.controller.published import APP, TERMINAL
 from core.errors import BatchlineError, InputError
 from core.job_state import JobState
+from core.paths import data_dir
 from core.settings import PAUSED, Settings
+from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterator
     from pathlib import Path
 
     from cli.serve_api import ApiPlan
@@ -63,6 +68,15 @@ def register(subparsers: Any) -> None:
     )
     _controller_options(serve)
     api_options(serve)
+    serve.add_argument(
+        "--demo",
+        action="store_true",
+        help="the demo's controller: its own ledger and the built-in simulated ComfyUI",
+    )
+    # Set by the desktop app when it starts the controller in the background: the app may
+    # then stop it when nothing is left to do; one started by hand it leaves alone.
+    serve.add_argument("--started-by", choices=(APP, TERMINAL), default=TERMINAL, help=SUPPRESS)
+    serve.add_argument("--demo-job-seconds", type=float, default=4.0, help=SUPPRESS)
     serve.set_defaults(func=serve_ledger, until_idle=False)
 
 
@@ -114,8 +128,8 @@ def serve_ledger(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace, *, ready_line: bool = False) -> int:
     if args.deep_queue is not None and args.deep_queue < 1:
         raise InputError("--deep-queue must be at least 1")
-    with open_ledger(args) as ledger:
-        settings = Settings.load(ledger)
+    with _backend(args) as (ledger, settings, servers):
+        api = api_plan(args, ledger, len(servers))
         config = settings.controller.with_overrides(
             global_cap=args.max_queued,
             deep_queue=True if args.deep_queue is not None else None,
@@ -126,15 +140,41 @@ def run(args: argparse.Namespace, *, ready_line: bool = False) -> int:
             max_pictures_per_job=args.max_pictures,
         )
         timeout = _request_timeout(args.request_timeout)
+        origin = getattr(args, "started_by", TERMINAL)
         try:
-            servers, output = server_urls(args, ledger), settings.output_folder
-            api = api_plan(args, ledger, len(servers))
+            output = settings.output_folder
             asyncio.run(
-                _serve(ledger, config, servers, output, args.until_idle, timeout, ready_line, api)
+                _serve(
+                    ledger,
+                    config,
+                    servers,
+                    output,
+                    args.until_idle,
+                    timeout,
+                    ready_line,
+                    origin,
+                    api,
+                )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):
             print("stopped; prompts already sent keep running in ComfyUI", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _backend(args: argparse.Namespace) -> Iterator[tuple[Ledger, Settings, list[str]]]:
+    """The ledger, its settings and the servers to feed: the data folder's and ComfyUI, or
+    with ``--demo`` the demo's and a simulator running in this process."""
+    if not getattr(args, "demo", False):
+        with open_ledger(args) as ledger:
+            yield ledger, Settings.load(ledger), server_urls(args, ledger)
+        return
+    simulator = start_simulator(data_dir(args.data_dir) / DEMO_FOLDER, args.demo_job_seconds)
+    try:
+        with demo_ledger(data_dir(args.data_dir)) as ledger:
+            yield ledger, demo_settings(ledger, simulator.url), [simulator.url]
+    finally:
+        simulator.stop()
 
 
 def _request_timeout(seconds: float | None) -> httpx.Timeout:
@@ -153,6 +193,7 @@ async def _serve(
     until_idle: bool,
     request_timeout: httpx.Timeout,
     ready_line: bool,
+    origin: str,
     api: ApiPlan | None = None,
 ) -> None:
     _stop_on_sigterm()
@@ -160,7 +201,9 @@ async def _serve(
         clients = [
             await stack.enter_async_context(make_client(url, request_timeout)) for url in servers
         ]
-        controller = Controller(ledger, clients, config=config, output_dir=output_dir)
+        controller = Controller(
+            ledger, clients, config=config, output_dir=output_dir, origin=origin
+        )
         printer = ChangePrinter(ledger)
         controller.add_status_listener(LocalErrorPrinter())
         await controller.start()
@@ -197,6 +240,9 @@ async def _wait(controller: Controller, until_idle: bool) -> None:
     full_since: float | None = None
     while not (until_idle and not controller.has_active_jobs()):
         controller.check_alive()
+        if controller.stop_requested.is_set():
+            warn(f"stopping: {controller.stop_reason}")
+            return
         if until_idle:
             full_since = _check_room(controller.status.output_full, full_since)
         await asyncio.sleep(0.1)
