@@ -49,8 +49,8 @@ class Dispatcher:
         inputs = self._admission_input(len(snapshot), paused)
         if inputs is None:
             return
-        for candidate in admit(inputs):
-            if PAUSED.get(self._ledger):
+        for n, candidate in enumerate(admit(inputs)):
+            if n and PAUSED.get(self._ledger):  # the tick read it before the first
                 return  # paused meanwhile (by the artist, or because the server is unusable)
             self._last_served = candidate.requester
             await self._submit(self._ledger.job(candidate.job_id))

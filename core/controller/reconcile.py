@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from core.controller.causes import failure_detail, reason_for_failure
 from core.controller.outputs import fetch_outputs
-from core.job_state import AttemptResult, JobState, Reason
+from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient, HistoryEntry, QueueSnapshot
-    from core.ledger import AttemptRecord, JobRecord, Ledger
+    from core.ledger import AttemptRecord, Ledger
     from core.settings import ControllerConfig
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,14 @@ class Reconciler:
         """The server has ``prompt_id`` now (it just accepted it, or a lookup found it)."""
         self._seen_epoch[prompt_id] = self.epoch
 
-    async def follow(self, attempt: AttemptRecord, job: JobRecord, snapshot: QueueSnapshot) -> None:
-        """Bring one live attempt up to date with ``snapshot`` (and history when needed)."""
+    async def follow(
+        self, attempt: AttemptRecord, cancelling: bool, snapshot: QueueSnapshot
+    ) -> None:
+        """Bring one live attempt up to date with ``snapshot`` (and history when needed);
+        ``cancelling``: its job is ``cancelling`` (as the tick read it)."""
         pid = attempt.prompt_id
         place = snapshot.place_of(pid)
-        if job.state == JobState.cancelling and place is not None:
+        if cancelling and place is not None:
             await self._push_cancel(pid)
         if place is not None:
             self.seen(pid)
@@ -66,9 +69,9 @@ class Reconciler:
             return
         entry = await self._client.history(pid)
         if entry is not None:
-            await self._finish(attempt, job, entry)
+            await self._finish(attempt, cancelling, entry)
         else:
-            self._vanished(attempt, job)
+            self._vanished(attempt, cancelling)
 
     def _observe_place(self, attempt: AttemptRecord, snapshot: QueueSnapshot, place: str) -> None:
         pid = attempt.prompt_id
@@ -90,11 +93,12 @@ class Reconciler:
         self._cancel_sent[pid] = now
         await self._client.cancel(pid)
 
-    async def _finish(self, attempt: AttemptRecord, job: JobRecord, entry: HistoryEntry) -> None:
+    async def _finish(self, attempt: AttemptRecord, cancelling: bool, entry: HistoryEntry) -> None:
         pid = attempt.prompt_id
         self._forget(pid)
         times = (entry.started_at, entry.finished_at)
         if entry.succeeded:
+            job = self._ledger.job(attempt.job_id)  # its batch names the output folder
             paths, warnings = await fetch_outputs(
                 self._client,
                 entry,
@@ -108,8 +112,7 @@ class Reconciler:
             return
         failure = entry.failure
         if failure is not None and failure.kind == "interrupted":
-            ours = job.state == JobState.cancelling
-            reason = Reason.cancelled if ours else Reason.interrupted_elsewhere
+            reason = Reason.cancelled if cancelling else Reason.interrupted_elsewhere
             self._ledger.observe_cancelled(pid, reason, times)
         elif failure is not None:
             reason, detail = reason_for_failure(failure), failure_detail(failure)
@@ -117,11 +120,9 @@ class Reconciler:
         else:
             self._ledger.observe_failed(pid, Reason.execution_error, {"message": entry.status})
 
-    def _vanished(self, attempt: AttemptRecord, job: JobRecord) -> None:
+    def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
         pid = attempt.prompt_id
-        if job.state == JobState.cancelling and (
-            pid in self._cancel_sent or attempt.result == AttemptResult.submitting
-        ):
+        if cancelling and (pid in self._cancel_sent or attempt.result == AttemptResult.submitting):
             self._forget(pid)
             self._ledger.observe_cancelled(pid, Reason.cancelled)
             return

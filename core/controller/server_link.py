@@ -32,6 +32,7 @@ from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
 from core.errors import TransientComfyError
+from core.job_state import JobState
 
 MIN_TICK_GAP_S = 0.02  # the shortest time between the starts of two ticks of one server
 
@@ -81,10 +82,10 @@ class ServerLink:
         self.backoff.reset()
         self.ours = {a.prompt_id: a.job_id for a in live}
         missed: list[TransientComfyError] = []
+        cancelling = self._cancelling(live)
         for attempt in live:  # a tick's own submissions come after this: none is in flight
-            job = self.ledger.job(attempt.job_id)
             try:
-                await self.reconciler.follow(attempt, job, snapshot)
+                await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
             except TransientComfyError as exc:  # this one next time; the others go on now
                 missed.append(exc)
         await self.orphans.sweep(snapshot, self.ours.keys(), missed)
@@ -92,6 +93,13 @@ class ServerLink:
         await self.dispatcher.dispatch(snapshot, paused=paused)
         stalled = frozenset(a.job_id for a in live if a.stalled)
         self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
+
+    def _cancelling(self, live: list[AttemptRecord]) -> set[str]:
+        """The jobs of ``live`` that are being cancelled: one query, not a read per job."""
+        if not live:
+            return set()
+        among = [attempt.job_id for attempt in live]
+        return set(self.ledger.job_ids(states=[JobState.cancelling], among=among))
 
     def _publish(self, snapshot: QueueSnapshot, stalled: frozenset[str], error: str) -> None:
         """The server answered this tick (``error``: a request of it that failed all the same)."""
