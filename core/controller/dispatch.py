@@ -44,16 +44,21 @@ class Dispatcher:
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
-    async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> None:
-        """Submit what admission allows now, given the server's queue ``snapshot``."""
+    async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> dict[str, str]:
+        """Submit what admission allows now, given the server's queue ``snapshot``; returns
+        the attempts written (prompt_id -> job id), sent or being looked up."""
+        written: dict[str, str] = {}
         inputs = self._admission_input(len(snapshot), paused)
         if inputs is None:
-            return
+            return written
         for n, candidate in enumerate(admit(inputs)):
             if n and PAUSED.get(self._ledger):  # the tick read it before the first
-                return  # paused meanwhile (by the artist, or because the server is unusable)
+                break  # paused meanwhile (by the artist, or because the server is unusable)
             self._last_served = candidate.requester
-            await self._submit(self._ledger.job(candidate.job_id))
+            pid = await self._submit(self._ledger.job(candidate.job_id))
+            if pid is not None:
+                written[pid] = candidate.job_id
+        return written
 
     def _admission_input(self, server_count: int, paused: bool) -> AdmissionInput | None:
         durations = self._reconciler.durations
@@ -78,14 +83,15 @@ class Dispatcher:
         in_flight = self._ledger.in_flight_by_requester(self._client.base_url)
         return replace(base, in_flight=in_flight, waiting=waiting)
 
-    async def _submit(self, job: JobRecord) -> None:
+    async def _submit(self, job: JobRecord) -> str | None:
+        """Write the job's attempt, then send it; its prompt_id (None: not written)."""
         workflow, extra = self._batch_plan(job.batch)
         prompt = prompt_for(workflow, job.params, job.batch)
         pid = new_prompt_id()
         try:
             self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
         except IllegalTransition:
-            return  # cancelled (or taken) since admission read it
+            return None  # cancelled (or taken) since admission read it
         try:
             result = await self._client.submit(prompt, pid, extra_data=extra)
         except ComfyRejected as exc:
@@ -97,6 +103,7 @@ class Dispatcher:
             raise
         else:
             self._accepted(pid, result)
+        return pid
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:

@@ -69,6 +69,7 @@ class ServerLink:
         self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
         self._changed = changed
         self._wake = asyncio.Event()
+        self._refill = False
         self._tick_began = 0.0
 
     # --- one round -------------------------------------------------------------------------------
@@ -90,7 +91,8 @@ class ServerLink:
                 missed.append(exc)
         await self.orphans.sweep(snapshot, self.ours.keys(), missed)
         await self.orphans.watch(self.url, missed)
-        await self.dispatcher.dispatch(snapshot, paused=paused)
+        # Ours from now on: the event of one finishing at once refills the queue.
+        self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused))
         stalled = frozenset(a.job_id for a in live if a.stalled)
         self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
 
@@ -147,25 +149,36 @@ class ServerLink:
                 progress = dict(self.status.progress)
                 progress[self.ours[pid]] = JobProgress(int(value), int(most))
                 self._set(progress=progress)
+            case (
+                ExecutionSuccess(prompt_id=pid)
+                | ExecutionError(prompt_id=pid)
+                | ExecutionInterrupted(prompt_id=pid)
+            ) if pid in self.ours and not self.backoff.failing:
+                self.wake(refill=True)  # one of ours left the queue: the next goes in now
             case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
                 if not self.backoff.failing:  # offline: the backoff paces the next try
                     self.wake()
 
     # --- pacing ----------------------------------------------------------------------------------
 
-    def wake(self) -> None:
+    def wake(self, *, refill: bool = False) -> None:
+        """Run the next tick now; ``refill``: one of our prompts ended, so the server has room
+        (not held back by ``MIN_TICK_GAP_S``: such events come no faster than we send)."""
+        self._refill = self._refill or refill
         self._wake.set()
 
     async def sleep(self, delay: float) -> None:
         """Wait ``delay`` seconds, or less if woken (but at least ``MIN_TICK_GAP_S`` after the
-        last tick began: a server sending events nonstop cannot make ticks run nonstop)."""
+        last tick began unless woken to refill: a server sending events nonstop cannot make
+        ticks run nonstop)."""
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
         # lands as the event fires (gh-86296), and stop() would then wait for this loop forever.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(delay):
                 await self._wake.wait()
         self._wake.clear()
-        rest = MIN_TICK_GAP_S - (time.monotonic() - self._tick_began)
+        refill, self._refill = self._refill, False
+        rest = 0.0 if refill else MIN_TICK_GAP_S - (time.monotonic() - self._tick_began)
         if rest > 0:
             await asyncio.sleep(rest)
 

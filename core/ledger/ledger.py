@@ -254,32 +254,17 @@ class Ledger(TransitionVerbs):
     def live_attempts(self) -> list[AttemptRecord]:
         """Current attempts that are not final: what the controller must follow on the server."""
         live = [result.value for result in AttemptResult if not result.is_final]
-        with self.handle.read():
-            query = (
-                schema.Attempt.select()
-                .join(schema.Job)
-                .where(schema.Attempt.n == schema.Job.attempt, schema.Attempt.result.in_(live))
-                .order_by(schema.Attempt.id)
-            )
-            return [AttemptRecord.from_row(r) for r in query]
+        with self.handle.read():  # a plain statement: read every tick
+            rows = schema.Attempt.raw(_LIVE_ATTEMPTS, json.dumps(live))
+            return [AttemptRecord.from_row(r) for r in rows]
 
     def unsettled_attempts(self, reasons: Sequence[str]) -> list[AttemptRecord]:
         """Older attempts given up as ``lost`` for one of ``reasons`` whose job is still active:
         their prompt may yet reach the server, so the controller keeps watching for it."""
         active = [state.value for state in JobState if state.is_active]
-        with self.handle.read():
-            query = (
-                schema.Attempt.select()
-                .join(schema.Job)
-                .where(
-                    schema.Attempt.result == AttemptResult.lost.value,
-                    schema.Attempt.reason.in_(list(reasons)),
-                    schema.Attempt.n < schema.Job.attempt,
-                    schema.Job.state.in_(active),
-                )
-                .order_by(schema.Attempt.id)
-            )
-            return [AttemptRecord.from_row(r) for r in query]
+        with self.handle.read():  # a plain statement: read every tick
+            params = (json.dumps(list(reasons)), json.dumps(active))
+            return [AttemptRecord.from_row(r) for r in schema.Attempt.raw(_UNSETTLED, *params)]
 
     def transitions(self, job_id: str) -> list[TransitionRecord]:
         return self.transitions_of([job_id]).get(job_id, [])
@@ -328,7 +313,8 @@ class Ledger(TransitionVerbs):
         """Whether any job is pending, queued, running or cancelling (an index seek)."""
         active = [state.value for state in JobState if state.is_active]
         with self.handle.read():
-            return schema.Job.select().where(schema.Job.state.in_(active)).exists()
+            cursor = self.handle.database.execute_sql(_ANY_ACTIVE, (json.dumps(active),))
+            return cursor.fetchone() is not None
 
     # --- change feed ---------------------------------------------------------------------------
 
@@ -348,8 +334,9 @@ class Ledger(TransitionVerbs):
         return jobs, (jobs[-1].seq if jobs else seq)
 
     def latest_seq(self) -> int:
-        with self.handle.read():
-            return int(schema.Job.select(fn.COALESCE(fn.MAX(schema.Job.seq), 0)).scalar())
+        with self.handle.read():  # a plain statement: the change feed reads it ten times a second
+            (seq,) = self.handle.database.execute_sql(_LATEST_SEQ).fetchone()
+            return int(seq)
 
 
 def _plain(model: type[schema.BaseModel]) -> list[Any]:
@@ -402,6 +389,20 @@ _IN_FLIGHT_SENT = """
       ON attempt.job_id = job.id AND attempt.n = job.attempt
     WHERE job.state IN ('queued', 'running', 'cancelling') AND (? IS NULL OR attempt.server = ?)
     GROUP BY job.requester"""
+
+# What the controller reads every tick (or more often), as plain statements: building peewee's
+# queries cost more than running them. Lists of values are JSON array parameters.
+_LIVE_ATTEMPTS = """
+    SELECT attempt.* FROM attempt JOIN job ON attempt.job_id = job.id
+    WHERE attempt.n = job.attempt AND attempt.result IN (SELECT value FROM json_each(?))
+    ORDER BY attempt.id"""
+_UNSETTLED = """
+    SELECT attempt.* FROM attempt JOIN job ON attempt.job_id = job.id
+    WHERE attempt.result = 'lost' AND attempt.reason IN (SELECT value FROM json_each(?))
+      AND attempt.n < job.attempt AND job.state IN (SELECT value FROM json_each(?))
+    ORDER BY attempt.id"""
+_ANY_ACTIVE = "SELECT 1 FROM job WHERE state IN (SELECT value FROM json_each(?)) LIMIT 1"
+_LATEST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM job"
 
 # Pending jobs whose current attempt is being sent (prompt_id written, no answer yet); CROSS JOIN
 # makes SQLite start from the few submitting attempts, not from every pending job.

@@ -121,9 +121,10 @@ class SettingsStore:
         self._handle = handle
 
     def get(self, key: str, default: Any = None) -> Any:
-        with self._handle.read():
-            row = schema.Setting.get_or_none(schema.Setting.key == key)
-            return json.loads(row.value_json) if row else default
+        with self._handle.read():  # a plain statement: the controller reads some every tick
+            cursor = self._handle.database.execute_sql(_SETTING, (key,))
+            row = cursor.fetchone()
+            return json.loads(row[0]) if row else default
 
     def set(self, key: str, value: Any) -> None:
         with self._handle.tx():
@@ -133,3 +134,6 @@ class SettingsStore:
     def all(self) -> dict[str, Any]:
         with self._handle.read():
             return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
+
+
+_SETTING = "SELECT value_json FROM setting WHERE key = ?"

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.comfy import ComfyClient, Status
+from core.comfy import ComfyClient, ExecutionSuccess, Status
+from core.controller import server_link
 from core.controller.server_link import MIN_TICK_GAP_S, ServerLink
 from core.errors import ComfyUnreachable
 from core.ledger import Ledger
 from core.simulator import Simulator
+from tests.core.controller.conftest import queue
 from tests.core.helpers import FAST
 
 pytestmark = pytest.mark.asyncio
@@ -46,3 +48,22 @@ async def test_ticks_woken_nonstop_keep_a_minimum_gap(
         link.wake()
         await link.sleep(2.0)
         assert MIN_TICK_GAP_S <= time.monotonic() - began < 1.0
+
+
+async def test_a_prompt_sent_this_tick_ending_refills_at_once(
+    ledger: Ledger, tmp_path: Path, simulator: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_link, "MIN_TICK_GAP_S", 0.5)
+    (job_id,) = queue(ledger, 1)
+    async with ComfyClient(simulator.url) as client:
+        link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
+        await link.tick(ledger.live_attempts(), paused=False)
+        (attempt,) = ledger.attempts(job_id)
+        assert link.ours == {attempt.prompt_id: job_id}, "followed from the tick that sent it"
+
+        link.on_event(ExecutionSuccess(prompt_id=attempt.prompt_id))
+        assert await slept(link, 2.0) < 0.25, "room on the server: no gap kept"
+
+        await link.tick(ledger.live_attempts(), paused=False)
+        link.on_event(ExecutionSuccess(prompt_id="someone else's"))
+        assert 0.25 < await slept(link, 2.0) < 1.0, "the gap holds"
