@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench chaos clean package
+.PHONY: run test lint typecheck pytest bench bench-more chaos clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v=sys.version_info[:2]; sys.exit(0 if (3,11)<=v<(3,14) else "Batchline needs Python 3.11 to 3.13, found %d.%d: run make with PYTHON=python3.12" % v)'
@@ -33,7 +33,13 @@ pytest: $(STAMP)
 		--cov-report=json:coverage.json $(PYTEST_ARGS)
 	$(BIN)/python tests/coverage_gate.py coverage.json
 
+# `make bench`: whether Batchline keeps a fast GPU fed (bench/feed.py, BENCHMARKS.md): one
+# table of figures, targets and same-run baselines, written to bench/results.json (~15 min).
+# `make bench-more`: the ledger, bulk commands, controller kills and the GUI.
 bench: $(STAMP)
+	$(BIN)/python bench/feed.py
+
+bench-more: $(STAMP)
 	$(BIN)/python bench/ledger.py
 	$(BIN)/python bench/bulk.py
 	$(BIN)/python bench/overhead.py
