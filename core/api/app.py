@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -96,7 +97,8 @@ async def serve_api(ledger: Ledger, config: ApiConfig) -> AsyncIterator[str]:
             await site.start()
         except OSError as exc:
             where = f"{config.host}:{config.port}"
-            raise InputError(f"the API cannot listen on {where} ({exc.strerror or exc})") from None
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise InputError(f"the API cannot listen on {where} ({reason})") from None
         yield _address(runner, config.host)
     finally:
         await runner.cleanup()

@@ -15,14 +15,13 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 PUBLIC_PATHS = frozenset({"/v1/openapi.json"})
-REQUESTER = "requester"  # the request's key holding the requester's name
+REQUESTER: web.RequestKey[str] = web.RequestKey("requester")  # who the request acts as
 LEDGER: web.AppKey[Ledger] = web.AppKey("ledger")
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="batchline"'}
 
 
 def requester_of(request: web.Request) -> str:
-    name: str = request[REQUESTER]
-    return name
+    return request[REQUESTER]
 
 
 @web.middleware

@@ -55,9 +55,16 @@ def serve(cli: Cli, sim_url: str, *options: str, tokens: tuple[str, ...] = ()) -
         result = cli("tokens", "create", name)
         assert result.code == 0, result.err
         made[name] = result.out.strip()
-    log = cli.home.parent / "serve.out"
+    with serving(cli.home, sim_url, *options, tokens=made) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def serving(home: Path, sim_url: str, *options: str, tokens: dict[str, str]) -> Iterator[Served]:
+    """`batchline serve` for the data folder ``home`` whose ``tokens`` (name: token) exist."""
+    log = home.parent / "serve.out"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "cli.main", "--data-dir", str(cli.home), "--server", sim_url]
+    command = [sys.executable, "-m", "cli.main", "--data-dir", str(home), "--server", sim_url]
     command += ["serve", "--listen", "127.0.0.1:0", "--poll-interval", "0.05", *options]
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -65,7 +72,7 @@ def serve(cli: Cli, sim_url: str, *options: str, tokens: tuple[str, ...] = ()) -
         )
     try:
         url = _listening(log, process)
-        yield Served(url, cli.home, made, log)
+        yield Served(url, home, tokens, log)
     finally:
         process.send_signal(signal.SIGTERM)
         _out, err = process.communicate(timeout=60)

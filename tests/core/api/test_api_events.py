@@ -1,0 +1,74 @@
+"""``GET /v1/events``: the requester's job changes, numbered by the ledger's change feed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from core.api import ApiConfig, serve_api
+from core.ledger import NewJob
+from tests.core.api.conftest import Api
+
+pytestmark = pytest.mark.asyncio
+
+
+async def _read(lines: AsyncIterator[str], count: int) -> list[dict[str, Any]]:
+    """The next ``count`` events of a stream's lines (id and data)."""
+    events: list[dict[str, Any]] = []
+    event: dict[str, Any] = {}
+    async for line in lines:
+        if line.startswith("id: "):
+            event["id"] = int(line[4:])
+        elif line.startswith("data: "):
+            event["data"] = json.loads(line[6:])
+        elif not line and event:
+            events.append(event)
+            event = {}
+            if len(events) == count:
+                return events
+    raise AssertionError("the stream ended")
+
+
+async def test_changes_come_as_they_happen_and_resume_after_the_last_id(api: Api) -> None:
+    ledger = api.ledger
+    async with api.client() as http:
+        async with http.stream("GET", "/v1/events") as stream:
+            assert stream.headers["Content-Type"] == "text/event-stream"
+            lines = stream.aiter_lines()
+            _, (bobs,) = ledger.create_batch("noise", [NewJob({})], requester="bob")
+            _, (job,) = ledger.create_batch("noise", [NewJob({})], requester="alice")
+            (created,) = await _read(lines, 1)  # bob's job is not alice's to see
+            ledger.request_cancel(job)
+            (cancelled,) = await _read(lines, 1)
+        assert (created["data"]["id"], created["data"]["state"]) == (job, "pending")
+        assert cancelled["data"] == {**cancelled["data"], "id": job, "state": "cancelled"}
+        assert created["id"] < cancelled["id"] == ledger.latest_seq()
+        ledger.retry_many([job])
+        async with http.stream(
+            "GET", "/v1/events", headers={"Last-Event-ID": str(cancelled["id"])}
+        ) as stream:
+            (retried,) = await _read(stream.aiter_lines(), 1)
+        assert (retried["data"]["state"], retried["data"]["attempt"]) == ("pending", 2)
+        assert bobs not in {retried["data"]["id"]}
+        bad = await http.get("/v1/events", headers={"Last-Event-ID": "soon"})
+        negative = await http.get("/v1/events", params={"since": "-1"})
+    assert (bad.status_code, negative.status_code) == (400, 400)
+    assert bad.json()["message"] == "Last-Event-ID: 'soon' is not a change number"
+
+
+async def test_stopping_the_api_ends_its_open_streams(api: Api, tmp_path: Any) -> None:
+    async with serve_api(api.ledger, ApiConfig("127.0.0.1", 0)) as url:
+        headers = {"Authorization": f"Bearer {api.tokens['alice']}"}
+        client = httpx.AsyncClient(base_url=url, headers=headers, timeout=10)
+        stream = await client.send(client.build_request("GET", "/v1/events"), stream=True)
+        first = await anext(stream.aiter_lines())
+        assert first == "retry: 1000"
+        stopped = asyncio.get_running_loop().time()
+    assert asyncio.get_running_loop().time() - stopped < 2.0, "the stream did not hold it up"
+    await stream.aclose()
+    await client.aclose()
