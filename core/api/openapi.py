@@ -218,6 +218,10 @@ SCHEMAS: dict[str, Schema] = {
             ),
             "jobs": _ref("Counts"),
             "my_jobs": _ref("Counts"),
+            "latest_change": {
+                "type": "integer",
+                "description": "the ledger's latest change: GET /v1/events?since= it",
+            },
         }
     ),
 }

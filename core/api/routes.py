@@ -177,7 +177,8 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 async def status(request: web.Request) -> web.Response:
-    """Who is asking, the controller's latest status, the limits and the job counts."""
+    """Who is asking, the controller's latest status, the limits, the job counts and the
+    latest change number (to follow the events from)."""
     ledger, requester, config = _ledger(request), requester_of(request), request.app[CONFIG]
     run = ledger.controller_runs.current()
     controller = None
@@ -198,6 +199,7 @@ async def status(request: web.Request) -> web.Response:
             },
             "jobs": _counts(ledger.count_by_state()),
             "my_jobs": _counts(ledger.count_by_state(requester=requester)),
+            "latest_change": ledger.latest_seq(),
         }
     )
 

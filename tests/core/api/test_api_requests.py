@@ -205,3 +205,4 @@ async def test_status_says_who_asks_the_limits_and_the_counts(api: Api) -> None:
     assert status["controller"] is None
     assert status["limits"] == {"max_pending_per_requester": 4, "max_backlog": 6}
     assert (status["jobs"]["pending"], status["my_jobs"]["pending"]) == (2, 0)
+    assert status["latest_change"] == api.ledger.latest_seq() > 0
