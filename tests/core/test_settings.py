@@ -85,6 +85,8 @@ def test_every_option_is_declared_once_with_a_description() -> None:
         "output_dir",
         "controller",
         "dispatch.paused",
+        "limits.max_pending_per_requester",
+        "limits.max_backlog",
     }
     assert len({s.key for s in declared}) == len(declared)
     assert all(len(s.description) > 20 for s in declared)
