@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
-from core.backpressure import Limits, check_room
+from core.backpressure import Limits, room_check
 from core.batch import GridAxis, queue_batch
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
@@ -60,11 +60,7 @@ def queue(args: argparse.Namespace) -> int:
     spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
         servers = len(server_urls(args, ledger))
-        limits = Limits.load(ledger)
-
-        def check(requester: str, count: int) -> None:
-            check_room(ledger, limits, requester, count, servers)
-
+        check = room_check(ledger, Limits.load(ledger), servers)
         with names_from_user():
             seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
             batch, job_ids = queue_batch(

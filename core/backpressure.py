@@ -7,6 +7,7 @@ of `QueueBusy`; `batchline queue` prints the same message and queues nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -16,6 +17,8 @@ from core.estimate import position_estimate, typical_run_seconds, wait_estimate
 from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.ledger import Ledger
 
 # Seconds a refused client is told to wait before any job has succeeded (no estimate yet).
@@ -47,7 +50,13 @@ class Limits:
         return replace(self, **{name: n for name, n in given.items() if n is not None})
 
 
-def check_room(ledger: Ledger, limits: Limits, requester: str, count: int, servers: int) -> None:
+def room_check(ledger: Ledger, limits: Limits, servers: int) -> Callable[[str, int], None]:
+    """``check_room`` for ``queue_batch``'s ``check``: called with the requester and the number
+    of jobs composed, before any is created."""
+    return functools.partial(check_room, ledger, limits, servers)
+
+
+def check_room(ledger: Ledger, limits: Limits, servers: int, requester: str, count: int) -> None:
     """Raise unless ``count`` new jobs of ``requester`` fit within ``limits`` now.
 
     Raises:

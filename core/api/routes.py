@@ -14,7 +14,7 @@ from core.api.bodies import batch_request, read_body, read_json
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
-from core.backpressure import check_room
+from core.backpressure import room_check
 from core.batch import queue_batch
 from core.job_json import job_json, jobs_json
 from core.job_state import CANCELLABLE_STATES, JobState
@@ -63,10 +63,7 @@ def _own_job(request: web.Request) -> JobRecord:
 async def create_batch(request: web.Request) -> web.Response:
     ledger, config = _ledger(request), request.app[CONFIG]
     preset, asked = batch_request(await read_json(request), requester_of(request))
-
-    def check(requester: str, count: int) -> None:
-        check_room(ledger, config.limits, requester, count, config.servers)
-
+    check = room_check(ledger, config.limits, config.servers)
     batch, job_ids = queue_batch(
         ledger, preset, asked.spec(), seed_inputs=asked.seed_inputs or None, check=check
     )

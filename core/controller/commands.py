@@ -11,6 +11,7 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, TypeVar
 
+from core.backpressure import Limits, room_check
 from core.batch import queue_batch, queue_smaller
 from core.estimate import wait_estimate
 from core.job_state import CANCELLABLE_STATES, JobState
@@ -43,7 +44,12 @@ class LedgerCommands:
     def queue_batch(
         self, preset_name: str, spec: BatchSpec, seed_inputs: Iterable[str] = ()
     ) -> tuple[BatchRecord, list[str]]:
-        result = queue_batch(self.ledger, preset_name, spec, seed_inputs=list(seed_inputs))
+        """Queue the batch, or refuse it whole past the backpressure limits (QueueBusy: the
+        composer shows why, the place in line and the wait, before anything is queued)."""
+        check = room_check(self.ledger, Limits.load(self.ledger), self.server_count())
+        result = queue_batch(
+            self.ledger, preset_name, spec, seed_inputs=list(seed_inputs), check=check
+        )
         self.acted()
         return result
 

@@ -25,7 +25,7 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
 
 def test_within_the_limits_nothing_is_said(ledger: Ledger) -> None:
     make_jobs(ledger, 3, "alice")
-    check_room(ledger, Limits(5, 10), "alice", 2, servers=1)
+    check_room(ledger, Limits(5, 10), 1, "alice", 2)
 
 
 def test_past_the_requesters_quota_the_wait_counts_the_jobs_that_must_finish(
@@ -35,7 +35,7 @@ def test_past_the_requesters_quota_the_wait_counts_the_jobs_that_must_finish(
     run(ledger, ids[0], 10.0)  # finished: no longer counts, and times the jobs at 10 s
     make_jobs(ledger, 2, "bob")
     with pytest.raises(QueueBusy) as refused:
-        check_room(ledger, Limits(5, 100), "alice", 3, servers=1)
+        check_room(ledger, Limits(5, 100), 1, "alice", 3)
     busy = refused.value
     assert (busy.reason, busy.position) == ("requester_quota", 9), "6 unfinished + 3 new"
     assert (busy.estimated_wait_s, busy.retry_after_s) == (20.0, 20), "2 must finish, 10 s each"
@@ -43,7 +43,7 @@ def test_past_the_requesters_quota_the_wait_counts_the_jobs_that_must_finish(
         "busy: alice has 4 unfinished jobs and may have 5; the 3 new jobs were not queued "
         "(the last would be at position 9); try again in about 20 s"
     )
-    check_room(ledger, Limits(5, 100), "bob", 3, servers=1)  # bob has room
+    check_room(ledger, Limits(5, 100), 1, "bob", 3)  # bob has room
 
 
 def test_past_the_backlog_two_servers_halve_the_wait(ledger: Ledger) -> None:
@@ -51,7 +51,7 @@ def test_past_the_backlog_two_servers_halve_the_wait(ledger: Ledger) -> None:
     run(ledger, ids[0], 8.0)
     make_jobs(ledger, 6, "bob")
     with pytest.raises(QueueBusy) as refused:
-        check_room(ledger, Limits(100, 8), "alice", 4, servers=2)
+        check_room(ledger, Limits(100, 8), 2, "alice", 4)
     busy = refused.value
     assert (busy.reason, busy.position, busy.estimated_wait_s) == ("backlog", 10, 8.0)
     assert "the backlog holds 6 unfinished jobs and may hold 8" in str(busy)
@@ -60,7 +60,7 @@ def test_past_the_backlog_two_servers_halve_the_wait(ledger: Ledger) -> None:
 def test_without_any_finished_job_the_client_is_told_to_try_again_later(ledger: Ledger) -> None:
     make_jobs(ledger, 2, "alice")
     with pytest.raises(QueueBusy) as refused:
-        check_room(ledger, Limits(2, 100), "alice", 1, servers=1)
+        check_room(ledger, Limits(2, 100), 1, "alice", 1)
     assert refused.value.estimated_wait_s is None
     assert refused.value.retry_after_s == UNKNOWN_WAIT_RETRY_S
     assert str(refused.value).endswith(f"try again in {UNKNOWN_WAIT_RETRY_S} s (no estimate yet)")
@@ -68,9 +68,9 @@ def test_without_any_finished_job_the_client_is_told_to_try_again_later(ledger: 
 
 def test_a_batch_larger_than_a_limit_would_never_fit(ledger: Ledger) -> None:
     with pytest.raises(BatchTooLarge, match="a batch of 6 jobs is more than the 5 one requester"):
-        check_room(ledger, Limits(5, 100), "alice", 6, servers=1)
+        check_room(ledger, Limits(5, 100), 1, "alice", 6)
     with pytest.raises(BatchTooLarge, match="more than the 4 the backlog may hold"):
-        check_room(ledger, Limits(5, 4), "alice", 5, servers=1)
+        check_room(ledger, Limits(5, 4), 1, "alice", 5)
 
 
 def test_the_limits_are_settings_and_options_override_them(ledger: Ledger) -> None:
