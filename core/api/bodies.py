@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 MAX_JSON_BYTES = 256 * 1024
 INT_LIMIT = 2**63  # what the ledger (SQLite) stores
-Scalar = (str, int, float, bool)
+SCALARS = (str, int, float, bool)  # the values an input may be set to
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
@@ -140,7 +140,7 @@ def _inputs(values: list[Any], name: str) -> list[str]:
 
 
 def _scalar(value: Any, name: str) -> Any:
-    if not isinstance(value, Scalar):
+    if not isinstance(value, SCALARS):
         raise ApiError(400, f"{name}: must be a string, a number or true/false")
     if isinstance(value, int) and not isinstance(value, bool):
         _item_int(value, name)

@@ -4,8 +4,9 @@ functions the command line uses (``queue_batch``, ``request_cancel_many``, ``ret
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
@@ -18,16 +19,19 @@ from core.backpressure import room_check
 from core.batch import queue_batch
 from core.job_json import job_json, jobs_json
 from core.job_state import CANCELLABLE_STATES, JobState
-from core.ledger import Refused
+from core.ledger import PresetOutcome, Refused
 from core.presets import MAX_FILE_BYTES, preset_from_bytes
 from core.presets.storing import preset_summary, store_preset
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.api.app import ApiConfig
     from core.ledger import JobRecord, Ledger
 
 CONFIG: web.AppKey[ApiConfig] = web.AppKey("config")
+_T = TypeVar("_T")
 
 
 def add_routes(app: web.Application) -> None:
@@ -97,8 +101,22 @@ async def list_jobs(request: web.Request) -> web.Response:
         if wrong:
             raise ApiError(400, f"state: {wrong[0]!r} is not one of {', '.join(sorted(known))}")
         states = [JobState(name) for name in names]
-    jobs = ledger.jobs(batch=batch, states=states, requester=requester)
-    return web.json_response({"jobs": jobs_json(ledger, jobs)})
+
+    def read() -> list[dict[str, Any]]:
+        return jobs_json(ledger, ledger.jobs(batch=batch, states=states, requester=requester))
+
+    return web.json_response({"jobs": await _off_the_loop(ledger, read)})
+
+
+async def _off_the_loop(ledger: Ledger, read: Callable[[], _T]) -> _T:
+    """Run a read that may be large (thousands of jobs) on a worker thread with a connection
+    of its own: the event loop, which `batchline serve` shares with the controller, stays free."""
+
+    def work() -> _T:
+        with ledger.thread_connection():
+            return read()
+
+    return await asyncio.to_thread(work)
 
 
 async def show_job(request: web.Request) -> web.Response:
@@ -160,7 +178,8 @@ async def add_preset(request: web.Request) -> web.Response:
         "notices": list(preset.notices),
         "also_named": stored.also_named,
     }
-    return web.json_response(body, status=201 if stored.outcome.value == "created" else 200)
+    created = stored.outcome is PresetOutcome.created
+    return web.json_response(body, status=201 if created else 200)
 
 
 def _flag(request: web.Request, name: str) -> bool:
