@@ -33,11 +33,13 @@ async def read_json(request: web.Request) -> dict[str, Any]:
     data = await read_body(request, MAX_JSON_BYTES)
     try:
         value = json.loads(data, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
+        if not isinstance(value, dict):
+            raise ApiError(400, "the body must be a JSON object")
+        _check_text(value, "body")
+    except ValueError as exc:
         raise ApiError(400, f"the body is not JSON ({exc})") from None
-    if not isinstance(value, dict):
-        raise ApiError(400, "the body must be a JSON object")
-    _check_text(value, "body")
+    except RecursionError:
+        raise ApiError(400, "the body is nested too deeply") from None
     return value
 
 

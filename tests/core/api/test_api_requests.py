@@ -57,7 +57,8 @@ async def test_a_bad_batch_is_400_naming_the_field(
         (b"{", "the body is not JSON"),
         (b'{"preset": NaN}', "NaN is not a number JSON allows"),
         (b'{"preset": "\\ud800"}', "preset holds text that is not valid Unicode"),
-        (b"[" * 100_000, "the body is not JSON"),
+        (b"[" * 100_000, "the body is nested too deeply"),
+        (b'{"set": {"1.x": ' + b"[" * 960 + b"]" * 960 + b"}}", "nested too deeply"),
     ],
 )
 async def test_a_body_that_is_not_a_json_object_is_400(
