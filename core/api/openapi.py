@@ -316,8 +316,8 @@ PATHS: dict[str, Schema] = {
             "picture n (from 0) of one of your jobs",
             {
                 "200": {
-                    "description": "the picture",
-                    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+                    "description": "the picture (PNG, or what the workflow saved)",
+                    "content": {"image/*": {"schema": {"type": "string", "format": "binary"}}},
                 },
                 **_NOT_YOURS,
             },
