@@ -24,6 +24,8 @@ from core.job_state import AttemptResult, Reason
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
     from core.controller.reconcile import Reconciler
     from core.ledger import JobRecord, Ledger
@@ -44,11 +46,14 @@ class Dispatcher:
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
-    async def dispatch(self, snapshot: QueueSnapshot, *, paused: bool) -> dict[str, str]:
-        """Submit what admission allows now, given the server's queue ``snapshot``; returns
-        the attempts written (prompt_id -> job id), sent or being looked up."""
+    async def dispatch(
+        self, snapshot: QueueSnapshot, *, paused: bool, left: Sequence[str] = ()
+    ) -> dict[str, str]:
+        """Submit what admission allows now, given the server's queue ``snapshot`` and our
+        prompts that have ``left`` it (not yet recorded as finished: they hold no room there);
+        returns the attempts written (prompt_id -> job id), sent or being looked up."""
         written: dict[str, str] = {}
-        inputs = self._admission_input(len(snapshot), paused)
+        inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
             return written
         for n, candidate in enumerate(admit(inputs)):
@@ -60,7 +65,9 @@ class Dispatcher:
                 written[pid] = candidate.job_id
         return written
 
-    def _admission_input(self, server_count: int, paused: bool) -> AdmissionInput | None:
+    def _admission_input(
+        self, server_count: int, paused: bool, left: Sequence[str]
+    ) -> AdmissionInput | None:
         durations = self._reconciler.durations
         base = AdmissionInput(
             server_count=server_count,
@@ -80,7 +87,7 @@ class Dispatcher:
         waiting = self._ledger.pending_lines(self._config.per_requester_cap)
         if not waiting:
             return None
-        in_flight = self._ledger.in_flight_by_requester(self._client.base_url)
+        in_flight = self._ledger.in_flight_by_requester(self._client.base_url, left)
         return replace(base, in_flight=in_flight, waiting=waiting)
 
     async def _submit(self, job: JobRecord) -> str | None:

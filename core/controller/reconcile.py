@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from core.controller.causes import failure_detail, reason_for_failure
 from core.controller.outputs import fetch_outputs
+from core.errors import OutputFolderFull
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class Reconciler:
         self._seen_epoch: dict[str, int] = {}
         self._missing_since: dict[str, float] = {}
         self._cancel_sent: dict[str, float] = {}
+        self.output_full = False  # the last download found no room: nothing more is sent
         self.durations: deque[float] = deque(maxlen=20)
         self.finished_at: deque[float] = deque(maxlen=200)
 
@@ -99,14 +101,19 @@ class Reconciler:
         times = (entry.started_at, entry.finished_at)
         if entry.succeeded:
             job = self._ledger.job(attempt.job_id)  # its batch names the output folder
-            paths, warnings = await fetch_outputs(
-                self._client,
-                entry,
-                self._output_dir,
-                job.batch,
-                job.id,
-                self._config.max_pictures_per_job,
-            )
+            try:
+                paths, warnings = await fetch_outputs(
+                    self._client,
+                    entry,
+                    self._output_dir,
+                    job.batch,
+                    job.id,
+                    self._config.max_pictures_per_job,
+                )
+            except OutputFolderFull:
+                self.output_full = True
+                raise
+            self.output_full = False
             self._ledger.observe_succeeded(pid, paths, "; ".join(warnings), times)
             self._record_duration(attempt, entry)
             return

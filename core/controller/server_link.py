@@ -32,7 +32,7 @@ from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
 from core.errors import TransientComfyError
-from core.job_state import JobState
+from core.job_state import AttemptResult, JobState
 
 MIN_TICK_GAP_S = 0.02  # the shortest time between the starts of two ticks of one server
 
@@ -75,26 +75,39 @@ class ServerLink:
     # --- one round -------------------------------------------------------------------------------
 
     async def tick(self, live: list[AttemptRecord], paused: bool) -> None:
-        """Read the queue, follow ``live`` (this server's attempts), admit and submit."""
+        """Read the queue, admit and submit, then follow ``live`` (this server's attempts)."""
         self._tick_began = time.monotonic()
         snapshot = await self.client.queue()
         if self.backoff.failing:
             self.reconciler.server_may_have_restarted()
         self.backoff.reset()
         self.ours = {a.prompt_id: a.job_id for a in live}
-        missed: list[TransientComfyError] = []
+        # Refill first: our prompts gone from the queue hold no room there, whatever their
+        # outcome (read below, downloads and all). Sent ones are ours from now on: the event of
+        # one finishing refills at once. A full output folder sends nothing more.
+        left = [a.prompt_id for a in live if a.result != AttemptResult.submitting]
+        left = [pid for pid in left if snapshot.place_of(pid) is None]
+        if not self.reconciler.output_full:
+            self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused, left=left))
+        missed = await self._follow(live, snapshot)
+        await self.orphans.sweep(snapshot, self.ours.keys(), missed)
+        await self.orphans.watch(self.url, missed)
+        stalled = frozenset(a.job_id for a in live if a.stalled)
+        self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
+
+    async def _follow(
+        self, live: list[AttemptRecord], snapshot: QueueSnapshot
+    ) -> list[TransientComfyError]:
+        """Follow ``live`` (not those sent this tick: they are not in the snapshot); returns
+        the server's errors of those that could not be followed now (next time)."""
         cancelling = self._cancelling(live)
-        for attempt in live:  # a tick's own submissions come after this: none is in flight
+        missed: list[TransientComfyError] = []
+        for attempt in live:
             try:
                 await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
             except TransientComfyError as exc:  # this one next time; the others go on now
                 missed.append(exc)
-        await self.orphans.sweep(snapshot, self.ours.keys(), missed)
-        await self.orphans.watch(self.url, missed)
-        # Ours from now on: the event of one finishing at once refills the queue.
-        self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused))
-        stalled = frozenset(a.job_id for a in live if a.stalled)
-        self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
+        return missed
 
     def _cancelling(self, live: list[AttemptRecord]) -> set[str]:
         """The jobs of ``live`` that are being cancelled: one query, not a read per job."""

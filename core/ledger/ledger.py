@@ -298,14 +298,21 @@ class Ledger(TransitionVerbs):
                 lines[requester] = [job_id for (job_id,) in rows]
         return {requester: ids for requester, ids in lines.items() if ids}
 
-    def in_flight_by_requester(self, server: str | None = None) -> dict[str, int]:
+    def in_flight_by_requester(
+        self, server: str | None = None, left: Sequence[str] = ()
+    ) -> dict[str, int]:
         """Per requester, jobs sent to ComfyUI (``server``, or any) and not finished (incl.
-        being sent)."""
+        being sent), but those whose prompt is among ``left``: gone from the server's queue,
+        not yet recorded as finished."""
         counts: dict[str, int] = {}
         database = self.handle.database
+        gone = json.dumps(list(left))
         with self.handle.read():
-            for sql in (_IN_FLIGHT_SENT, _IN_FLIGHT_SENDING):
-                for requester, n in database.execute_sql(sql, (server, server)).fetchall():
+            for sql, params in (
+                (_IN_FLIGHT_SENT, (server, server, gone)),
+                (_IN_FLIGHT_SENDING, (server, server)),
+            ):
+                for requester, n in database.execute_sql(sql, params).fetchall():
                     counts[requester] = counts.get(requester, 0) + int(n)
         return counts
 
@@ -388,6 +395,7 @@ _IN_FLIGHT_SENT = """
     SELECT job.requester, COUNT(*) FROM job JOIN attempt
       ON attempt.job_id = job.id AND attempt.n = job.attempt
     WHERE job.state IN ('queued', 'running', 'cancelling') AND (? IS NULL OR attempt.server = ?)
+      AND attempt.prompt_id NOT IN (SELECT value FROM json_each(?))
     GROUP BY job.requester"""
 
 # What the controller reads every tick (or more often), as plain statements: building peewee's

@@ -3,6 +3,7 @@ failed, nothing is blamed on ComfyUI, and work resumes once there is room."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -56,3 +57,20 @@ async def test_a_full_output_folder_waits_for_room_then_downloads(
             assert all(Path(p).is_relative_to(out) for p in attempt.outputs)
         await wait_for(lambda: controller.status.output_full == "")
         assert controller.status.local_error == ""
+
+
+async def test_nothing_more_is_sent_once_the_output_folder_is_found_full(
+    tmp_path: Path, ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    with small_disk(tmp_path / "out", "256k") as out:
+        filler = fill(out)
+        ids = queue(ledger, 12)
+        controller = await make_controller(ledger, simulator)
+        await wait_for(lambda: controller.status.output_full == str(out))
+        await asyncio.sleep(1.0)  # the tick is tried again and again meanwhile
+        sent = [job_id for job_id in ids if ledger.attempts(job_id)]
+        assert len(sent) <= 6, "two fills of the queue before the folder was found full, no more"
+
+        filler.unlink()
+        await wait_for(lambda: all(ledger.job(job_id).state.is_terminal for job_id in ids))
+        assert {ledger.job(job_id).state for job_id in ids} == {JobState.succeeded}

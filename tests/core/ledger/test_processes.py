@@ -245,6 +245,8 @@ def test_admission_queries_on_a_large_backlog(ledger: Ledger) -> None:
     assert ledger.in_flight_by_requester("http://x") == {"b": 1}, "per server"
     assert ledger.in_flight_by_requester("http://y") == {"b": 1}
     assert ledger.in_flight_by_requester("http://z") == {}
+    assert ledger.in_flight_by_requester(left=["sent"]) == {"b": 1}, "gone from the queue"
+    assert ledger.in_flight_by_requester(left=["sending"]) == {"b": 2}, "its answer may come"
     assert ledger.has_active_jobs()
 
 
