@@ -1,8 +1,9 @@
 """`batchline run` and `batchline serve`: the controller, headless.
 
 `run` prints a line per job state change (and with ``--until-idle`` ends when no job is left);
-`serve` is the long-running controller of a data folder: one line when it is ready, then it
-works until SIGTERM or Ctrl-C. A second one for the same ledger is refused (the lease)."""
+`serve` is the long-running controller of a data folder: one line when it is ready (and one
+saying where its HTTP API listens: cli/serve_api.py), then it works until SIGTERM or Ctrl-C. A
+second one for the same ledger is refused (the lease)."""
 
 from __future__ import annotations
 
@@ -63,8 +64,9 @@ def register(subparsers: Any) -> None:
     serve = subparsers.add_parser(
         "serve",
         help="the background controller of this data folder (until SIGTERM or Ctrl-C)",
-        description="Run this ledger's controller until stopped: prints one line when ready; "
-        "a second one for the same ledger is refused.",
+        description="Run this ledger's controller until stopped: prints one line when ready, "
+        "then where its HTTP API listens (docs/api.md); a second one for the same ledger is "
+        "refused.",
     )
     _controller_options(serve)
     api_options(serve)
