@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,9 +29,11 @@ from core.ledger.transitions import TransitionVerbs, job_row
 from core.paths import ledger_path
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
+
+    from peewee import SqliteDatabase
 
 _JOB_COLUMNS = (
     "id, batch_id, requester, params_json, priority, state, attempt, auto_attempts, "
@@ -218,14 +221,8 @@ class Ledger(TransitionVerbs):
         """The attempts of each of ``job_ids`` (in order), in a few queries however many jobs."""
         found: dict[str, list[AttemptRecord]] = {}
         with self.handle.read():
-            for chunk in _chunks(job_ids):
-                query = (
-                    schema.Attempt.select(*_plain(schema.Attempt))
-                    .where(schema.Attempt.job.in_(chunk))
-                    .order_by(schema.Attempt.job, schema.Attempt.n)
-                )
-                for row in query.namedtuples():
-                    found.setdefault(row.job_id, []).append(AttemptRecord.from_row(row))
+            for row in _named_rows(self.handle.database, _ATTEMPTS_OF, job_ids):
+                found.setdefault(row.job_id, []).append(AttemptRecord.from_row(row))
         return found
 
     def attempt(self, prompt_id: str) -> AttemptRecord | None:
@@ -273,14 +270,8 @@ class Ledger(TransitionVerbs):
         """The transitions of each of ``job_ids`` (oldest first), in a few queries."""
         found: dict[str, list[TransitionRecord]] = {}
         with self.handle.read():
-            for chunk in _chunks(job_ids):
-                query = (
-                    schema.Transition.select(*_plain(schema.Transition))
-                    .where(schema.Transition.job.in_(chunk))
-                    .order_by(schema.Transition.id)
-                )
-                for row in query.namedtuples():
-                    found.setdefault(row.job_id, []).append(TransitionRecord.from_row(row))
+            for row in _named_rows(self.handle.database, _TRANSITIONS_OF, job_ids):
+                found.setdefault(row.job_id, []).append(TransitionRecord.from_row(row))
         return found
 
     # --- admission queries ---------------------------------------------------------------------
@@ -368,10 +359,12 @@ def _filtered(
     return query
 
 
-def _chunks(ids: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
-    """``ids`` in slices small enough for one SQL ``IN (...)`` each."""
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
+def _named_rows(database: SqliteDatabase, sql: str, ids: Sequence[str]) -> list[Any]:
+    """The rows of ``sql`` (one JSON array parameter: ``ids``) as named tuples, their fields
+    named by the columns: no peewee query to build, which cost more than SQLite's work."""
+    cursor = database.execute_sql(sql, (json.dumps(list(ids)),))
+    row = namedtuple("row", [column for column, *_ in cursor.description])  # type: ignore[misc]
+    return [row(*values) for values in cursor.fetchall()]
 
 
 # Distinct requesters with pending jobs, one index seek each (a "loose index scan").
@@ -409,6 +402,10 @@ _UNSETTLED = """
     WHERE attempt.result = 'lost' AND attempt.reason IN (SELECT value FROM json_each(?))
       AND attempt.n < job.attempt AND job.state IN (SELECT value FROM json_each(?))
     ORDER BY attempt.id"""
+_ATTEMPTS_OF = """
+    SELECT * FROM attempt WHERE job_id IN (SELECT value FROM json_each(?)) ORDER BY job_id, n"""
+_TRANSITIONS_OF = """
+    SELECT * FROM transition WHERE job_id IN (SELECT value FROM json_each(?)) ORDER BY id"""
 _ANY_ACTIVE = "SELECT 1 FROM job WHERE state IN (SELECT value FROM json_each(?)) LIMIT 1"
 _LATEST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM job"
 

@@ -84,7 +84,7 @@ class AttemptRecord:
             reason=row.reason,
             error=json.loads(row.error_json) if row.error_json else None,
             workflow_hash=row.workflow_hash,
-            stalled=row.stalled,
+            stalled=bool(row.stalled),
             created_at=row.created_at,
             queued_at=row.queued_at,
             started_at=row.started_at,
