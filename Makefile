@@ -34,7 +34,7 @@ pytest: $(STAMP)
 	$(BIN)/python tests/coverage_gate.py coverage.json
 
 # `make bench`: whether Batchline keeps a fast GPU fed (bench/feed.py, BENCHMARKS.md): one
-# table of figures, targets and same-run baselines, written to bench/results.json (~15 min).
+# table of figures, targets and same-run baselines, written to bench/results.json (~10 min).
 # `make bench-more`: the ledger, bulk commands, controller kills and the GUI.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
