@@ -279,6 +279,25 @@ async def scenario(app: QApplication, tmp: Path, report: Report) -> None:
             report.data["thumbnail"] = thumbnail(ledger, tmp)
     finally:
         await asyncio.to_thread(simulator.stop)
+    report.enter("background controller")
+    report.data["background_s"] = await background_round_trip(tmp / "home")
+
+
+async def background_round_trip(home: Path) -> float:
+    """`batchline serve --demo` started as the app starts it (this installation running
+    itself), seen running in the ledger, then stopped through it; the seconds it took."""
+    from core.errors import BatchlineError
+    from desktop.background import ServeOptions, start_process, stop_controller, wait_until_ready
+    from desktop.demo import demo_ledger
+
+    started = time.perf_counter()
+    with demo_ledger(home) as ledger:
+        process = start_process(ServeOptions(data_dir=home, demo=True), ledger.folder)
+        await wait_until_ready(ledger, process)
+        row = ledger.controller_runs.current()
+        if row is None or not await stop_controller(ledger, row.run_id, row.pid):
+            raise BatchlineError("the background controller did not stop when asked")
+    return round(time.perf_counter() - started, 3)
 
 
 def start_simulator(tmp: Path) -> SimulatorThread:

@@ -19,14 +19,21 @@ from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
 from core.paths import data_dir
 from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
-from desktop.background import ServeOptions, start_process, stop_controller, wait_until_ready
-from desktop.close_dialog import ask_on_close
+from desktop.background import (
+    ServeOptions,
+    controller_runs,
+    start_process,
+    stop_controller,
+    wait_until_ready,
+)
+from desktop.close_dialog import CloseChoice, ask_on_close
 from desktop.demo import demo_ledger, demo_settings
 from desktop.logs import install_excepthook
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
 from desktop.settings_dialog import SettingsDialog
 from desktop.tasks import BackgroundTasks
+from desktop.tray import ProgressTray, tray_available
 
 if TYPE_CHECKING:
     import argparse
@@ -114,6 +121,7 @@ class Session(QObject):
         self.ledger: Ledger | None = None
         self.controller: ControllerClient | None = None
         self.window: MainWindow | None = None
+        self.tray: ProgressTray | None = None
         self.demo = False
         self.tasks = BackgroundTasks(self)
         self.finished: asyncio.Future[str] = asyncio.get_event_loop().create_future()
@@ -134,8 +142,20 @@ class Session(QObject):
         self.window = self._window(settings)
         await self.controller.start()
         self._attach()
+        if tray_available():
+            self.tray = self._tray()
         self.tasks.start(self._keep_controller(), "the background controller")
         return self.window
+
+    def _tray(self) -> ProgressTray:
+        assert self.ledger is not None
+        assert self.controller is not None
+        tray = ProgressTray(self.ledger, self.controller.status, self)
+        tray.open_requested.connect(self._show_window)
+        tray.quit_all_requested.connect(self._quit_all)
+        self.controller.add_status_listener(tray.show_status)
+        tray.start()
+        return tray
 
     def _serve_options(self) -> ServeOptions:
         return ServeOptions(
@@ -154,9 +174,11 @@ class Session(QObject):
         first = True
         while True:
             self.controller.refresh()
-            if self.controller.running is None and (first or not self.controller.failed):
-                await self._start_controller()
-            self._attach()
+            if self.window is not None and self.window.isVisible():  # not while in the tray
+                free = self.controller.running is None and not controller_runs(self.ledger)
+                if free and (first or not self.controller.failed):
+                    await self._start_controller()
+                self._attach()
             first = False
             await asyncio.sleep(KEEP_S)
 
@@ -218,8 +240,36 @@ class Session(QObject):
         choice = ask_on_close(self.window, left)
         if choice is None:
             return False
+        if choice is CloseChoice.background and self.tray is not None:
+            self._to_tray(left)
+            return False  # hidden, not closed: the tray opens it again
         self._finish(str(choice))
         return True
+
+    def _to_tray(self, left: int) -> None:
+        """Hide the window; the tray shows the progress and says when all is done."""
+        assert self.ledger is not None
+        assert self.tray is not None
+        assert self.window is not None
+        running = self.controller.running if self.controller is not None else None
+        if running is not None:
+            self.ledger.controller_runs.exit_when_idle(running.run_id, True)
+        self._attached_run = ""
+        self.window.hide()
+        self.tray.announce_done = True
+        jobs = "1 job" if left == 1 else f"{left} jobs"
+        self.tray.say("Batchline keeps working", f"{jobs} left; open Batchline here to watch.")
+
+    @Slot()
+    def _show_window(self) -> None:
+        """From the tray: the window again, attached to the controller (or a new one)."""
+        if self.window is None:
+            return
+        if self.tray is not None:
+            self.tray.announce_done = False
+        self.window.show()
+        self.window.raise_()
+        self.window.activateWindow()
 
     @Slot()
     def _quit_all(self) -> None:
@@ -261,6 +311,8 @@ class Session(QObject):
         until its jobs are done ("background"), stop it ("stop", "quit_all", and "quit" or
         "restart" when the app started it), or leave it as it is (one started by hand)."""
         await self.tasks.cancel_all()
+        if self.tray is not None:
+            self.tray.stop()
         if self.controller is not None:
             await self.controller.stop()
             await self._settle_controller(how)

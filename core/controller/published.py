@@ -25,6 +25,9 @@ HEARTBEAT_S = 2.0
 # A controller whose row has not been written for this long is taken for dead (killed without
 # a word); the lease says so at once, this covers clients that do not look at the lease.
 SILENT_AFTER_S = 3 * HEARTBEAT_S
+# A controller told to stop once no job is left waits this long with none first: a window
+# opening meanwhile keeps it, and one started by the app gets the time to attach.
+IDLE_GRACE_S = 10.0
 APP, TERMINAL = "app", "terminal"
 
 
@@ -110,19 +113,24 @@ class StatusPublisher:
         self.run_id = ""
         self._written: ControllerStatus | None = None
         self._written_at = 0.0
+        self._idle_since: float | None = None
 
     def new_run(self) -> None:
         """This controller took the lease: its row replaces the last controller's at the next
         ``flush`` (a busy ledger must not keep it from starting)."""
         self.run_id = uuid.uuid4().hex
         self._written = None
+        self._idle_since = None
 
     def flush(self, status: ControllerStatus) -> None:
         """Write ``status`` if it changed and the last write is ``PUBLISH_INTERVAL_S`` old, or
         if the heartbeat is due (the first time: the run's row)."""
         runs = self.ledger.controller_runs
         if self._written is None:
-            runs.begin(self.run_id, os.getpid(), self.origin, status_to_json(status))
+            # One the app started stops by itself once idle unless a window attaches (it
+            # clears this at once): a window that died leaves no controller behind for ever.
+            started = (self.run_id, os.getpid(), self.origin, status_to_json(status))
+            runs.begin(*started, exit_when_idle=self.origin == APP)
         else:
             since = time.monotonic() - self._written_at
             changed = status != self._written
@@ -146,6 +154,12 @@ class StatusPublisher:
             return ""
         if row.stop_requested:
             return "asked to through the ledger"
-        if row.exit_when_idle and not has_active_jobs():
+        if not row.exit_when_idle or has_active_jobs():
+            self._idle_since = None
+            return ""
+        now = time.monotonic()
+        if self._idle_since is None:
+            self._idle_since = now
+        if now - self._idle_since >= IDLE_GRACE_S:
             return "no job is left and no window is open"
         return ""

@@ -45,7 +45,15 @@ class ControllerRunStore:
     def __init__(self, handle: LedgerHandle) -> None:
         self._handle = handle
 
-    def begin(self, run_id: str, pid: int, origin: str, status: dict[str, Any]) -> None:
+    def begin(
+        self,
+        run_id: str,
+        pid: int,
+        origin: str,
+        status: dict[str, Any],
+        *,
+        exit_when_idle: bool = False,
+    ) -> None:
         """A new controller took the lease: its row replaces the last one's."""
         now = self._handle.now()
         with self._handle.tx():
@@ -58,7 +66,7 @@ class ControllerRunStore:
                 updated_at=now,
                 status_json=json.dumps(status),
                 stop_requested=False,
-                exit_when_idle=False,
+                exit_when_idle=exit_when_idle,
             ).on_conflict_replace().execute()
 
     def publish(self, run_id: str, status: dict[str, Any], *, stopped: bool = False) -> None:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 import qasync
 
 from core.ledger import Ledger, NewJob
+from core.settings import Settings
+from core.simulator import SimulatorConfig
+from core.simulator.thread import SimulatorThread
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
+from tests.desktop.background_helpers import FAST, ledger_free
 from tests.desktop.fakes import FakeController
 from tests.leaks import tasks_left
 
@@ -74,3 +79,26 @@ def make_jobs(ledger: Ledger, preset: str, count: int) -> list[str]:
     jobs = [NewJob(params={"3.seed": i}) for i in range(count)]
     _batch, ids = ledger.create_batch(preset, jobs, requester="tester")
     return ids
+
+
+@pytest.fixture
+def slow_sim(tmp_path: Path):
+    thread = SimulatorThread(SimulatorConfig(job_seconds=0.7, output_dir=tmp_path / "sim"))
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, slow_sim: SimulatorThread):
+    """The artist's data folder, set to the simulator; no controller is left running after."""
+    folder = tmp_path / "home"
+    with Ledger(folder) as ledger:
+        Settings(slow_sim.url, tmp_path / "pictures", FAST).save(ledger)
+    yield folder
+    with Ledger(folder) as ledger:
+        if not ledger_free(ledger):
+            ledger.controller_runs.request_stop()
+            deadline = time.monotonic() + 15
+            while not ledger_free(ledger) and time.monotonic() < deadline:
+                time.sleep(0.05)

@@ -7,28 +7,26 @@ qasync.QEventLoop, never pytest-asyncio's loop.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import TYPE_CHECKING
 
 import pytest
 
 from core.comfy import ComfyClient
-from core.controller import Connection, Controller, ControllerConfig
-from core.controller.published import APP, Published
+from core.controller import Controller, ControllerConfig
+from core.controller.published import APP
 from core.job_state import JobState
 from core.ledger import Ledger
 from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
-from desktop.background import controller_runs
 from desktop.main_window import MainWindow
 from desktop.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.settings_dialog import SettingsDialog
+from tests.desktop.background_helpers import background_controller, ledger_free, until
 from tests.desktop.helpers import StubDropEvent
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    pass
 
 FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
 
@@ -40,32 +38,6 @@ def simulator(tmp_path):
     thread.start()
     yield thread
     thread.stop()
-
-
-async def until(
-    predicate: Callable[[], bool], seconds: float = 30.0, about: Callable[[], object] = str
-) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, f"condition not reached in time: {about()}"
-        await asyncio.sleep(0.02)
-
-
-async def background_controller(session: Session) -> Published:
-    """The session's background controller, once it runs and has connected."""
-    assert session.controller is not None
-    await until(
-        lambda: session.controller.running is not None
-        and session.controller.status.connection == Connection.connected,
-        about=lambda: session.controller.status,
-    )
-    assert session.controller.running is not None
-    return session.controller.running
-
-
-def ledger_free(ledger: Ledger) -> bool:
-    """Whether no controller holds the ledger's lease."""
-    return not controller_runs(ledger)
 
 
 def state(window: MainWindow, job_id: str) -> JobState:

@@ -10,82 +10,26 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-import pytest
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
-
-from core.controller import ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.settings import Settings
-from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.close_dialog import KEEP_TEXT, STOP_TEXT
 from desktop.session import Session, SessionOptions
 from tests.cli.conftest import batchline
-from tests.desktop.helpers import StubDropEvent
-from tests.desktop.test_app_integration import background_controller, ledger_free, until
+from tests.desktop.background_helpers import (
+    answer_close_dialog,
+    app_started_controllers,
+    background_controller,
+    close_window,
+    ledger_free,
+    queue_from_window,
+    states,
+    until,
+    visible_windows,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from desktop.main_window import MainWindow
-
-FAST = ControllerConfig(poll_active_s=0.1, poll_idle_s=0.3, grace_s=0.5)
-
-
-@pytest.fixture
-def slow_sim(tmp_path: Path):
-    thread = SimulatorThread(SimulatorConfig(job_seconds=0.7, output_dir=tmp_path / "sim"))
-    thread.start()
-    yield thread
-    thread.stop()
-
-
-@pytest.fixture
-def home(tmp_path: Path, slow_sim: SimulatorThread):
-    """The artist's data folder, set to the simulator; no controller is left running after."""
-    folder = tmp_path / "home"
-    with Ledger(folder) as ledger:
-        Settings(slow_sim.url, tmp_path / "pictures", FAST).save(ledger)
-    yield folder
-    with Ledger(folder) as ledger:
-        if not ledger_free(ledger):
-            ledger.controller_runs.request_stop()
-            deadline = time.monotonic() + 15
-            while not ledger_free(ledger) and time.monotonic() < deadline:
-                time.sleep(0.05)
-
-
-def answer_close_dialog(button: str, asked: list[str]) -> None:
-    """Click ``button`` in the close dialog once it shows (and note its question)."""
-
-    def click() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(20, click)
-            return
-        asked.append(box.text())
-        chosen = [b for b in box.buttons() if b.text() == button]
-        (chosen[0] if chosen else box.escapeButton()).click()
-
-    QTimer.singleShot(20, click)
-
-
-def queue_from_window(window: MainWindow, preset_file: Path, count: int) -> list[str]:
-    window.dropEvent(StubDropEvent([preset_file]))
-    window.composer.seeds.count.setValue(count)
-    window.composer.queue_button.click()
-    return [window.model.job_at(row).id for row in range(window.model.rowCount())]
-
-
-def states(folder: Path, ids: list[str]) -> list[JobState]:
-    with Ledger(folder) as ledger:
-        return [ledger.job(job).state for job in ids]
-
-
-def visible_windows() -> list[str]:
-    return [w.windowTitle() for w in QApplication.topLevelWidgets() if w.isVisible()]
 
 
 def test_keep_running_finishes_the_batch_with_no_window_and_a_new_window_attaches(
@@ -101,7 +45,7 @@ def test_keep_running_finishes_the_batch_with_no_window_and_a_new_window_attache
         ids = queue_from_window(window, preset_copy, 8)
         await until(lambda: len(ids) == 8 and JobState.running in states(home, ids))
         answer_close_dialog(KEEP_TEXT, asked)
-        window.close()
+        await close_window(window, first)
         assert first.finished.result() == "background"
         await first.close("background")
         assert visible_windows() == []
@@ -150,7 +94,7 @@ def test_keep_running_with_no_window_stops_the_controller_once_the_batch_is_done
         await background_controller(session)
         ids = queue_from_window(window, preset_copy, 3)
         answer_close_dialog(KEEP_TEXT, [])
-        window.close()
+        await close_window(window, session)
         await session.close(session.finished.result())
         return ids
 
@@ -173,7 +117,7 @@ def test_stop_sending_stops_the_controller_and_the_jobs_wait(
         ids = queue_from_window(window, preset_copy, 6)
         await until(lambda: len(ids) == 6 and JobState.running in states(home, ids))
         answer_close_dialog(STOP_TEXT, [])
-        window.close()
+        await close_window(window, session)
         assert session.finished.result() == "stop"
         await session.close("stop")
         return ids
@@ -195,15 +139,15 @@ def test_a_controller_started_by_hand_is_attached_to_and_left_running(
 
         async def scenario() -> None:
             session = Session(SessionOptions(data_dir=home))
-            await session.open()
+            window = await session.open()
             running = await background_controller(session)
             assert (running.pid, running.origin) == (served.pid, "terminal")
-            assert session.window is not None
-            session.window.close()  # nothing left to do: the window just closes
+            await close_window(window, session)  # nothing left to do: the window just closes
             assert session.finished.result() == "quit"
             await session.close("quit")
 
         qloop.run_until_complete(scenario())
+        assert app_started_controllers(home) == [], "a second controller was started"
         assert served.poll() is None, "the app stopped a controller it did not start"
     finally:
         served.terminate()

@@ -112,3 +112,36 @@ def test_a_controller_that_stopped_writing_is_silent(tmp_path: Path) -> None:
         assert row is not None
         assert not row.silent(row.updated_at + published.SILENT_AFTER_S - 0.1)
         assert row.silent(row.updated_at + published.SILENT_AFTER_S + 0.1)
+
+
+def test_one_the_app_started_stops_once_idle_for_the_grace_unless_a_window_attaches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(published, "IDLE_GRACE_S", 0.3)
+    active = [True]
+    with Ledger(tmp_path) as ledger:
+        publisher = StatusPublisher(ledger, "app")
+        publisher.new_run()
+        publisher.flush(ControllerStatus())
+        row = ledger.controller_runs.current()
+        assert row is not None
+        assert row.exit_when_idle, "no window attached yet"
+        assert publisher.stop_reason(lambda: active[0]) == ""  # jobs left
+        active[0] = False
+        assert publisher.stop_reason(lambda: active[0]) == ""  # idle, within the grace
+        time.sleep(0.3)
+        assert publisher.stop_reason(lambda: active[0]) == "no job is left and no window is open"
+        ledger.controller_runs.exit_when_idle(publisher.run_id, False)  # a window attached
+        assert publisher.stop_reason(lambda: active[0]) == ""
+        ledger.controller_runs.request_stop(publisher.run_id)
+        assert publisher.stop_reason(lambda: active[0]) == "asked to through the ledger"
+
+
+def test_one_started_by_hand_never_stops_by_itself(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        publisher = StatusPublisher(ledger, "terminal")
+        publisher.new_run()
+        publisher.flush(ControllerStatus())
+        row = ledger.controller_runs.current()
+        assert row is not None
+        assert not row.exit_when_idle
