@@ -98,8 +98,16 @@ def visible_windows() -> list[str]:
     return [w.windowTitle() for w in QApplication.topLevelWidgets() if w.isVisible()]
 
 
-def app_started_controllers(home: Path) -> list[int]:
-    """Pids of `batchline serve` processes the app started for ``home`` (Linux: /proc)."""
+def app_started_controllers(home: Path, settle_s: float = 5.0) -> list[int]:
+    """Pids of `batchline serve` processes the app started for ``home`` (Linux: /proc), once
+    those that let go of the lease have had ``settle_s`` to exit."""
+    deadline = time.monotonic() + settle_s
+    while (found := _app_started(home)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _app_started(home: Path) -> list[int]:
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:

@@ -7,7 +7,6 @@ goes on with no window open, a new window attaches to it instead of starting a s
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from core.job_state import JobState
@@ -85,26 +84,39 @@ def test_keep_running_finishes_the_batch_with_no_window_and_a_new_window_attache
     assert asked == ["8 jobs are not finished yet."] or asked[0].endswith("not finished yet.")
 
 
-def test_keep_running_with_no_window_stops_the_controller_once_the_batch_is_done(
+def test_the_batch_finishes_with_no_window_and_reopening_shows_it_on_the_same_controller(
     qtbot, qloop, home: Path, preset_copy: Path
 ) -> None:
-    async def scenario() -> list[str]:
-        session = Session(SessionOptions(data_dir=home))
-        window = await session.open()
-        await background_controller(session)
+    """The acceptance story: queue, close with "keep running", the batch finishes with no
+    window, the window opened again shows the finished jobs from the same controller (not a
+    second one), and closing it with nothing left stops the controller the app started."""
+    options = SessionOptions(data_dir=home)
+
+    async def scenario() -> None:
+        first = Session(options)
+        window = await first.open()
+        started = await background_controller(first)
         ids = queue_from_window(window, preset_copy, 3)
         answer_close_dialog(KEEP_TEXT, [])
-        await close_window(window, session)
-        await session.close(session.finished.result())
-        return ids
+        await close_window(window, first)
+        await first.close(first.finished.result())
+        assert visible_windows() == []
+        await until(lambda: states(home, ids) == [JobState.succeeded] * 3, seconds=60)
 
-    ids = qloop.run_until_complete(scenario())
-    deadline = time.monotonic() + 60
-    with Ledger(home) as ledger:
-        while not ledger_free(ledger):
-            assert time.monotonic() < deadline, "the background controller did not stop"
-            time.sleep(0.1)
-    assert states(home, ids) == [JobState.succeeded] * 3
+        second = Session(options)  # within the idle grace: the same controller is there
+        window = await second.open()
+        attached = await background_controller(second)
+        assert (attached.run_id, attached.pid) == (started.run_id, started.pid)
+        await until(lambda: window.model.rowCount() == 3)
+        assert {window.model.job_at(r).state for r in range(3)} == {JobState.succeeded}
+        await close_window(window, second)  # nothing left: no question, it just closes
+        assert second.finished.result() == "quit"
+        await second.close("quit")
+        with Ledger(home) as ledger:
+            assert ledger_free(ledger), "the app stops the controller it started"
+
+    qloop.run_until_complete(scenario())
+    assert app_started_controllers(home) == []
 
 
 def test_stop_sending_stops_the_controller_and_the_jobs_wait(
