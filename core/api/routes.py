@@ -145,7 +145,8 @@ async def job_output(request: web.Request) -> web.FileResponse:
     outputs: list[str] = job_json(_ledger(request), job)["outputs"]
     text = request.match_info["n"]
     if not text.isdigit() or int(text) >= len(outputs):
-        raise ApiError(404, f"job {job.id} has no picture {text} (it has {len(outputs)})")
+        have = f"0 to {len(outputs) - 1}" if outputs else "none yet"
+        raise ApiError(404, f"job {job.id} has no picture {text} (numbered from 0: {have})")
     path = Path(outputs[int(text)])
     if not path.is_file():  # noqa: ASYNC240 (one stat of a local file)
         raise ApiError(404, f"picture {text} of job {job.id} is no longer at {path}")

@@ -166,6 +166,8 @@ async def test_a_pictures_file_is_served_while_it_is_there(api: Api, tmp_path: P
         served = await http.get(f"/v1/jobs/{job}/outputs/0")
         assert served.content == picture.read_bytes()
         assert (await http.get(f"/v1/jobs/{job}/outputs/x")).status_code == 404
+        past = await http.get(f"/v1/jobs/{job}/outputs/1")
+        assert past.json()["message"] == f"job {job} has no picture 1 (numbered from 0: 0 to 0)"
         picture.unlink()
         gone = await http.get(f"/v1/jobs/{job}/outputs/0")
     assert gone.status_code == 404
