@@ -26,6 +26,7 @@ from desktop.job_table_model import duration_text
 from desktop.parameter_editors import editor_value, make_editor
 from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor
+from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -90,7 +91,7 @@ class BatchComposerWidget(QWidget):
         for widget in (self.seeds, self.parameters_box, self.grid, who):
             column.addWidget(widget)
         column.addStretch(1)
-        scroll = QScrollArea(self)
+        scroll = self.scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
@@ -115,6 +116,7 @@ class BatchComposerWidget(QWidget):
         editable = [p for p in preset.parameters if not p.is_seed]
         self._fill_parameters(editable)
         self.grid.set_parameters(editable)
+        guard_wheel(self)
         self.setEnabled(True)
         self.update_count()
 

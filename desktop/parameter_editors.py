@@ -94,7 +94,7 @@ def _int_box(parameter: Parameter, parent: QWidget | None) -> QSpinBox:
     if isinstance(parameter.step, int) and parameter.step > 0:
         box.setSingleStep(parameter.step)
     box.setValue(int(parameter.value))
-    _quiet_wheel(box)
+    _arrows_and_tracking(box)
     return box
 
 
@@ -107,7 +107,7 @@ def _float_box(parameter: Parameter, parent: QWidget | None) -> QDoubleSpinBox:
     step = parameter.step if parameter.step else 0.1
     box.setSingleStep(float(step))
     box.setValue(float(parameter.value))
-    _quiet_wheel(box)
+    _arrows_and_tracking(box)
     return box
 
 
@@ -117,6 +117,6 @@ def _clamp(value: int | float | None, default: int) -> int:
     return int(max(-INT_LIMIT, min(INT_LIMIT, value)))
 
 
-def _quiet_wheel(box: QAbstractSpinBox) -> None:
+def _arrows_and_tracking(box: QAbstractSpinBox) -> None:
     box.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
     box.setKeyboardTracking(False)
