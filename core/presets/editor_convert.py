@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.catalogue import Catalogue, NodeClass
+from core.catalogue import Catalogue, InputSpec, NodeClass
 from core.errors import PresetError
 from core.presets.expand import expand_group_nodes, expand_subgraphs, widget_pairs
 from core.presets.graph import MODE_BYPASSED, MODE_MUTED, Graph, Node, parse_graph
@@ -108,8 +108,27 @@ def _api_node(
 
 
 def _widget_inputs(node: Node, cls: NodeClass) -> dict[str, Any]:
+    """A node's widget values; required widgets it was saved without take their default.
+
+    ComfyUI's frontend does the same: a node saved with no `widgets_values` (its own default
+    workflow's SaveImage) or with fewer than its widgets keeps the defaults it was built with.
+    Optional ones stay out, as older frontends left them: the server has its own defaults.
+    """
     pairs, _ = widget_pairs(cls, node.widgets_values)
-    return {spec.name: wrap_value(value) for spec, value in pairs}
+    inputs = {spec.name: wrap_value(value) for spec, value in pairs}
+    for spec in cls.widgets[len(pairs) :]:
+        if spec.required:
+            inputs[spec.name] = wrap_value(widget_default(spec))
+    return inputs
+
+
+def widget_default(spec: InputSpec) -> Any:
+    """The value the frontend gives a new widget: its default, else the first choice or zero."""
+    if spec.default is not None:
+        return spec.default
+    if spec.is_combo:
+        return spec.choices[0] if spec.choices else ""
+    return {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False}.get(spec.type)
 
 
 def wrap_value(value: Any) -> Any:

@@ -13,6 +13,8 @@ import pytest
 from core.catalogue import Catalogue
 from core.errors import PresetError
 from core.presets import convert_editor
+from core.simulator.node_catalogue import simulated_catalogue, simulated_object_info
+from core.simulator.validation import Validator
 
 PRESETS = Path(__file__).parents[2] / "data" / "presets"
 
@@ -169,3 +171,44 @@ def test_malformed_graphs(features: dict[str, Any], mutate: Any) -> None:
     mutate(features)
     with pytest.raises(PresetError):
         convert_editor(features)
+
+
+def test_comfyui_default_workflow_gets_its_save_image_prefix_and_validates(
+    tmp_path: Path,
+) -> None:
+    # The graph ComfyUI's frontend opens with: its SaveImage carries no widget values.
+    workflow = json.loads((PRESETS / "editor_comfyui_default.json").read_text("utf-8"))
+    catalogue = simulated_catalogue()
+    api = convert_editor(workflow, catalogue).api_workflow
+    assert api["9"]["inputs"] == {"filename_prefix": "ComfyUI", "images": ["8", 0]}
+    assert api["3"]["inputs"]["seed"] == 156680208700286  # the boolean control is skipped
+    assert api["3"]["inputs"]["denoise"] == 1
+    api["4"]["inputs"]["ckpt_name"] = "v1-5-pruned-emaonly.safetensors"  # the server's file
+    verdict = Validator(catalogue, simulated_object_info(), tmp_path, False).validate(api, None)
+    assert (verdict.error, verdict.node_errors) == (None, {})
+
+
+def test_missing_trailing_widgets_take_defaults_optional_ones_stay_out() -> None:
+    workflow = json.loads((PRESETS / "editor_comfyui_default.json").read_text("utf-8"))
+    sampler = next(node for node in workflow["nodes"] if node["type"] == "KSampler")
+    sampler["widgets_values"] = [7, "fixed", 30]  # seed, control, steps: the rest is missing
+    inputs = convert_editor(workflow).api_workflow["3"]["inputs"]
+    assert (inputs["seed"], inputs["steps"], inputs["cfg"]) == (7, 30, 8.0)
+    assert (inputs["sampler_name"], inputs["scheduler"], inputs["denoise"]) == (
+        "euler",
+        "simple",
+        1.0,
+    )
+    loader = {
+        "id": 1,
+        "type": "DualCLIPLoader",
+        "outputs": [{"type": "CLIP", "links": []}],
+        "widgets_values": ["clip_l.safetensors", "t5xxl.safetensors", "flux"],
+    }
+    api = convert_editor({"nodes": [loader], "links": []}).api_workflow
+    # `device` is optional: the server has its own default, as older frontends assumed.
+    assert api["1"]["inputs"] == {
+        "clip_name1": "clip_l.safetensors",
+        "clip_name2": "t5xxl.safetensors",
+        "type": "flux",
+    }
