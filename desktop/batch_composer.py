@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -21,9 +22,10 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.errors import BatchlineError
+from desktop.composer_memory import ComposerMemory
 from desktop.grid_editor import GridEditor
 from desktop.job_table_model import duration_text
-from desktop.parameter_editors import editor_value, make_editor
+from desktop.parameter_editors import edited_signal, editor_value, make_editor, set_editor_value
 from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor
 from desktop.wheel_guard import guard_wheel
@@ -69,9 +71,18 @@ class BatchComposerWidget(QWidget):
         self.notice.setAccessibleName("Composer notice")
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
+        self.memory = ComposerMemory(self, ledger)
+        self.reset_button = QPushButton("Reset to preset", self)
+        self.reset_button.setToolTip("Back to the preset's own values")
+        self.save_button = QPushButton("Save as preset…", self)
+        self.save_button.setToolTip("Store the workflow with these values as a preset")
         self._build_layout()
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
+        for signal in (self.seeds.changed, self.seeds.edited, self.grid.changed):
+            signal.connect(self.memory.edited)
+        self.reset_button.clicked.connect(self.memory.reset)
+        self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
         self.queue_action = QAction("Queue batch", self)
         self.queue_action.setShortcut(QKeySequence("Ctrl+Return"))
@@ -91,25 +102,41 @@ class BatchComposerWidget(QWidget):
         for widget in (self.seeds, self.parameters_box, self.grid, who):
             column.addWidget(widget)
         column.addStretch(1)
-        scroll = self.scroll = QScrollArea(self)
+        scroll = self.form_scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.reset_button)
+        buttons.addWidget(self.save_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.notice)
         layout.addWidget(self.queue_button)
 
     # --- the preset ---------------------------------------------------------------------------
 
+    @property
+    def preset_name(self) -> str | None:
+        return self._preset_name
+
     @Slot(str)
     def set_preset(self, name: str) -> None:
+        """Compose for the preset, with what the artist last set for it."""
         try:
             preset = preset_of(self._ledger.presets.get(name))
         except BatchlineError as exc:
             self._show(str(exc), _ERROR_STYLE)
             return
+        with self.memory.quiet():
+            self._show_preset(name, preset)
+        self.setEnabled(True)
+        self.update_count()
+
+    def _show_preset(self, name: str, preset: Preset) -> None:
         self._preset_name, self._preset = name, preset
         self.title.setText(name)
         self.seeds.set_inputs(preset.seed_inputs)
@@ -117,8 +144,7 @@ class BatchComposerWidget(QWidget):
         self._fill_parameters(editable)
         self.grid.set_parameters(editable)
         guard_wheel(self)
-        self.setEnabled(True)
-        self.update_count()
+        self.memory.restore(name)
 
     def _fill_parameters(self, parameters: list[Parameter]) -> None:
         while self._parameters_form.rowCount():
@@ -129,18 +155,36 @@ class BatchComposerWidget(QWidget):
             label = f"{parameter.node_title} · {parameter.ref.input}"
             self._parameters_form.addRow(label, editor)
             self._editors.append((parameter, editor))
+            edited_signal(editor).connect(self.memory.edited)
 
     # --- the spec -------------------------------------------------------------------------------
 
-    def overrides(self) -> dict[str, Any]:
-        """The parameters the artist changed, keyed `NODE_ID.INPUT`."""
+    def values(self) -> dict[str, Any]:
+        """The parameters the artist changed (swept ones included), keyed `NODE_ID.INPUT`."""
         changed = {}
         for parameter, editor in self._editors:
             value = editor_value(editor, parameter)
             if value != parameter.value:
                 changed[str(parameter.ref)] = value
+        return changed
+
+    def overrides(self) -> dict[str, Any]:
+        """The changed parameters the grid does not sweep."""
         swept = {axis.input for axis in self.grid.axes()}
-        return {key: value for key, value in changed.items() if key not in swept}
+        return {key: value for key, value in self.values().items() if key not in swept}
+
+    def state(self) -> dict[str, Any]:
+        """Everything the artist set for this preset, as JSON."""
+        return {"seeds": self.seeds.state(), "values": self.values(), "grid": self.grid.state()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Show a state `state()` returned for the same preset."""
+        self.seeds.restore(state.get("seeds") or {})
+        values = state.get("values") or {}
+        for parameter, editor in self._editors:
+            if str(parameter.ref) in values:
+                set_editor_value(editor, parameter, values[str(parameter.ref)])
+        self.grid.restore(state.get("grid") or {})
 
     def spec(self) -> BatchSpec:
         return BatchSpec(
@@ -195,6 +239,9 @@ class BatchComposerWidget(QWidget):
             return
         self._show(f"Queued {len(job_ids)} jobs as {batch.id}.", "")
         self.batch_queued.emit(batch.id, len(job_ids))
+
+    def show_error(self, text: str) -> None:
+        self._show(text, _ERROR_STYLE)
 
     def _show(self, text: str, style: str) -> None:
         self.notice.setText(text)

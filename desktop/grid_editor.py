@@ -60,6 +60,24 @@ class GridEditor(QGroupBox):
         self.y_values.clear()
         self.setChecked(False)
 
+    def state(self) -> dict[str, Any]:
+        """The artist's choices, as JSON."""
+        return {
+            "on": self.isChecked(),
+            "x": self.x_input.currentData(),
+            "x_values": self.x_values.text(),
+            "y": self.y_input.currentData(),
+            "y_values": self.y_values.text(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Show choices `state` returned; a parameter the preset no longer has is left unset."""
+        for combo, key in ((self.x_input, "x"), (self.y_input, "y")):
+            combo.setCurrentIndex(max(0, combo.findData(state.get(key))))
+        self.x_values.setText(str(state.get("x_values", "")))
+        self.y_values.setText(str(state.get("y_values", "")))
+        self.setChecked(bool(state.get("on")))
+
     def axes(self) -> tuple[GridAxis, ...]:
         if not self.isChecked():
             return ()

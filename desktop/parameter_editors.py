@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
     from core.presets import Parameter
 
 INT_LIMIT = 2**31 - 1  # QSpinBox holds a C int
@@ -58,6 +60,37 @@ def editor_value(editor: QWidget, parameter: Parameter) -> Any:
     if isinstance(editor, QLineEdit):
         return _typed(editor.text(), parameter.value)
     raise TypeError(f"no value for {type(editor).__name__}")
+
+
+def set_editor_value(editor: QWidget, parameter: Parameter, value: Any) -> None:
+    """Show `value` (as `editor_value` returns it) in the editor; a value it cannot hold is
+    left out (a choice the workflow no longer offers)."""
+    if isinstance(editor, QComboBox):
+        if value in parameter.choices:
+            editor.setCurrentIndex(parameter.choices.index(value))
+    elif isinstance(editor, QCheckBox):
+        editor.setChecked(bool(value))
+    elif isinstance(editor, QSpinBox) and isinstance(value, int):
+        editor.setValue(value)
+    elif isinstance(editor, QDoubleSpinBox) and isinstance(value, int | float):
+        editor.setValue(float(value))
+    elif isinstance(editor, QPlainTextEdit):
+        editor.setPlainText(str(value))
+    elif isinstance(editor, QLineEdit):
+        editor.setText(str(value))
+
+
+def edited_signal(editor: QWidget) -> SignalInstance:
+    """The editor's signal emitted on each change of its value."""
+    if isinstance(editor, QComboBox):
+        return editor.currentIndexChanged
+    if isinstance(editor, QCheckBox):
+        return editor.toggled
+    if isinstance(editor, QSpinBox | QDoubleSpinBox):
+        return editor.valueChanged
+    if isinstance(editor, QPlainTextEdit | QLineEdit):
+        return editor.textChanged
+    raise TypeError(f"no change signal for {type(editor).__name__}")
 
 
 def parse_values(text: str, parameter: Parameter) -> tuple[Any, ...]:

@@ -30,24 +30,28 @@ MODES = (
     (SeedMode.random, "Random"),
 )
 
+DEFAULTS = {"count": 40, "start": 0, "step": 1}
+
 
 class SeedPlanEditor(QGroupBox):
     """Collects a SeedPlan. With no seed input in the preset, seeds are kept (grid only).
 
     Signals:
         changed(): anything that may change the number of jobs.
+        edited(): the start or the step changed (the number of jobs stays).
     """
 
     changed = Signal()
+    edited = Signal()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__("Seeds", parent)
         self.mode = QComboBox(self)
         for mode, label in MODES:
             self.mode.addItem(label, mode.value)
-        self.count = _spin(self, 1, 100_000, 40, "Number of seeds")
-        self.start = _spin(self, 0, INT_LIMIT, 0, "First seed")
-        self.step = _spin(self, 1, INT_LIMIT, 1, "Seed step")
+        self.count = _spin(self, 1, 100_000, DEFAULTS["count"], "Number of seeds")
+        self.start = _spin(self, 0, INT_LIMIT, DEFAULTS["start"], "First seed")
+        self.step = _spin(self, 1, INT_LIMIT, DEFAULTS["step"], "Seed step")
         self.values = QLineEdit(self)
         self.values.setPlaceholderText("e.g. 1, 7, 42")
         self.values.setAccessibleName("Seed list")
@@ -71,6 +75,8 @@ class SeedPlanEditor(QGroupBox):
         ):
             self._form.addRow(label, widget)
         self.mode.currentIndexChanged.connect(self._mode_changed)
+        self.start.valueChanged.connect(self.edited)
+        self.step.valueChanged.connect(self.edited)
         for signal in (self.count.valueChanged, self.values.textChanged):
             signal.connect(self._emit_changed)
         self.per_input.toggled.connect(self._emit_changed)
@@ -91,6 +97,30 @@ class SeedPlanEditor(QGroupBox):
             self._checks.append((seed, check))
         self.no_inputs.setVisible(not inputs)
         self._inputs_changed()
+
+    def state(self) -> dict[str, Any]:
+        """The artist's choices, as JSON."""
+        return {
+            "mode": self.mode.currentData(),
+            "count": self.count.value(),
+            "start": self.start.value(),
+            "step": self.step.value(),
+            "list": self.values.text(),
+            "per_input": self.per_input.isChecked(),
+            "varied": self.varied_refs(),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Show choices `state` returned (for the same inputs); what it lacks is the default."""
+        self.mode.setCurrentIndex(max(0, self.mode.findData(state.get("mode"))))
+        for box, key in ((self.count, "count"), (self.start, "start"), (self.step, "step")):
+            value = state.get(key)
+            box.setValue(value if isinstance(value, int) else DEFAULTS[key])
+        self.values.setText(str(state.get("list", "")))
+        self.per_input.setChecked(bool(state.get("per_input")))
+        varied = state.get("varied")
+        for seed, check in self._checks:
+            check.setChecked(not isinstance(varied, list) or str(seed.ref) in varied)
 
     def varied(self) -> tuple[SeedInput, ...]:
         """The seed inputs the artist chose to vary."""

@@ -21,7 +21,7 @@ WHEEL_FIELDS = (QAbstractSpinBox, QComboBox, QAbstractSlider)
 class WheelGuard(QObject):
     """An event filter passing wheel events over an unfocused field on to its scroll area."""
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget):
             return False
         if watched.hasFocus():
