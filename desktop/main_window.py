@@ -13,12 +13,15 @@ from PySide6.QtGui import (
     QDropEvent,
     QGuiApplication,
     QKeySequence,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
     from desktop.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1500, 880)
+_TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
+_SCROLL_BAR = 24
 _BANNER = "background: #fff3cd; color: #5c4400; padding: 6px; border-radius: 4px;"
 _ERROR_BANNER = "background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px;"
 _DEMO_BADGE = (
@@ -96,6 +101,7 @@ class MainWindow(QMainWindow):
         self._build_widgets(output_dir)
         self._build_toolbar()
         self._connect()
+        self._fit_once_shown = False
         self._initial_load = True  # batches already over at start are not announced
         self.confirm_close: Callable[[], bool] | None = None
         controller.add_status_listener(self.show_status)
@@ -115,8 +121,8 @@ class MainWindow(QMainWindow):
         self.gallery = GalleryWidget(self.ledger, self.thumbnails, self)
         self.gallery.model.output_dir = output_dir
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(self.details, "&Details")
-        self.tabs.addTab(self.gallery, "&Gallery")
+        self.tabs.addTab(_scrolled(self.details), "&Details")
+        self.tabs.addTab(_scrolled(self.gallery), "&Gallery")
         self.banner = QLabel(self)
         self.banner.setWordWrap(True)
         self.banner.setAccessibleName("Notice")
@@ -136,16 +142,17 @@ class MainWindow(QMainWindow):
         left.addWidget(self.presets)
         left.addWidget(self.composer)
         left.setStretchFactor(1, 3)
+        self._left = left
         middle = QWidget(self)
         column = QVBoxLayout(middle)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.filter_bar)
         column.addWidget(self.table, 1)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        for widget in (left, middle, self.tabs):
+        for widget in (_scrolled(left), _scrolled(middle), self.tabs):
             split.addWidget(widget)
-        split.setSizes([400, 960, 360])  # the composer needs room for prompt texts
         split.setStretchFactor(1, 1)
+        self._split = split
         banner_row = QHBoxLayout()
         banner_row.addWidget(self.banner, 1)
         banner_row.addWidget(self.banner_close)
@@ -159,6 +166,7 @@ class MainWindow(QMainWindow):
         toolbar = QToolBar("Actions", self)
         toolbar.setObjectName("actions")
         self.addToolBar(toolbar)
+        self.toolbar = toolbar
         for action in self.job_actions.all():
             toolbar.addAction(action)
         toolbar.addSeparator()
@@ -214,13 +222,34 @@ class MainWindow(QMainWindow):
     def fit_to_screen(
         self, width: int = PREFERRED_SIZE[0], height: int = PREFERRED_SIZE[1]
     ) -> None:
-        """The preferred size, or less on a small screen (a 1366x768 laptop shows it whole)."""
+        """The preferred size, or less on a small screen, placed on it: a 1366x768 laptop shows
+        it whole, at 200 % scale too (683x384 logical pixels: the panes scroll)."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         room = screen.availableGeometry() if screen is not None else None
-        if room is not None and room.isValid():
-            width = min(width, int(room.width() * 0.95))
-            height = min(height, int(room.height() * 0.92))
+        if room is None or not room.isValid():
+            self._share_room(width, height)
+            return
+        decoration = self.frameGeometry().size() - self.size()  # known once shown
+        self._share_room(
+            min(width, room.width() - decoration.width()),
+            min(height, room.height() - decoration.height()),
+        )
+        self._fit_once_shown = not self.isVisible()  # the frame is known once shown
+        if not room.contains(self.frameGeometry()):
+            frame = self.frameGeometry()
+            frame.moveCenter(room.center())
+            self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
+
+    def _share_room(self, width: int, height: int) -> None:
+        """Resize to width x height and share it: the composer its whole width when it can,
+        the presets list the least of the height; on a short screen the toolbar is hidden
+        (the menus carry its actions; View shows it again) so the Queue button stays in sight."""
         self.resize(width, height)
+        self.toolbar.setVisible(height >= _TOOLBAR_MIN_HEIGHT)
+        left = max(self.composer.minimumSizeHint().width() + _SCROLL_BAR, round(width * 0.3))
+        tabs = round(width * 0.23)
+        self._split.setSizes([left, max(width - left - tabs, 0), tabs])
+        self._left.setSizes([self.presets.minimumSizeHint().height(), height])
 
     def start(self) -> None:
         """Start following the ledger (the first chunk is read at once)."""
@@ -229,6 +258,14 @@ class MainWindow(QMainWindow):
         self.gallery.start()
         if self.presets.model.rowCount():
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._fit_once_shown:
+            self._fit_once_shown = False
+            screen = self.screen()
+            if screen is not None and not screen.availableGeometry().contains(self.frameGeometry()):
+                self.fit_to_screen(self.width(), self.height())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.confirm_close is not None and not self.confirm_close():
@@ -338,6 +375,16 @@ class MainWindow(QMainWindow):
             if index.data(JOB_ROLE).id == job_id:
                 self.table.selectRow(row)
                 return
+
+
+def _scrolled(pane: QWidget) -> QScrollArea:
+    """The pane in a frameless scroll area: it shrinks below its own minimum on a small
+    screen and scrolls instead of pushing the window past the screen's edge."""
+    area = QScrollArea(pane.parentWidget())
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(pane)
+    return area
 
 
 def _preset_paths(urls: list[Any]) -> list[Path]:

@@ -85,6 +85,9 @@ def rate_text(status: ControllerStatus) -> str:
     return f"{status.done_per_minute:.1f} jobs/min"
 
 
+_LABEL_MIN_WIDTH = 60
+
+
 class JobStatusBar(QStatusBar):
     """Shows a ControllerStatus; ``demo`` marks a built-in simulator connection."""
 
@@ -99,6 +102,7 @@ class JobStatusBar(QStatusBar):
     def _label(self, name: str) -> QLabel:
         label = QLabel(self)
         label.setAccessibleName(name)
+        label.setMinimumWidth(_LABEL_MIN_WIDTH)  # clipped, not pushing the window, when narrow
         self.addPermanentWidget(label)
         return label
 
