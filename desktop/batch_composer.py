@@ -27,7 +27,7 @@ from desktop.grid_editor import GridEditor
 from desktop.job_table_model import duration_text
 from desktop.parameter_editors import edited_signal, editor_value, make_editor, set_editor_value
 from desktop.preset_files import preset_of
-from desktop.seed_editor import SeedPlanEditor
+from desktop.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
@@ -139,8 +139,8 @@ class BatchComposerWidget(QWidget):
     def _show_preset(self, name: str, preset: Preset) -> None:
         self._preset_name, self._preset = name, preset
         self.title.setText(name)
-        self.seeds.set_inputs(preset.seed_inputs)
         editable = [p for p in preset.parameters if not p.is_seed]
+        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable))
         self._fill_parameters(editable)
         self.grid.set_parameters(editable)
         guard_wheel(self)
@@ -169,9 +169,9 @@ class BatchComposerWidget(QWidget):
         return changed
 
     def overrides(self) -> dict[str, Any]:
-        """The changed parameters the grid does not sweep."""
-        swept = {axis.input for axis in self.grid.axes()}
-        return {key: value for key, value in self.values().items() if key not in swept}
+        """The changed parameters neither the grid nor the seeds vary."""
+        taken = {axis.input for axis in self.grid.axes()} | set(self.seeds.varied_refs())
+        return {key: value for key, value in self.values().items() if key not in taken}
 
     def state(self) -> dict[str, Any]:
         """Everything the artist set for this preset, as JSON."""

@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import SeedMode, SeedPlan
+from core.presets import SeedInput
 from desktop.parameter_editors import INT_LIMIT
 
 if TYPE_CHECKING:
-    from core.presets import SeedInput
+    from collections.abc import Iterable
+
+    from core.presets import Parameter
 
 MODES = (
     (SeedMode.sequence, "Count from start"),
@@ -59,8 +62,14 @@ class SeedPlanEditor(QGroupBox):
         self.inputs_box = QWidget(self)
         self._inputs_layout = QVBoxLayout(self.inputs_box)
         self._inputs_layout.setContentsMargins(0, 0, 0, 0)
-        self.no_inputs = QLabel("no seed input: jobs keep the workflow's seeds", self)
+        self.no_inputs = QLabel("No seed input: choose an integer input to vary, if any", self)
+        self.no_inputs.setWordWrap(True)
+        self.chosen = QComboBox(self.inputs_box)
+        self.chosen.setAccessibleName("Input to vary")
+        self.chosen.setToolTip("The integer input the seeds go to (as --seed-input on the CLI)")
         self._inputs_layout.addWidget(self.no_inputs)
+        self._inputs_layout.addWidget(self.chosen)
+        self._candidates: tuple[SeedInput, ...] = ()
         self._checks: list[tuple[SeedInput, QCheckBox]] = []
         self.mode.setAccessibleName("Seed mode")
         self._form = QFormLayout(self)
@@ -80,10 +89,23 @@ class SeedPlanEditor(QGroupBox):
         for signal in (self.count.valueChanged, self.values.textChanged):
             signal.connect(self._emit_changed)
         self.per_input.toggled.connect(self._emit_changed)
+        self.chosen.currentIndexChanged.connect(self._inputs_changed)
         self._inputs: tuple[SeedInput, ...] = ()
         self._inputs_changed()
 
-    def set_inputs(self, inputs: tuple[SeedInput, ...]) -> None:
+    def set_inputs(
+        self, inputs: tuple[SeedInput, ...], candidates: tuple[SeedInput, ...] = ()
+    ) -> None:
+        """The preset's seed inputs; without any, `candidates` (its integer inputs) are offered
+        for the artist to vary one of."""
+        self._candidates = () if inputs else candidates
+        self.chosen.blockSignals(True)
+        self.chosen.clear()
+        self.chosen.addItem("(none: jobs keep the workflow's values)", None)
+        for seed in self._candidates:
+            self.chosen.addItem(str(seed.ref), str(seed.ref))
+        self.chosen.blockSignals(False)
+        self.chosen.setVisible(bool(self._candidates))
         for _seed, check in self._checks:
             check.deleteLater()
         self._checks = []
@@ -121,9 +143,14 @@ class SeedPlanEditor(QGroupBox):
         varied = state.get("varied")
         for seed, check in self._checks:
             check.setChecked(not isinstance(varied, list) or str(seed.ref) in varied)
+        chosen = varied[0] if isinstance(varied, list) and varied else None
+        self.chosen.setCurrentIndex(max(0, self.chosen.findData(chosen)))
 
     def varied(self) -> tuple[SeedInput, ...]:
-        """The seed inputs the artist chose to vary."""
+        """The seed inputs the artist chose to vary (or the integer input chosen instead)."""
+        if self._candidates:
+            ref = self.chosen.currentData()
+            return tuple(seed for seed in self._candidates if str(seed.ref) == ref)
         return tuple(seed for seed, check in self._checks if check.isChecked())
 
     def varied_refs(self) -> list[str]:
@@ -181,6 +208,15 @@ class SeedPlanEditor(QGroupBox):
     @Slot()
     def _emit_changed(self) -> None:
         self.changed.emit()
+
+
+def integer_inputs(parameters: Iterable[Parameter]) -> tuple[SeedInput, ...]:
+    """The integer inputs among `parameters`, as inputs seeds could go to."""
+    return tuple(
+        SeedInput(p.ref, int(p.minimum or 0), int(INT_LIMIT if p.maximum is None else p.maximum))
+        for p in parameters
+        if isinstance(p.value, int) and not isinstance(p.value, bool) and not p.choices
+    )
 
 
 def _spin(parent: Any, low: int, high: int, value: int, name: str) -> QSpinBox:

@@ -145,3 +145,23 @@ def test_ctrl_enter_queues(composer, controller, qtbot) -> None:
     assert controller.names() == ["estimate"] * controller.names().count("estimate") + [
         "queue_batch"
     ]
+
+
+def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
+    qtbot, ledger, controller
+) -> None:
+    name = add_preset_file(ledger, GRADIENT).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    assert composer.job_count() == 1
+    assert composer.seeds.chosen.findData("1.color") > 0, "any integer input is offered"
+    composer.seeds.chosen.setCurrentIndex(composer.seeds.chosen.findData("1.color"))
+    assert composer.seeds.count.isEnabled()
+    composer.seeds.count.setValue(2)
+    composer.seeds.start.setValue(7)
+    assert composer.queue_button.text() == "Queue 2 jobs"
+    composer.queue_button.click()
+    assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
+    composer.set_preset(name)
+    assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
