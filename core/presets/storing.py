@@ -11,7 +11,7 @@ from core.ledger import PresetContent
 from core.presets.checks import check_name, escape_invalid
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from core.ledger import Ledger, PresetOutcome, PresetRecord
     from core.presets.model import Preset
@@ -60,6 +60,16 @@ def _content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent
         source=escape_invalid(str(preset.source)),
         info=info,
     )
+
+
+def free_name(taken: Iterable[str], base: str) -> str:
+    """`base`, else `base 2`, `base 3`, ...: the first name not taken (whatever its case)."""
+    used = {name.casefold() for name in taken}
+    name, number = base, 1
+    while name.casefold() in used:
+        number += 1
+        name = f"{base} {number}"
+    return name
 
 
 def preset_summary(record: PresetRecord) -> dict[str, Any]:

@@ -1,0 +1,186 @@
+"""Recall: the values a job ran with, or a picture was made with, put back in the composer.
+
+A job's values come from the ledger (its batch's workflow with the job's params applied); a
+PNG's from the workflow ComfyUI (or Batchline, through ComfyUI) wrote into it. Either is
+offered as the values of the stored preset with the same workflow apart from its literal
+values, or else as a new preset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.batch.prompt import OUTPUT_ROOT
+from core.batch.spec import SeedMode
+from core.batch.workflow import build_workflow
+from core.errors import PresetError
+from core.presets import preset_from_api, preset_from_bytes
+from core.presets.api_format import is_link
+from core.presets.checks import escape_invalid
+from core.presets.png import is_png
+from core.presets.storing import free_name, store_preset
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from core.catalogue import Catalogue
+    from core.ledger import Ledger
+    from core.presets import Preset, SeedInput
+    from core.presets.storing import Stored
+
+# The folder `prompt_for` puts a batch's pictures under: `batchline/batch_20261130_0004/`.
+_BATCH_FOLDER = re.compile(rf"^{OUTPUT_ROOT}/batch_\d{{8}}_\d{{4,}}/")
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a job ran with or a picture was made with.
+
+    `values` holds every literal input of the workflow (seeds included), keyed
+    `NODE_ID.INPUT`; `preset` names the stored preset whose workflow has the same nodes and
+    links (None: none has), `workflow` is the recalled workflow as a preset, to store as a new
+    one, and `name` a free preset name for it.
+    """
+
+    values: dict[str, Any]
+    preset: str | None
+    workflow: Preset
+    name: str
+
+    def seed_state(self, inputs: Iterable[SeedInput]) -> dict[str, Any]:
+        """The composer's seed choices that make one job with the recalled seeds of `inputs`.
+
+        Keys as the composer's seed editor keeps them: an explicit list, one seed for all
+        inputs when they ran with the same one, else one per input in their order; nothing
+        for a workflow without seed inputs (its seed-like values are among `values`).
+        """
+        refs = [str(seed.ref) for seed in inputs if str(seed.ref) in self.values]
+        if not refs:
+            return {}
+        seeds = [self.values[ref] for ref in refs]
+        per_input = len(set(seeds)) > 1
+        listed = seeds if per_input else seeds[:1]
+        return {
+            "mode": SeedMode.explicit.value,
+            "count": 1,
+            "list": ", ".join(str(seed) for seed in listed),
+            "per_input": per_input,
+            "varied": refs,
+        }
+
+    def composer_state(self, inputs: Iterable[SeedInput]) -> dict[str, Any]:
+        """A whole composer state (seeds, values, no grid) that queues exactly this job again."""
+        return {"seeds": self.seed_state(inputs), "values": dict(self.values), "grid": {}}
+
+
+def recall_job(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Recall:
+    """The values job `job_id` ran with, and the preset they belong to.
+
+    Its batch's preset is preferred when it still has the same workflow (apart from values).
+
+    Raises:
+        UnknownRecord: no such job (or its batch's workflow is gone).
+    """
+    job = ledger.job(job_id)
+    batch = ledger.batch(job.batch)
+    api = build_workflow(ledger.workflow(batch.workflow_hash), job.params)
+    seeds = _seed_inputs_of(ledger, batch.preset)
+    preset = preset_from_api(api, Path(batch.preset), catalogue, seeds)
+    return _recall(ledger, preset, batch.preset, f"{batch.preset} {job_id}")
+
+
+def recall_png(
+    ledger: Ledger,
+    data: bytes,
+    source: Path,
+    current: str | None = None,
+    catalogue: Catalogue | None = None,
+) -> Recall:
+    """The workflow and values of a PNG ComfyUI wrote (a Batchline job's too).
+
+    `current` (the composer's preset) is preferred when it matches. The folder Batchline puts
+    a batch's pictures in is taken off `filename_prefix` again.
+
+    Raises:
+        PresetError: naming the file, when it is no PNG or carries no workflow.
+    """
+    if not is_png(data):
+        raise PresetError(f"{escape_invalid(source.name)}: not a PNG")
+    loaded = preset_from_bytes(data, source, catalogue)
+    api = _without_batch_folders(loaded.api_workflow)
+    preset = replace(
+        preset_from_api(api, source, catalogue),
+        editor_workflow=loaded.editor_workflow,
+        format=loaded.format,
+        notices=loaded.notices,
+    )
+    return _recall(ledger, preset, current, source.stem)
+
+
+def add_recalled(ledger: Ledger, recall: Recall, name: str) -> Stored:
+    """Store the recalled workflow (its values included) as a new preset `name`.
+
+    Raises:
+        InputError: the name is not valid, or already taken.
+    """
+    seeds = [str(seed.ref) for seed in recall.workflow.seed_inputs]
+    return store_preset(ledger, name, recall.workflow, seeds, hint="choose another name")
+
+
+def structure(api: Mapping[str, Any]) -> dict[str, Any]:
+    """A workflow apart from its literal values: each node's class and where its links lead."""
+    return {
+        node_id: (
+            node.get("class_type"),
+            sorted(
+                (name, value) for name, value in node.get("inputs", {}).items() if is_link(value)
+            ),
+        )
+        for node_id, node in api.items()
+    }
+
+
+def matching_preset(
+    ledger: Ledger, api: Mapping[str, Any], prefer: str | None = None
+) -> str | None:
+    """The stored preset with the same structure as `api` (`prefer` first), or None."""
+    shape = structure(api)
+    records = {record.name: record for record in ledger.presets.all()}
+    names = sorted(records, key=str.casefold)
+    if prefer in records:
+        names.insert(0, names.pop(names.index(prefer)))
+    return next((n for n in names if structure(records[n].api_workflow) == shape), None)
+
+
+def _recall(ledger: Ledger, preset: Preset, prefer: str | None, name: str) -> Recall:
+    api = preset.api_workflow
+    values = {
+        f"{node_id}.{input_name}": value
+        for node_id, node in api.items()
+        for input_name, value in node.get("inputs", {}).items()
+        if not is_link(value)
+    }
+    match = matching_preset(ledger, api, prefer)
+    return Recall(values, match, preset, free_name(ledger.presets.names(), name))
+
+
+def _seed_inputs_of(ledger: Ledger, preset_name: str) -> list[str] | None:
+    """The seed inputs chosen by hand for a stored preset (None: detect them)."""
+    if preset_name not in ledger.presets.names():
+        return None
+    chosen = ledger.presets.get(preset_name).info.get("seed_inputs")
+    return [str(ref) for ref in chosen] if isinstance(chosen, list) and chosen else None
+
+
+def _without_batch_folders(api: Mapping[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for node_id, node in api.items():
+        inputs = dict(node.get("inputs", {}))
+        prefix = inputs.get("filename_prefix")
+        if isinstance(prefix, str):
+            inputs["filename_prefix"] = _BATCH_FOLDER.sub("", prefix)
+        result[node_id] = {**node, "inputs": inputs}
+    return result
