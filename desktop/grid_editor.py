@@ -54,7 +54,7 @@ class GridEditor(QGroupBox):
             combo.clear()
             combo.addItem("(none)", None)
             for parameter in parameters:
-                combo.addItem(f"{parameter.node_title}: {parameter.ref.input}", str(parameter.ref))
+                combo.addItem(f"{parameter.node_title} · {parameter.ref.input}", str(parameter.ref))
             combo.blockSignals(False)
         self.x_values.clear()
         self.y_values.clear()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.presets.api_format import is_link
 from core.presets.model import InputRef, Parameter
+from core.presets.prompt_roles import prompt_roles
 
 if TYPE_CHECKING:
     from core.catalogue import Catalogue, InputSpec
@@ -21,8 +22,9 @@ def list_parameters(
     follows in node order.
     """
     seed_refs = set(seeds)
+    roles = prompt_roles(api, catalogue)
     found = [
-        _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs)
+        _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs, roles.get(node_id))
         for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
         for name, value in _inputs(node).items()
         if not is_link(value)
@@ -36,16 +38,19 @@ def node_sort_key(node_id: str) -> tuple[int, ...]:
 
 
 def _parameter(
-    ref: InputRef, node: Mapping[str, Any], value: Any, catalogue: Catalogue, seeds: set[InputRef]
+    ref: InputRef,
+    node: Mapping[str, Any],
+    value: Any,
+    catalogue: Catalogue,
+    seeds: set[InputRef],
+    role: str | None,
 ) -> Parameter:
     class_type = str(node.get("class_type"))
     cls = catalogue.get(class_type)
     spec = cls.input(ref.input) if cls else None
-    meta = node.get("_meta")
-    title = meta.get("title") if isinstance(meta, Mapping) else None
     return Parameter(
         ref=ref,
-        node_title=str(title or (cls.display_name if cls else class_type)),
+        node_title=_title(node, cls.display_name if cls else class_type, role),
         class_type=class_type,
         type=spec.type if spec else _type_of(value),
         value=value,
@@ -56,6 +61,16 @@ def _parameter(
         is_seed=ref in seeds,
         multiline=bool(spec and spec.options.get("multiline")),
     )
+
+
+def _title(node: Mapping[str, Any], default: str, role: str | None) -> str:
+    """The title the artist gave the node; else its role in the prompt (positive or
+    negative); else its class's display name."""
+    meta = node.get("_meta")
+    title = meta.get("title") if isinstance(meta, Mapping) else None
+    if isinstance(title, str) and title and title not in (default, node.get("class_type")):
+        return title
+    return role or default
 
 
 def _step(spec: InputSpec | None) -> int | float | None:

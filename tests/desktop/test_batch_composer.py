@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from core.batch import GridAxis, SeedMode
@@ -165,3 +168,17 @@ def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
     assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
     composer.set_preset(name)
     assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
+
+
+def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_path) -> None:
+    pair = (
+        Path(__file__).parents[1] / "data" / "golden-pairs" / "controlnet_controlnet_example.json"
+    )
+    path = tmp_path / "controlnet.json"
+    path.write_text(json.dumps(json.loads(pair.read_text("utf-8"))["workflow"]), "utf-8")
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(add_preset_file(ledger, path).name)
+    form = composer._parameters_form
+    labels = [form.labelForField(editor).text() for _parameter, editor in composer._editors]
+    assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]

@@ -73,7 +73,7 @@ def test_parameters_from_catalogue(api: dict[str, Any]) -> None:
     assert (steps.type, steps.minimum, steps.maximum, steps.value) == ("INT", 1, 10000, 20)
     assert "euler" in params["3.sampler_name"].choices
     assert params["6.text"].node_title == "Positive"
-    assert params["7.text"].node_title == "CLIP Text Encode (Prompt)"
+    assert params["7.text"].node_title == "Negative prompt", "untitled: named by its wiring"
     assert params["5.width"].step == 8
     assert params["10.value"].is_seed
     order = list(params)
