@@ -58,6 +58,7 @@ class JobTableView(QTableView):
         self.setSortingEnabled(True)
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.setAlternatingRowColors(True)
+        self.setTabKeyNavigation(False)  # one Tab stop; the arrows move between rows
         self.setWordWrap(False)
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(24)

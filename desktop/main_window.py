@@ -43,6 +43,7 @@ from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
+from desktop.window_menus import build_menus
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -112,10 +113,10 @@ class MainWindow(QMainWindow):
     def _build_widgets(self, output_dir: Path | None) -> None:
         self.presets = PresetsPanel(self.ledger, self)
         self.composer = BatchComposerWidget(self.ledger, self.controller, self)
+        self.filter_bar = JobFilterBar(self.proxy, self)  # the tab order: above the table
         self.table = JobTableView(self)
         self.table.setModel(self.proxy)
         self.table.size_columns()
-        self.filter_bar = JobFilterBar(self.proxy, self)
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
         self.gallery = GalleryWidget(self.ledger, self.thumbnails, self)
@@ -175,7 +176,7 @@ class MainWindow(QMainWindow):
         self.settings_action.triggered.connect(self.settings_requested)
         toolbar.addAction(self.settings_action)
         self.quit_action = QAction("&Close window", self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))  # the platform's Quit may be none
         self.quit_action.setToolTip("Close the window; jobs left can go on in the background")
         self.quit_action.triggered.connect(self.close)
         self.addAction(self.quit_action)
@@ -183,11 +184,6 @@ class MainWindow(QMainWindow):
         self.quit_all_action.setShortcut(QKeySequence("Ctrl+Shift+Q"))
         self.quit_all_action.setToolTip("Close the window and stop sending jobs to ComfyUI")
         self.quit_all_action.triggered.connect(self.quit_all_requested)
-        file_menu = self.menuBar().addMenu("&File")
-        file_menu.addAction(self.settings_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        file_menu.addAction(self.quit_all_action)
         self.connect_action = QAction("Connect to a real ComfyUI…", self)
         self.connect_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.connect_action.triggered.connect(self.connect_real_requested)
@@ -200,6 +196,7 @@ class MainWindow(QMainWindow):
             toolbar.addSeparator()
             toolbar.addWidget(self.demo_badge)
             toolbar.addAction(self.connect_action)
+        self.menus = build_menus(self)
 
     def _connect(self) -> None:
         self.presets.preset_selected.connect(self.composer.set_preset)
@@ -368,6 +365,25 @@ class MainWindow(QMainWindow):
         self.banner.hide()
         self.banner_close.hide()
 
+    @Slot()
+    def select_all_jobs(self) -> None:
+        self.table.setFocus()
+        self.table.selectAll()
+
+    @Slot()
+    def focus_filter(self) -> None:
+        self.filter_bar.states.setFocus()
+
+    @Slot()
+    def focus_composer(self) -> None:
+        stops = [w for w in tab_stops(self) if self.composer.isAncestorOf(w)]
+        if stops:
+            stops[0].setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_tab(self, index: int) -> None:
+        self.tabs.setCurrentIndex(index)
+        self.tabs.currentWidget().setFocus()
+
     def select_job(self, job_id: str) -> None:
         """Select the job's row (scripts and tests)."""
         for row in range(self.proxy.rowCount()):
@@ -375,6 +391,21 @@ class MainWindow(QMainWindow):
             if index.data(JOB_ROLE).id == job_id:
                 self.table.selectRow(row)
                 return
+
+
+def tab_stops(window: QWidget) -> list[QWidget]:
+    """The widgets Tab visits, in order, from the window's first."""
+    stops: list[QWidget] = []
+    widget = window.nextInFocusChain()
+    while widget is not None and widget is not window:
+        if (
+            widget.isVisible()
+            and widget.isEnabled()
+            and widget.focusPolicy() & (Qt.FocusPolicy.TabFocus)
+        ):
+            stops.append(widget)
+        widget = widget.nextInFocusChain()
+    return stops
 
 
 def _scrolled(pane: QWidget) -> QScrollArea:

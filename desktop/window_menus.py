@@ -1,0 +1,112 @@
+"""The main window's menu bar (File, Edit, Jobs, View, Help): every action with its shortcut,
+and a Help page listing those shortcuts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox
+
+from core import __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from desktop.main_window import MainWindow
+
+
+def build_menus(window: MainWindow) -> list[QMenu]:
+    """Fill the window's menu bar; the File menu keeps Settings, Close window and Quit."""
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    file_menu.addAction(
+        _action(window, "&Open preset…", "Ctrl+O", window.presets.open_files, "Open a workflow")
+    )
+    file_menu.addAction(window.connect_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.settings_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.quit_action)
+    file_menu.addAction(window.quit_all_action)
+
+    edit_menu = bar.addMenu("&Edit")
+    composer = window.composer
+    edit_menu.addAction(composer.queue_action)
+    edit_menu.addAction(
+        _action(window, "&Reset to preset", "Ctrl+Shift+Backspace", composer.reset_button.click)
+    )
+    edit_menu.addAction(
+        _action(window, "&Save as preset…", "Ctrl+Shift+S", composer.save_button.click)
+    )
+    edit_menu.addSeparator()
+    edit_menu.addAction(_action(window, "Select &all jobs", "Ctrl+A", window.select_all_jobs))
+    edit_menu.addAction(_action(window, "&Filter jobs", "Ctrl+F", window.focus_filter))
+
+    jobs_menu = bar.addMenu("&Jobs")
+    for action in window.job_actions.all():
+        jobs_menu.addAction(action)
+
+    view_menu = bar.addMenu("&View")
+    toolbar = window.toolbar.toggleViewAction()
+    toolbar.setText("&Toolbar")
+    toolbar.setShortcut(QKeySequence("Ctrl+Shift+T"))
+    view_menu.addAction(toolbar)
+    view_menu.addSeparator()
+    view_menu.addAction(_action(window, "&Composer", "Ctrl+1", window.focus_composer))
+    view_menu.addAction(_action(window, "&Jobs table", "Ctrl+2", window.table.setFocus))
+    view_menu.addAction(_action(window, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
+    view_menu.addAction(_action(window, "&Gallery", "Ctrl+4", lambda: window.show_tab(1)))
+
+    help_menu = bar.addMenu("&Help")
+    menus = [file_menu, edit_menu, jobs_menu, view_menu, help_menu]
+    help_menu.addAction(
+        _action(
+            window,
+            "&Keyboard shortcuts",
+            "F1",
+            lambda: QMessageBox.information(window, "Keyboard shortcuts", shortcuts_text(menus)),
+        )
+    )
+    help_menu.addAction(
+        _action(
+            window,
+            "&About Batchline",
+            "",
+            lambda: QMessageBox.about(
+                window,
+                "About Batchline",
+                f"Batchline {__version__}: batches of jobs for ComfyUI servers.",
+            ),
+        )
+    )
+    return menus
+
+
+def shortcuts_text(menus: list[QMenu]) -> str:
+    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del"."""
+    lines = []
+    for menu in menus:
+        for action in menu.actions():
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys:
+                lines.append(f"{_plain(menu.title())} › {_plain(action.text())}: {keys}")
+    return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    """A menu text without its mnemonic marker ("&&" stays one literal ampersand)."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def _action(
+    window: MainWindow, text: str, keys: str, slot: Callable[[], object], tip: str = ""
+) -> QAction:
+    action = QAction(text, window)
+    if keys:
+        action.setShortcut(QKeySequence(keys))
+    if tip:
+        action.setStatusTip(tip)
+    action.triggered.connect(lambda _checked=False: slot())
+    window.addAction(action)
+    return action
