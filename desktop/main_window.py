@@ -17,10 +17,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
-    QPushButton,
     QScrollArea,
     QSplitter,
     QTabWidget,
@@ -43,6 +41,7 @@ from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
+from desktop.toast import Toast
 from desktop.window_menus import build_menus
 
 if TYPE_CHECKING:
@@ -55,8 +54,6 @@ if TYPE_CHECKING:
 PREFERRED_SIZE = (1500, 880)
 _TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
 _SCROLL_BAR = 24
-_BANNER = "background: #fff3cd; color: #5c4400; padding: 6px; border-radius: 4px;"
-_ERROR_BANNER = "background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px;"
 _DEMO_BADGE = (
     "background: #6f42c1; color: white; font-weight: bold; padding: 4px 10px; border-radius: 10px;"
 )
@@ -124,19 +121,13 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.addTab(_scrolled(self.details), "&Details")
         self.tabs.addTab(_scrolled(self.gallery), "&Gallery")
-        self.banner = QLabel(self)
-        self.banner.setWordWrap(True)
-        self.banner.setAccessibleName("Notice")
-        self.banner_close = QPushButton("Dismiss", self)
-        self.banner_close.setAccessibleName("Dismiss notice")
-        self.banner_close.clicked.connect(self.hide_banner)
-        self.hide_banner()
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
         self.job_actions = JobActions(self.controller, self.table.selected_jobs, self)
         self.table.addActions(self.job_actions.all())
         self.setCentralWidget(self._layout())
+        self.banner = Toast(self.centralWidget())
 
     def _layout(self) -> QWidget:
         left = QSplitter(Qt.Orientation.Vertical, self)
@@ -154,12 +145,8 @@ class MainWindow(QMainWindow):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
-        banner_row = QHBoxLayout()
-        banner_row.addWidget(self.banner, 1)
-        banner_row.addWidget(self.banner_close)
         central = QWidget(self)
         outer = QVBoxLayout(central)
-        outer.addLayout(banner_row)
         outer.addWidget(split, 1)
         return central
 
@@ -269,6 +256,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._batches_timer.stop()
+        self.banner.dismiss()
         self.presets.stop()
         self.model.stop()
         self.gallery.stop()
@@ -350,20 +338,12 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def show_banner(self, text: str) -> None:
-        self.banner.setStyleSheet(_BANNER)
-        self.banner.setText(text)
-        self.banner.show()
-        self.banner_close.show()
+        """A notice over the window's bottom for a while; nothing moves."""
+        self.banner.show_message(text)
 
     @Slot(str)
     def show_error(self, text: str) -> None:
-        self.show_banner(text)
-        self.banner.setStyleSheet(_ERROR_BANNER)
-
-    @Slot()
-    def hide_banner(self) -> None:
-        self.banner.hide()
-        self.banner_close.hide()
+        self.banner.show_message(text, error=True)
 
     @Slot()
     def select_all_jobs(self) -> None:

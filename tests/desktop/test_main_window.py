@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWidget
 
 from core.controller.status import Connection, Progress
@@ -63,10 +64,21 @@ def test_selection_shows_details_and_enables_actions(window, ledger, qtbot, qloo
     assert window.job_actions.retry.isEnabled()
 
 
-def test_command_errors_show_a_banner(window) -> None:
+def test_notices_move_nothing_and_go_away(window, qtbot) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    button = window.composer.queue_button
+    before = button.mapTo(window, QPoint(0, 0))
     window.show_error("the server refused")
-    assert not window.banner.isHidden()
-    window.banner_close.click()
+    qtbot.wait(50)
+    assert window.banner.isVisible()
+    assert button.mapTo(window, QPoint(0, 0)) == before
+    assert window.banner.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+    window.show_banner("Batch b finished: 3 succeeded")
+    qtbot.wait(50)
+    assert button.mapTo(window, QPoint(0, 0)) == before
+    assert window.banner.geometry().bottom() <= window.centralWidget().height()
+    window.banner.dismiss()
     assert window.banner.isHidden()
 
 
