@@ -126,8 +126,9 @@ class MainWindow(QMainWindow):
         self.notifier = BatchNotifier(app_icon(), self)
         self.job_actions = JobActions(self.controller, self.table.selected_jobs, self)
         self.table.addActions(self.job_actions.all())
-        self.setCentralWidget(self._layout())
-        self.banner = Toast(self.centralWidget())
+        central = self._layout()
+        self.setCentralWidget(central)
+        self.banner = Toast(central)
 
     def _layout(self) -> QWidget:
         left = QSplitter(Qt.Orientation.Vertical, self)
