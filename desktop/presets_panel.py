@@ -23,11 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.preset_files import add_preset_files
+from core.batch.recall import add_recalled, recall_job, recall_png
+from core.errors import BatchlineError
+from desktop.preset_files import AddResult, add_preset_files, preset_of
+from desktop.recall import RecallChoice, ask_recall_choice
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from core.batch.recall import Recall
     from core.ledger import Ledger
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -71,9 +75,12 @@ class PresetsPanel(QWidget):
 
     Signals:
         preset_selected(str): the artist chose a preset (by name).
+        values_recalled(str, dict): recalled values for a preset's composer: its name and a
+            composer state (`desktop.recall.apply_recalled` applies it).
     """
 
     preset_selected = Signal(str)
+    values_recalled = Signal(str, dict)
     FILTER = "ComfyUI workflows (*.json *.png);;All files (*)"
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
@@ -116,8 +123,15 @@ class PresetsPanel(QWidget):
         self._follow.stop()
 
     def add_files(self, paths: Iterable[Path]) -> list[str]:
-        """Store each file as a preset; show the errors of those that failed. Returns names."""
-        results = add_preset_files(self._ledger, list(paths))
+        """Store each file as a preset; show the errors of those that failed. Returns names.
+
+        A picture made with a stored preset's workflow asks first: its values may go to that
+        preset's composer instead (`values_recalled`).
+        """
+        paths = list(paths)
+        pictures = [path for path in paths if path.suffix.lower() == ".png"]
+        results = add_preset_files(self._ledger, [p for p in paths if p not in pictures])
+        results += [self._recall_picture(path) for path in pictures]
         errors = [r.error for r in results if r.error]
         names = [r.name for r in results if r.name]
         self.errors.setText("\n".join(errors))
@@ -126,6 +140,50 @@ class PresetsPanel(QWidget):
             self.model.reload()
             self.select(names[-1])
         return names
+
+    def _recall_picture(self, path: Path) -> AddResult:
+        """A dropped PNG: a new preset, or (when asked) its values for the matching one."""
+        try:
+            recall = recall_png(self._ledger, path.read_bytes(), path, self.current_name())
+            choice: RecallChoice | None = RecallChoice.add
+            if recall.preset is not None:
+                choice = self.ask_recall(self, recall, path.name)
+            if choice is RecallChoice.add:
+                add_recalled(self._ledger, recall, recall.name)
+                return AddResult(path, name=recall.name)
+        except BatchlineError as exc:
+            return AddResult(path, error=str(exc))
+        except OSError as exc:
+            return AddResult(path, error=f"{path.name}: {exc.strerror or exc}")
+        if choice is RecallChoice.apply and recall.preset is not None:
+            self._recalled(recall.preset, recall)
+        return AddResult(path)
+
+    def recall_job(self, job_id: str, *, seed_only: bool = False) -> str | None:
+        """Put job `job_id`'s values (or its seed alone) into the composer.
+
+        They go to the preset of the job's workflow; when no stored preset has it any more, it
+        is added as a new one first. Returns that preset's name (None: the job is unknown).
+        """
+        try:
+            recall = recall_job(self._ledger, job_id)
+            name = recall.preset
+            if name is None:
+                name = recall.name
+                add_recalled(self._ledger, recall, name)
+                self.model.reload()
+        except BatchlineError as exc:
+            self.errors.setText(str(exc))
+            self.errors.show()
+            return None
+        self._recalled(name, recall, seed_only=seed_only)
+        return name
+
+    def _recalled(self, name: str, recall: Recall, *, seed_only: bool = False) -> None:
+        inputs = preset_of(self._ledger.presets.get(name)).seed_inputs
+        state = {"seeds": recall.seed_state(inputs)} if seed_only else recall.composer_state(inputs)
+        self.select(name)
+        self.values_recalled.emit(name, state)
 
     def select(self, name: str) -> None:
         row = self.model.row_of(name)
@@ -147,6 +205,11 @@ class PresetsPanel(QWidget):
         """The file dialog (tests monkeypatch this)."""
         files, _ = QFileDialog.getOpenFileNames(parent, "Open presets", "", cls.FILTER)
         return [Path(f) for f in files]
+
+    @staticmethod
+    def ask_recall(parent: QWidget, recall: Recall, file_name: str) -> RecallChoice | None:
+        """The question for a picture matching a preset (tests monkeypatch this)."""
+        return ask_recall_choice(parent, recall, file_name)
 
     @Slot(QModelIndex, QModelIndex)
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:

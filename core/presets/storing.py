@@ -63,12 +63,12 @@ def _content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent
 
 
 def free_name(taken: Iterable[str], base: str) -> str:
-    """`base`, else `base 2`, `base 3`, ...: the first name not taken (whatever its case)."""
+    """`base`, else `base (2)`, `base (3)`, ...: the first name not taken (whatever its case)."""
     used = {name.casefold() for name in taken}
     name, number = base, 1
     while name.casefold() in used:
         number += 1
-        name = f"{base} {number}"
+        name = f"{base} ({number})"
     return name
 
 

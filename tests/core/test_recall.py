@@ -128,7 +128,7 @@ def test_a_file_that_is_no_png_is_refused_with_its_name(ledger: Ledger, tmp_path
 
 def test_free_name_counts_past_taken_names_whatever_their_case() -> None:
     assert free_name(["a"], "b") == "b"
-    assert free_name(["Portrait", "portrait 2"], "portrait") == "portrait 3"
+    assert free_name(["Portrait", "portrait (2)"], "portrait") == "portrait (3)"
 
 
 def test_seeds_that_differed_per_input_are_recalled_one_per_input(ledger: Ledger) -> None:
