@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -22,17 +23,17 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.errors import BatchlineError
+from desktop.composer_form import ParameterForm
 from desktop.composer_memory import ComposerMemory
 from desktop.grid_editor import GridEditor
 from desktop.job_table_model import duration_text
-from desktop.parameter_editors import edited_signal, editor_value, make_editor, set_editor_value
 from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
-    from core.presets import Parameter, Preset
+    from core.presets import Preset
     from desktop.controller_port import ControllerPort
 
 _ERROR_STYLE = "color: #a4262c;"
@@ -54,12 +55,10 @@ class BatchComposerWidget(QWidget):
         self._controller = controller
         self._preset_name: str | None = None
         self._preset: Preset | None = None
-        self._editors: list[tuple[Parameter, QWidget]] = []
         self.title = QLabel("Choose or drop a preset", self)
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
         self.seeds = SeedPlanEditor(self)
-        self.parameters_box = QGroupBox("Parameters", self)
-        self._parameters_form = QFormLayout(self.parameters_box)
+        self.parameters_box = ParameterForm(self)
         self.grid = GridEditor(self)
         self.requester = QLineEdit(_os_user(), self)
         self.requester.setAccessibleName("Requester")
@@ -79,8 +78,15 @@ class BatchComposerWidget(QWidget):
         self._build_layout()
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
-        for signal in (self.seeds.changed, self.seeds.edited, self.grid.changed):
+        edits = (
+            self.seeds.changed,
+            self.seeds.edited,
+            self.grid.changed,
+            self.parameters_box.edited,
+        )
+        for signal in edits:
             signal.connect(self.memory.edited)
+        self.parameters_box.edited.connect(self.memory.edited)
         self.reset_button.clicked.connect(self.memory.reset)
         self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
@@ -141,32 +147,34 @@ class BatchComposerWidget(QWidget):
         self.title.setText(name)
         editable = [p for p in preset.parameters if not p.is_seed]
         self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable))
-        self._fill_parameters(editable)
+        self.parameters_box.set_parameters(editable)
         self.grid.set_parameters(editable)
         guard_wheel(self)
+        self._set_tab_order()
         self.memory.restore(name)
 
-    def _fill_parameters(self, parameters: list[Parameter]) -> None:
-        while self._parameters_form.rowCount():
-            self._parameters_form.removeRow(0)
-        self._editors = []
-        for parameter in parameters:
-            editor = make_editor(parameter, self.parameters_box)
-            label = f"{parameter.node_title} · {parameter.ref.input}"
-            self._parameters_form.addRow(label, editor)
-            self._editors.append((parameter, editor))
-            edited_signal(editor).connect(self.memory.edited)
+    def _set_tab_order(self) -> None:
+        """Tab walks the form top to bottom: editors made for this preset included."""
+        grid = [self.grid, self.grid.x_input, self.grid.x_values, self.grid.y_input]
+        chain: list[QWidget] = [
+            self.reset_button,
+            self.save_button,
+            *self.seeds.focus_chain(),
+            *(editor for _parameter, editor in self.parameters_box.editors),
+            *grid,
+            self.grid.y_values,
+            self.requester,
+            self.priority,
+            self.queue_button,
+        ]
+        for before, after in itertools.pairwise(chain):
+            QWidget.setTabOrder(before, after)
 
     # --- the spec -------------------------------------------------------------------------------
 
     def values(self) -> dict[str, Any]:
         """The parameters the artist changed (swept ones included), keyed `NODE_ID.INPUT`."""
-        changed = {}
-        for parameter, editor in self._editors:
-            value = editor_value(editor, parameter)
-            if value != parameter.value:
-                changed[str(parameter.ref)] = value
-        return changed
+        return self.parameters_box.changed_values()
 
     def overrides(self) -> dict[str, Any]:
         """The changed parameters neither the grid nor the seeds vary."""
@@ -180,10 +188,7 @@ class BatchComposerWidget(QWidget):
     def restore(self, state: dict[str, Any]) -> None:
         """Show a state `state()` returned for the same preset."""
         self.seeds.restore(state.get("seeds") or {})
-        values = state.get("values") or {}
-        for parameter, editor in self._editors:
-            if str(parameter.ref) in values:
-                set_editor_value(editor, parameter, values[str(parameter.ref)])
+        self.parameters_box.show_values(state.get("values") or {})
         self.grid.restore(state.get("grid") or {})
 
     def spec(self) -> BatchSpec:

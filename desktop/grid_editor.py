@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLineEdit
 
 from core.batch import GridAxis
-from desktop.parameter_editors import parse_values
+from desktop.parameter_editors import narrow, parse_values
 
 if TYPE_CHECKING:
     from core.presets import Parameter
@@ -31,6 +31,7 @@ class GridEditor(QGroupBox):
         self.x_input, self.x_values = self._axis("X")
         self.y_input, self.y_values = self._axis("Y")
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("&X parameter", self.x_input)
         form.addRow("X values", self.x_values)
         form.addRow("&Y parameter", self.y_input)
@@ -39,6 +40,7 @@ class GridEditor(QGroupBox):
 
     def _axis(self, name: str) -> tuple[QComboBox, QLineEdit]:
         combo = QComboBox(self)
+        narrow(combo)
         combo.setAccessibleName(f"Grid {name} parameter")
         values = QLineEdit(self)
         values.setAccessibleName(f"Grid {name} values")

@@ -11,12 +11,14 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QLineEdit,
     QPlainTextEdit,
+    QSizePolicy,
     QSpinBox,
     QWidget,
 )
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
+    from PySide6.QtGui import QResizeEvent
 
     from core.presets import Parameter
 
@@ -37,14 +39,44 @@ def make_editor(parameter: Parameter, parent: QWidget | None = None) -> QWidget:
     elif isinstance(value, float):
         editor = _float_box(parameter, parent)
     elif isinstance(value, str) and (parameter.ref.input in LONG_TEXT_INPUTS or "\n" in value):
-        editor = QPlainTextEdit(value, parent)
-        editor.setTabChangesFocus(True)
-        editor.setFixedHeight(64)
+        editor = PromptEdit(value, parent)
     else:
         editor = QLineEdit(str(value), parent)
     editor.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
     editor.setToolTip(f"{parameter.class_type} node {parameter.ref}")
     return editor
+
+
+class PromptEdit(QPlainTextEdit):
+    """A text box that grows with its text, from 3 lines up to 12, then scrolls; Tab moves
+    on to the next field."""
+
+    MIN_LINES, MAX_LINES = 3, 12
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTabChangesFocus(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(120)
+        self.textChanged.connect(self.fit)
+        self.fit()
+
+    def fit(self) -> None:
+        """Height for the lines the text takes at the current width, within the limits."""
+        lines, block = 0, self.document().begin()
+        while block.isValid():
+            layout = block.layout()
+            lines += max(1, layout.lineCount() if layout is not None else 1)
+            block = block.next()
+        lines = max(self.MIN_LINES, min(self.MAX_LINES, lines))
+        margins = self.contentsMargins()
+        chrome = margins.top() + margins.bottom() + 2 * self.document().documentMargin()
+        self.setFixedHeight(int(lines * self.fontMetrics().lineSpacing() + chrome))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit()  # the text wraps anew at another width
 
 
 def editor_value(editor: QWidget, parameter: Parameter) -> Any:
@@ -115,6 +147,7 @@ def _typed(text: str, like: Any) -> Any:
 
 def _combo(parameter: Parameter, parent: QWidget | None) -> QComboBox:
     combo = QComboBox(parent)
+    narrow(combo)
     combo.addItems([str(choice) for choice in parameter.choices])
     if parameter.value in parameter.choices:
         combo.setCurrentIndex(parameter.choices.index(parameter.value))
@@ -142,6 +175,14 @@ def _float_box(parameter: Parameter, parent: QWidget | None) -> QDoubleSpinBox:
     box.setValue(float(parameter.value))
     _arrows_and_tracking(box)
     return box
+
+
+def narrow(combo: QComboBox) -> None:
+    """A combo box that never widens the form past the pane: long names are elided, and the
+    list it opens is as wide as they are."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(12)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
 
 def _clamp(value: int | float | None, default: int) -> int:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.batch import SeedMode, SeedPlan
 from core.presets import SeedInput
-from desktop.parameter_editors import INT_LIMIT
+from desktop.parameter_editors import INT_LIMIT, narrow
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -65,6 +65,7 @@ class SeedPlanEditor(QGroupBox):
         self.no_inputs = QLabel("No seed input: choose an integer input to vary, if any", self)
         self.no_inputs.setWordWrap(True)
         self.chosen = QComboBox(self.inputs_box)
+        narrow(self.chosen)
         self.chosen.setAccessibleName("Input to vary")
         self.chosen.setToolTip("The integer input the seeds go to (as --seed-input on the CLI)")
         self._inputs_layout.addWidget(self.no_inputs)
@@ -145,6 +146,12 @@ class SeedPlanEditor(QGroupBox):
             check.setChecked(not isinstance(varied, list) or str(seed.ref) in varied)
         chosen = varied[0] if isinstance(varied, list) and varied else None
         self.chosen.setCurrentIndex(max(0, self.chosen.findData(chosen)))
+
+    def focus_chain(self) -> list[QWidget]:
+        """Its fields in the order Tab walks them, top to bottom."""
+        checks = [check for _seed, check in self._checks]
+        fields = (self.mode, self.count, self.start, self.step, self.values)
+        return [*fields, self.chosen, *checks, self.per_input]
 
     def varied(self) -> tuple[SeedInput, ...]:
         """The seed inputs the artist chose to vary (or the integer input chosen instead)."""

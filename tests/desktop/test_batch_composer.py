@@ -23,7 +23,9 @@ def composer(qtbot, ledger, controller, preset_name):
 
 
 def editor_for(composer, ref):
-    return next(editor for parameter, editor in composer._editors if str(parameter.ref) == ref)
+    return next(
+        editor for parameter, editor in composer.parameters_box.editors if str(parameter.ref) == ref
+    )
 
 
 def test_counted_seeds_and_changed_parameters(composer) -> None:
@@ -179,6 +181,6 @@ def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_
     composer = BatchComposerWidget(ledger, controller)
     qtbot.addWidget(composer)
     composer.set_preset(add_preset_file(ledger, path).name)
-    form = composer._parameters_form
-    labels = [form.labelForField(editor).text() for _parameter, editor in composer._editors]
+    form = composer.parameters_box
+    labels = [form.label_of(editor) for _parameter, editor in form.editors]
     assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]

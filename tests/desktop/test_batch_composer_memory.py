@@ -14,7 +14,9 @@ from tests.desktop.conftest import GRADIENT
 
 
 def editor_for(composer, ref):
-    return next(editor for parameter, editor in composer._editors if str(parameter.ref) == ref)
+    return next(
+        editor for parameter, editor in composer.parameters_box.editors if str(parameter.ref) == ref
+    )
 
 
 def new_composer(qtbot, ledger, controller, name):

@@ -33,7 +33,7 @@ def test_wheel_over_unfocused_fields_scrolls_the_form(qtbot, ledger, controller,
     composer.show()
     composer.activateWindow()
     qtbot.waitActive(composer)
-    cfg = next(e for p, e in composer._editors if str(p.ref) == "3.cfg")
+    cfg = composer.parameters_box.editor("3.cfg")
     composer.form_scroll.ensureWidgetVisible(cfg)
     bar = composer.form_scroll.verticalScrollBar()
     bar.setValue(bar.minimum() + (bar.maximum() - bar.minimum()) // 2)

@@ -1,0 +1,75 @@
+"""The composer's parameters: one editor per literal input, prompts as full-width text boxes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
+
+from desktop.parameter_editors import (
+    PromptEdit,
+    edited_signal,
+    editor_value,
+    make_editor,
+    set_editor_value,
+)
+
+if TYPE_CHECKING:
+    from core.presets import Parameter
+
+
+class ParameterForm(QGroupBox):
+    """The editable parameters of a preset, labels above fields when the pane is narrow.
+
+    Signals:
+        edited(): a value changed.
+    """
+
+    edited = Signal()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__("Parameters", parent)
+        self._form = QFormLayout(self)
+        self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.editors: list[tuple[Parameter, QWidget]] = []
+
+    def set_parameters(self, parameters: list[Parameter]) -> None:
+        while self._form.rowCount():
+            self._form.removeRow(0)
+        self.editors = []
+        for parameter in parameters:
+            editor = make_editor(parameter, self)
+            label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+            label.setBuddy(editor)
+            label.setWordWrap(True)
+            if isinstance(editor, PromptEdit):  # the whole width, its label above
+                self._form.addRow(label)
+                self._form.addRow(editor)
+            else:
+                self._form.addRow(label, editor)
+            self.editors.append((parameter, editor))
+            edited_signal(editor).connect(self.edited)
+
+    def editor(self, ref: str) -> QWidget:
+        """The editor of the input `NODE_ID.INPUT`."""
+        return next(editor for parameter, editor in self.editors if str(parameter.ref) == ref)
+
+    def label_of(self, editor: QWidget) -> str:
+        label = next(w for w in self.findChildren(QLabel) if w.buddy() is editor)
+        return label.text()
+
+    def changed_values(self) -> dict[str, Any]:
+        """The values that differ from the preset's, keyed `NODE_ID.INPUT`."""
+        changed = {}
+        for parameter, editor in self.editors:
+            value = editor_value(editor, parameter)
+            if value != parameter.value:
+                changed[str(parameter.ref)] = value
+        return changed
+
+    def show_values(self, values: dict[str, Any]) -> None:
+        for parameter, editor in self.editors:
+            if str(parameter.ref) in values:
+                set_editor_value(editor, parameter, values[str(parameter.ref)])
