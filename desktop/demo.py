@@ -9,7 +9,10 @@ import socket
 from dataclasses import replace
 from pathlib import Path
 
-from core.ledger import Ledger
+from core.batch.composer_state import load_composer_state, save_composer_state
+from core.ledger import Ledger, PresetContent
+from core.presets import load_preset
+from core.presets.storing import free_name
 from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
@@ -66,3 +69,34 @@ def load_sample_presets(ledger: Ledger) -> list[str]:
             names.append(result.name)
     ledger.settings.set(SEEDED_KEY, True)
     return names
+
+
+def made_in_demo(demo: Ledger, real: Ledger) -> list[str]:
+    """The demo's presets worth keeping: neither a sample as shipped nor a workflow the real
+    ledger already has; sorted by name, whatever its case."""
+    samples = {load_preset(path).content_hash for path in SAMPLE_PRESETS.glob("*.json")}
+    known = samples | {record.workflow_hash for record in real.presets.all()}
+    names = [record.name for record in demo.presets.all() if record.workflow_hash not in known]
+    return sorted(names, key=str.casefold)
+
+
+def copy_presets(demo: Ledger, real: Ledger, names: list[str]) -> list[str]:
+    """Store the demo's presets `names` (with their composer state) in the real ledger; a name
+    taken there gets a number. Returns the names they were stored under."""
+    stored = []
+    for name in names:
+        record = demo.presets.get(name)
+        content = PresetContent(
+            workflow_hash=record.workflow_hash,
+            api_workflow=record.api_workflow,
+            editor_workflow=record.editor_workflow,
+            source=record.source,
+            info=record.info,
+        )
+        target = free_name(real.presets.names(), name)
+        real.presets.add(target, content)
+        state = load_composer_state(demo, name)
+        if state is not None:
+            save_composer_state(real, target, state)
+        stored.append(target)
+    return stored

@@ -28,6 +28,7 @@ from desktop.background import (
 )
 from desktop.close_dialog import CloseChoice, ask_on_close
 from desktop.demo import demo_ledger, demo_settings
+from desktop.demo_presets_dialog import offer_demo_presets
 from desktop.logs import install_excepthook
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
@@ -289,6 +290,8 @@ class Session(QObject):
     def _leave_demo(self) -> None:
         with Ledger(self.options.data_dir) as real:
             if SettingsDialog.ask(real, self.window) is not None:
+                if self.ledger is not None:
+                    offer_demo_presets(self.ledger, real, self.window)
                 self.options.demo = False
                 self._finish("restart")
 
