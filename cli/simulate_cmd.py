@@ -42,6 +42,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--output-dir", type=Path, help="output folder (default: a cache folder)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice")
+    parser.add_argument(
+        "--preview-method",
+        default="none",
+        metavar="METHOD",
+        help="as ComfyUI's: 'none' (the default) sends no previews; any other (auto, "
+        "latent2rgb, taesd) sends a small preview after each sampler step",
+    )
     _fault_options(parser)
     parser.set_defaults(func=run)
 
@@ -153,6 +160,7 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
         output_dir=output,
         seed=args.seed,
         faults=faults,
+        preview_method=args.preview_method,
     )
 
 

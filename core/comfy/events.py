@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from core.comfy.failures import failure_from_error, failure_from_interrupt
 from core.comfy.responses import ImageRef, parse_images
 from core.comfy.shapes import JsonObject, Shape, parse_json
+from core.errors import ComfyProtocolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -125,6 +126,20 @@ class ExecutionInterrupted:
     failure: ExecutionFailure
 
 
+@dataclass(frozen=True, slots=True)
+class PreviewImage:
+    """A binary frame: a preview of the running node, JPEG or PNG bytes (``mime``).
+
+    Type 4 (sent to clients that announced ``supports_preview_metadata``) names its prompt and
+    node; type 1 (older servers, other clients) names neither: it belongs to whatever runs.
+    """
+
+    prompt_id: str | None
+    node_id: str | None
+    mime: str
+    data: bytes
+
+
 ConnectionEvent = Connected | Disconnected | Reconnected
 PromptEvent = (
     ExecutionStart
@@ -136,10 +151,46 @@ PromptEvent = (
     | ExecutionError
     | ExecutionInterrupted
 )
-Event = ConnectionEvent | Status | PromptEvent
+Event = ConnectionEvent | Status | PromptEvent | PreviewImage
 
 
 # --- parsing ----------------------------------------------------------------------------------
+
+# Binary frames: a big-endian uint32 type first (ComfyUI's protocol.BinaryEventTypes).
+PREVIEW_IMAGE, PREVIEW_IMAGE_WITH_METADATA = 1, 4
+_IMAGE_FORMATS = {1: "image/jpeg", 2: "image/png"}
+_MIMES = frozenset(_IMAGE_FORMATS.values())
+MAX_METADATA = 64 * 1024
+
+
+def parse_binary(frame: bytes) -> PreviewImage | None:
+    """One binary frame → a preview; None for the types Batchline does not use (unencoded
+    previews, text).
+
+    Raises:
+        ComfyProtocolError: a preview frame too short, or with unreadable metadata.
+    """
+    if len(frame) < 8:
+        raise ComfyProtocolError(f"binary frame of {len(frame)} bytes", ROUTE)
+    kind, word = int.from_bytes(frame[:4], "big"), int.from_bytes(frame[4:8], "big")
+    if kind == PREVIEW_IMAGE:
+        mime = _IMAGE_FORMATS.get(word)
+        if mime is None:
+            raise ComfyProtocolError(f"preview image of unknown format {word}", ROUTE)
+        return PreviewImage(None, None, mime, frame[8:])
+    if kind != PREVIEW_IMAGE_WITH_METADATA:
+        return None
+    if word > min(MAX_METADATA, len(frame) - 8):
+        raise ComfyProtocolError(f"preview metadata of {word} bytes", ROUTE)
+    meta = _SHAPE.obj(parse_json(frame[8 : 8 + word].decode("utf-8", "replace"), ROUTE), "meta")
+    prompt_id, node_id = meta.get("prompt_id"), meta.get("node_id")
+    mime = meta.get("image_type")
+    return PreviewImage(
+        prompt_id if isinstance(prompt_id, str) else None,
+        node_id if isinstance(node_id, str) else None,
+        mime if mime in _MIMES else "image/png",
+        frame[8 + word :],
+    )
 
 
 def parse_event(frame: str) -> Event | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import logging
 import time
 from typing import TYPE_CHECKING, Self
@@ -19,6 +20,7 @@ from core.comfy.events import (
     Disconnected,
     Event,
     Reconnected,
+    parse_binary,
     parse_event,
 )
 from core.errors import ComfyAuthError, ComfyProtocolError
@@ -43,6 +45,7 @@ FLOOD_MESSAGES = 50_000
 FLOOD_WINDOW_S = 5.0
 # Malformed messages: the first is logged, then at most one count per interval (and at a drop).
 MALFORMED_REPORT_S = 60.0
+FEATURE_FLAGS = json.dumps({"type": "feature_flags", "data": {"supports_preview_metadata": True}})
 
 
 class Listener:
@@ -149,6 +152,7 @@ class Listener:
         if self._closing.is_set():
             await socket.close()
             return
+        await self._announce(socket)
         self._opened(socket)
 
     async def _open_unless_closed(self) -> ClientConnection | None:
@@ -181,6 +185,12 @@ class Listener:
                 raise ComfyAuthError("credentials refused", "WS /ws") from exc
             raise
 
+    async def _announce(self, socket: ClientConnection) -> None:
+        """Ask for previews that name their prompt (binary type 4 instead of 1), as ComfyUI's
+        frontend does with its first message; an older server ignores it."""
+        with contextlib.suppress(ConnectionClosed):
+            await socket.send(FEATURE_FLAGS)
+
     def _opened(self, socket: ClientConnection) -> None:
         self._socket = socket
         self._connected_at = self._window_start = time.monotonic()
@@ -201,10 +211,8 @@ class Listener:
             flood = f"more than {FLOOD_MESSAGES} messages within {FLOOD_WINDOW_S:g} s"
             await self._dropped(socket, f"dropped a flood ({flood})", flood=True)
             return None
-        if isinstance(frame, bytes):  # previews; we do not show them
-            return None
         try:
-            return parse_event(frame)
+            return parse_binary(frame) if isinstance(frame, bytes) else parse_event(frame)
         except ComfyProtocolError as exc:
             self._malformed(exc)
             return None

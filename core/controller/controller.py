@@ -343,6 +343,7 @@ class Controller(LedgerCommands):
                 paused=self._paused(),
                 positions=positions,
                 progress={job: p for s in servers for job, p in s.progress.items()},
+                previews={job: n for s in servers for job, n in s.previews.items()},
                 stalled=frozenset().union(*(s.stalled for s in servers)),
                 done_per_minute=float(sum(link.recent_finishes(now) for link in self.links)),
                 last_error="; ".join(

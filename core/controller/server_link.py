@@ -20,6 +20,7 @@ from core.comfy import (
     ExecutionInterrupted,
     ExecutionStart,
     ExecutionSuccess,
+    PreviewImage,
     Progress,
     Reconnected,
     Status,
@@ -28,6 +29,7 @@ from core.comfy import Connected as WsConnected
 from core.comfy import Disconnected as WsDisconnected
 from core.controller.dispatch import Dispatcher
 from core.controller.orphans import Orphans
+from core.controller.previews import PreviewFiles
 from core.controller.reconcile import Reconciler
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
@@ -63,6 +65,7 @@ class ServerLink:
         self.reconciler = Reconciler(ledger, client, config, output_dir)
         self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
         self.orphans = Orphans(ledger, client, output_dir, config.max_pictures_per_job)
+        self.previews = PreviewFiles(ledger.folder)
         first, longest = config.offline_first_s, config.offline_max_s
         self.backoff = Backoff(initial=first, cap=max(first, longest))
         self.status = ServerStatus(server=self.url)
@@ -125,11 +128,13 @@ class ServerLink:
         connection = self.status.connection
         if connection in (Connection.connecting, Connection.offline):
             connection = Connection.connected
+        self.previews.keep_only(running)
         self._set(
             connection=connection,
             queue=len(snapshot),
             positions=positions,
             progress={j: p for j, p in self.status.progress.items() if j in running},
+            previews=dict(self.previews.counts),
             stalled=stalled & running,
             last_error=error,
         )
@@ -162,6 +167,8 @@ class ServerLink:
                 progress = dict(self.status.progress)
                 progress[self.ours[pid]] = JobProgress(int(value), int(most))
                 self._set(progress=progress)
+            case PreviewImage() as preview:
+                self._preview(preview)
             case (
                 ExecutionSuccess(prompt_id=pid)
                 | ExecutionError(prompt_id=pid)
@@ -171,6 +178,17 @@ class ServerLink:
             case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
                 if not self.backoff.failing:  # offline: the backoff paces the next try
                     self.wake()
+
+    def _preview(self, preview: PreviewImage) -> None:
+        """Keep a preview of one of our running jobs: the prompt it names, or (a server that
+        does not name it) the one of ours running here."""
+        if preview.prompt_id is not None:
+            job = self.ours.get(preview.prompt_id)
+        else:
+            running = [job for job, place in self.status.positions.items() if place == 0]
+            job = running[0] if len(running) == 1 else None
+        if job is not None and self.previews.save(job, preview):
+            self._set(previews=dict(self.previews.counts))
 
     # --- pacing ----------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ class ServerStatus:
     progress: dict[str, Progress] = field(default_factory=dict)
     stalled: frozenset[str] = frozenset()  # our job ids running beyond the stall limit
     last_error: str = ""
+    previews: dict[str, int] = field(default_factory=dict)  # running job id -> previews kept
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class ControllerStatus:
         paused: dispatch is paused.
         positions: job id -> place in ComfyUI's queue (0 = running, 1 = next, ...).
         progress: job id -> progress of the running node.
+        previews: running job id -> how many previews were kept of it (the newest is the file
+            ``previews.preview_file`` names; a window reloads it when the count moves).
         stalled: job ids running beyond the stall limit (ComfyUI may be stuck).
         done_per_minute: jobs finished in the last minute.
         last_error: the servers' latest error (ComfyUI unreachable or answering badly).
@@ -72,6 +75,7 @@ class ControllerStatus:
     paused: bool = False
     positions: dict[str, int] = field(default_factory=dict)
     progress: dict[str, Progress] = field(default_factory=dict)
+    previews: dict[str, int] = field(default_factory=dict)
     stalled: frozenset[str] = frozenset()
     done_per_minute: float = 0.0
     last_error: str = ""

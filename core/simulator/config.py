@@ -77,7 +77,8 @@ class SimulatorConfig:
     ``job_seconds`` over its nodes). ``cpu_time_scale`` scales the emulated CPU cost of real
     image nodes such as ImageBlur (1.0 is roughly a desktop CPU running ComfyUI; 0 disables it).
     ``ram_bytes`` is the memory a simulated allocation may use before it fails like ComfyUI on
-    CPU. ``output_dir`` defaults to a fresh temporary folder.
+    CPU. ``output_dir`` defaults to a fresh temporary folder. ``preview_method`` other than
+    "none" sends a preview after each sampler step.
     """
 
     version: str = BASELINE_VERSION
@@ -88,6 +89,10 @@ class SimulatorConfig:
     output_dir: Path | None = None
     seed: int = 0
     faults: FaultSettings = field(default_factory=FaultSettings)
+    # As ComfyUI's --preview-method: "none" (its default) sends no previews; any other value
+    # sends a small JPEG after each sampler step (binary frames, type 4 to clients that asked
+    # for preview metadata, type 1 to others).
+    preview_method: str = "none"
 
     @property
     def has_jobs_api(self) -> bool:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.simulator.config import DEFAULT_STEPS
 from core.simulator.faults import JobFault, take_job_fault
 from core.simulator.graph import execution_order, is_link, signatures
+from core.simulator.images import preview_jpeg
 from core.simulator.nodes import REAL_NODES, NodeEnv, NodeFailure, cpu_seconds, simulate
 from core.simulator.state import CacheEntry, ServerState, now_ms
 
@@ -202,6 +203,17 @@ class JobRun:
             data = {"value": step, "max": steps, "prompt_id": self.prompt_id, "node": node_id}
             self.to_client_or_all("progress", data)
             self._progress_state(node_id, float(step), float(steps), "running")
+            if self.state.config.preview_method != "none":
+                self._preview(node_id, step / steps)
+
+    def _preview(self, node_id: str, done: float) -> None:
+        """A small JPEG of the step, to the job's client (to all without one), like ComfyUI's
+        latent previewer."""
+        metadata = {
+            "node_id": node_id, "prompt_id": self.prompt_id, "display_node_id": node_id,
+            "parent_node_id": None, "real_node_id": node_id,
+        }  # fmt: skip
+        self.state.hub.send_preview(preview_jpeg(self.prompt_id, done), metadata, self.client_id)
 
     def _env(self) -> NodeEnv:
         folders, extra = self.state.folders, self.item.extra_data

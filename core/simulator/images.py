@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import random
 from dataclasses import dataclass, field
@@ -97,3 +98,17 @@ def _gradient(
 
 def _random_color(rng: random.Random) -> tuple[int, int, int]:
     return rng.randrange(256), rng.randrange(256), rng.randrange(256)
+
+
+PREVIEW_SIZE = 64
+
+
+def preview_jpeg(prompt_id: str, done: float) -> bytes:
+    """A sampler step's preview: noise clearing into the prompt's colour as ``done`` goes 0 → 1."""
+    rng = random.Random(prompt_id)
+    target = _random_color(rng)
+    noise = Image.effect_noise((PREVIEW_SIZE, PREVIEW_SIZE), 64).convert("RGB")
+    image = Image.blend(noise, Image.new("RGB", noise.size, target), min(1.0, max(0.0, done)))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=70)
+    return out.getvalue()

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import WSCloseCode, web
 
 log = logging.getLogger(__name__)
+PREVIEW = "<preview>"  # an outbox entry holding a binary preview, not a JSON message
 
 
 class SocketHub:
@@ -22,6 +23,7 @@ class SocketHub:
 
     def __init__(self) -> None:
         self.sockets: dict[str, web.WebSocketResponse] = {}
+        self.with_metadata: set[str] = set()  # clients that asked for preview metadata
         self._outbox: asyncio.Queue[tuple[str, Any, str | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
@@ -40,12 +42,18 @@ class SocketHub:
         """Queue ``{"type": event, "data": data}`` for client ``sid``, or for all if None."""
         self._outbox.put_nowait((event, data, sid))
 
+    def send_preview(self, image: bytes, metadata: dict[str, Any], sid: str | None) -> None:
+        """Queue a JPEG preview: type 4 with ``metadata`` to clients that asked for it, type 1
+        (format 1, JPEG) to the others, as ComfyUI's ``send`` does."""
+        self._outbox.put_nowait((PREVIEW, (image, metadata), sid))
+
     def register(self, sid: str, ws: web.WebSocketResponse) -> None:
         self.sockets[sid] = ws
 
     def unregister(self, sid: str, ws: web.WebSocketResponse) -> None:
         # ComfyUI pops by id, even if a newer socket took the id over (protocol pitfall 7).
         self.sockets.pop(sid, None)
+        self.with_metadata.discard(sid)
 
     async def close_all(self) -> None:
         sockets = list(self.sockets.values())
@@ -65,7 +73,34 @@ class SocketHub:
             else:
                 targets = [ws] if (ws := self.sockets.get(sid)) is not None else []
             for ws in targets:
-                await _send(ws, event, data)
+                if event == PREVIEW:
+                    image, metadata = data
+                    await _send_preview(ws, image, metadata, self._asked(ws))
+                else:
+                    await _send(ws, event, data)
+
+    def _asked(self, ws: web.WebSocketResponse) -> bool:
+        return any(sock is ws and sid in self.with_metadata for sid, sock in self.sockets.items())
+
+
+async def _send_preview(
+    ws: web.WebSocketResponse, image: bytes, metadata: dict[str, Any], with_metadata: bool
+) -> None:
+    if with_metadata:
+        meta = json.dumps({**metadata, "image_type": "image/jpeg"}).encode()
+        frame = b"".join((_u32(4), _u32(len(meta)), meta, image))
+    else:
+        frame = b"".join((_u32(1), _u32(1), image))
+    if ws.closed:
+        return
+    try:
+        await ws.send_bytes(frame)
+    except (ConnectionError, RuntimeError) as exc:
+        log.debug("dropping a preview to a closed socket: %s", exc)
+
+
+def _u32(value: int) -> bytes:
+    return value.to_bytes(4, "big")
 
 
 async def _send(ws: web.WebSocketResponse, event: str, data: Any) -> None:

@@ -30,22 +30,26 @@ class WebSocketRoute:
             await hub.send_now(ws, "status", self.state.status_data(sid))
             if self.state.running_client == sid and self.state.last_node_id is not None:
                 await hub.send_now(ws, "executing", {"node": self.state.last_node_id})
-            await self._listen(ws)
+            await self._listen(ws, sid)
         finally:
             hub.unregister(sid, ws)
         return ws
 
-    async def _listen(self, ws: web.WebSocketResponse) -> None:
+    async def _listen(self, ws: web.WebSocketResponse, sid: str) -> None:
         first = True
         async for message in ws:
             if message.type == WSMsgType.TEXT and first:
-                await self._maybe_feature_flags(ws, message.data)
+                await self._maybe_feature_flags(ws, sid, message.data)
             first = False
 
-    async def _maybe_feature_flags(self, ws: web.WebSocketResponse, text: str) -> None:
+    async def _maybe_feature_flags(self, ws: web.WebSocketResponse, sid: str, text: str) -> None:
         try:
             data = json.loads(text)
         except ValueError:
             return
-        if isinstance(data, dict) and data.get("type") == "feature_flags":
-            await self.state.hub.send_now(ws, "feature_flags", features())
+        if not isinstance(data, dict) or data.get("type") != "feature_flags":
+            return
+        flags = data.get("data")
+        if isinstance(flags, dict) and flags.get("supports_preview_metadata") is True:
+            self.state.hub.with_metadata.add(sid)
+        await self.state.hub.send_now(ws, "feature_flags", features())

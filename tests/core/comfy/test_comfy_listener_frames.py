@@ -23,6 +23,7 @@ from core.comfy import (
     Executing,
     ExecutionStart,
     Listener,
+    PreviewImage,
     Reconnected,
     Status,
 )
@@ -45,6 +46,7 @@ class Script:
     close_after: bool = False
     status: int = 101
     handshakes: list[dict[str, str]] = field(default_factory=list)
+    received: list[str] = field(default_factory=list)  # the client's text messages
 
 
 @pytest_asyncio.fixture
@@ -63,8 +65,8 @@ async def script() -> AsyncIterator[tuple[Script, str]]:
             else:
                 await sock.send_str(frame)
         if not script.close_after:
-            async for _ in sock:
-                pass
+            async for message in sock:
+                script.received.append(message.data)
         await sock.close()
         return sock
 
@@ -92,7 +94,9 @@ async def take(listener: Listener, count: int) -> list[Event]:
 P1_FRAMES: list[str | bytes] = [
     text("status", {"status": {"exec_info": {"queue_remaining": 1}}, "sid": "me"}),
     text("executing", {"node": "3"}),  # the reconnect message: names no prompt
-    b"\x00\x00\x00\x01\x00\x00\x00\x02PNGDATA",
+    b"\x00\x00\x00\x01\x00\x00\x00\x02PNGDATA",  # a preview naming no prompt
+    b"\x00\x00\x00\x03\x00\x00\x00\x01" + b"3progress text",  # text: not used
+    b"\x00\x00\x00\x04",  # too short
     text("crystools.monitor", {"cpu": 3}),
     "{broken",
     text("execution_start", {"prompt_id": "p2", "timestamp": 1}),
@@ -110,14 +114,45 @@ async def test_junk_is_skipped_and_the_unattributed_executing_kept(
     server.frames = P1_FRAMES
     client = ComfyClient(url, client_id="me")
     async with client, client.listener(backoff=fast()) as listener:
-        events = await take(listener, 6)
+        events = await take(listener, 7)
     assert events == [
         Connected("me"),
         Status(queue_remaining=1),
         Executing(prompt_id=None, node="3"),
+        PreviewImage(None, None, "image/png", b"PNGDATA"),
         ExecutionStart("p2", 1),
         ExecutionStart("p1", 2),
         Executing("p1", None),
+    ]
+
+
+def with_metadata(meta: dict[str, Any], image: bytes) -> bytes:
+    encoded = json.dumps(meta).encode()
+    return (4).to_bytes(4, "big") + len(encoded).to_bytes(4, "big") + encoded + image
+
+
+@pytest.mark.asyncio
+@pytest.mark.expect_log("core.comfy.listener")
+async def test_previews_ask_for_their_prompt_and_name_it(script: tuple[Script, str]) -> None:
+    """The first message asks for previews with metadata (as ComfyUI's frontend does); a type 4
+    frame names its prompt and node; metadata claiming more bytes than the frame is skipped."""
+    server, url = script
+    meta = {"node_id": "3", "prompt_id": "p1", "display_node_id": "3", "image_type": "image/jpeg"}
+    server.frames = [
+        with_metadata({**meta, "node_id": "9"}, b"")[:8] + b"\xff\xff",  # length past the end
+        with_metadata(meta, b"JPEGDATA"),
+        with_metadata({"prompt_id": 7, "image_type": "image/gif"}, b"X"),  # odd values: no names
+    ]
+    client = ComfyClient(url, client_id="me")
+    async with client, client.listener(backoff=fast()) as listener:
+        events = await take(listener, 3)
+        await asyncio.sleep(0.05)
+    assert events[1:] == [
+        PreviewImage("p1", "3", "image/jpeg", b"JPEGDATA"),
+        PreviewImage(None, None, "image/png", b"X"),
+    ]
+    assert [json.loads(m) for m in server.received[:1]] == [
+        {"type": "feature_flags", "data": {"supports_preview_metadata": True}}
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aiohttp
@@ -188,3 +189,50 @@ async def test_hung_job_stays_running_until_restart(simulator: Simulator) -> Non
         done = await wait_history(session, simulator, await submit(session, simulator, quick(2)))
     assert terminal(done)[0] == "execution_success"
     assert simulator.execution_count(hung) == 1
+
+
+@pytest.mark.asyncio
+async def test_previews_follow_the_preview_method_and_the_clients_flag(make_simulator: Any) -> None:
+    """With a preview method, each sampler step sends a JPEG to the job's client: type 4 naming
+    the prompt to a client that asked for preview metadata, type 1 to one that did not; none
+    without a preview method (ComfyUI's default)."""
+    sim: Simulator = await make_simulator(job_seconds=0.1, preview_method="auto")
+    quiet: Simulator = await make_simulator(job_seconds=0.1)
+    async with aiohttp.ClientSession() as session:
+        flagged = await session.ws_connect(f"{sim.url}/ws?clientId=new")
+        await flagged.send_json(
+            {"type": "feature_flags", "data": {"supports_preview_metadata": True}}
+        )
+        plain = await session.ws_connect(f"{sim.url}/ws?clientId=old")
+        silent = await session.ws_connect(f"{quiet.url}/ws?clientId=new")
+        new = await submit(session, sim, checkpoint(steps=3), client_id="new")
+        await wait_history(session, sim, new)
+        old = await submit(session, sim, checkpoint(steps=2), client_id="old")
+        await wait_history(session, sim, old)
+        unseen = await submit(session, quiet, checkpoint(), client_id="new")
+        await wait_history(session, quiet, unseen)
+        frames = [await binary_frames(ws) for ws in (flagged, plain, silent)]
+    typed = [[int.from_bytes(f[:4], "big") for f in found] for found in frames]
+    assert typed == [[4, 4, 4], [1, 1], []]
+    meta_size = int.from_bytes(frames[0][0][4:8], "big")
+    meta = json.loads(frames[0][0][8 : 8 + meta_size])
+    assert (meta["prompt_id"], meta["node_id"], meta["image_type"]) == (new, "3", "image/jpeg")
+    assert frames[0][0][8 + meta_size :].startswith(b"\xff\xd8")  # a JPEG
+    assert frames[1][0][4:8] == (1).to_bytes(4, "big")  # format 1: JPEG
+    assert frames[1][0][8:].startswith(b"\xff\xd8")
+
+
+async def binary_frames(ws: aiohttp.ClientWebSocketResponse) -> list[bytes]:
+    """The binary frames received so far (the socket is then closed)."""
+    found = []
+    while True:
+        try:
+            message = await ws.receive(timeout=0.3)
+        except TimeoutError:
+            break
+        if message.type == aiohttp.WSMsgType.BINARY:
+            found.append(message.data)
+        elif message.type != aiohttp.WSMsgType.TEXT:
+            break
+    await ws.close()
+    return found
