@@ -7,10 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.errors import BatchlineError
 from core.job_state import CANCELLABLE_STATES, RETRYABLE_STATES
-from core.job_state import can_retry_smaller as job_can_retry_smaller
+from desktop.job_action_scope import (
+    Scope,
+    cancel_batch_scope,
+    cancel_scope,
+    cancel_waiting_scope,
+    plain_text,
+    retry_scope,
+    retry_smaller_scope,
+)
 from desktop.tasks import BackgroundTasks
 
 if TYPE_CHECKING:
@@ -20,25 +29,41 @@ if TYPE_CHECKING:
     from core.job_state import JobState
     from core.ledger import JobRecord
     from desktop.controller_port import ControllerPort
+    from desktop.job_action_scope import Counts
 
 
 def can_cancel(jobs: list[JobRecord]) -> bool:
     """Cancel applies to jobs not finished and not already being cancelled."""
-    return any(job.state.can_cancel for job in jobs)
+    return cancel_scope(jobs).enabled
 
 
 def can_retry(jobs: list[JobRecord]) -> bool:
-    return any(job.state.can_retry for job in jobs)
+    return retry_scope(jobs).enabled
 
 
 def can_retry_smaller(jobs: list[JobRecord]) -> bool:
-    return len(jobs) == 1 and job_can_retry_smaller(jobs[0].state, jobs[0].reason)
+    return retry_smaller_scope(jobs).enabled
+
+
+def ask(parent: QWidget | None, question: str) -> bool:
+    """A Yes/No question; No is the default."""
+    answer = QMessageBox.question(
+        parent,
+        "Batchline",
+        question,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
 
 
 class JobActions(QObject):
     """QActions acting on the selection through the controller.
 
-    ``selection`` is a callable returning the selected jobs (the table view's).
+    ``selection`` is a callable returning the selected jobs (the table view's); ``counts``
+    how many jobs of a batch (None: of all) are in each state. Each action's text says what it
+    would reach; one that would do nothing is disabled, its tooltip says why; one reaching many
+    jobs asks first through ``confirm`` (a Yes/No question).
 
     Signals:
         failed(str): a command was refused; the message says why.
@@ -52,13 +77,19 @@ class JobActions(QObject):
         self,
         controller: ControllerPort,
         selection: Callable[[], list[JobRecord]],
+        counts: Counts,
         parent: Any = None,
     ) -> None:
         super().__init__(parent)
         self._controller = controller
         self._selection = selection
+        self._counts = counts
+        self.confirm: Callable[[str], bool] = functools.partial(
+            ask, parent if isinstance(parent, QWidget) else None
+        )
         self._tasks = BackgroundTasks(self)
         self._tasks.failed.connect(lambda _name, message: self.failed.emit(message))
+        self._tips: dict[QAction, str] = {}
         self.cancel = self._action("&Cancel", "Cancel the selected jobs", "Del", self.on_cancel)
         self.retry = self._action(
             "&Retry", "Retry failed or cancelled jobs", "Ctrl+R", self.on_retry
@@ -93,7 +124,24 @@ class JobActions(QObject):
         action.setStatusTip(tip)
         action.setShortcut(QKeySequence(keys))
         action.triggered.connect(slot)
+        self._tips[action] = tip
         return action
+
+    def _show(self, action: QAction, scope: Scope) -> Scope:
+        """The action's text and enabled state follow its scope; the tooltip says why not."""
+        action.setText(scope.text)
+        action.setEnabled(scope.enabled)
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        action.setToolTip(f"{scope.tip or self._tips[action]} ({keys})")
+        return scope
+
+    def _confirmed(self, scope: Scope) -> bool:
+        """Small scopes go ahead; large ones are confirmed (it cannot be undone)."""
+        if not scope.enabled:
+            return False
+        if not scope.needs_confirming:
+            return True
+        return self.confirm(f"{plain_text(scope.text)}? This cannot be undone.")
 
     def all(self) -> list[QAction]:
         return [
@@ -108,10 +156,11 @@ class JobActions(QObject):
     @Slot()
     def update_enabled(self) -> None:
         jobs = self._selection()
-        self.cancel.setEnabled(can_cancel(jobs))
-        self.retry.setEnabled(can_retry(jobs))
-        self.retry_smaller.setEnabled(can_retry_smaller(jobs))
-        self.cancel_batch.setEnabled(bool(jobs))
+        self._show(self.cancel, cancel_scope(jobs))
+        self._show(self.retry, retry_scope(jobs))
+        self._show(self.retry_smaller, retry_smaller_scope(jobs))
+        self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))
+        self._show(self.cancel_waiting, cancel_waiting_scope(jobs, self._counts))
 
     def show_status(self, status: ControllerStatus) -> None:
         self.pause.setChecked(status.paused)
@@ -142,13 +191,13 @@ class JobActions(QObject):
     @Slot()
     def on_cancel(self) -> None:
         ids = self._ids(CANCELLABLE_STATES)
-        if ids:
+        if self._confirmed(self._show(self.cancel, cancel_scope(self._selection()))):
             self._run_in_worker(lambda: self._controller.cancel(ids))
 
     @Slot()
     def on_retry(self) -> None:
         ids = self._ids(RETRYABLE_STATES)
-        if ids:
+        if self._confirmed(self._show(self.retry, retry_scope(self._selection()))):
             self._run_in_worker(lambda: self._controller.retry(ids))
 
     @Slot()
@@ -159,18 +208,19 @@ class JobActions(QObject):
 
     @Slot()
     def on_cancel_batch(self) -> None:
-        batches = sorted({job.batch for job in self._selection()})
-        for batch in batches:
-            self._run_in_worker(functools.partial(self._controller.cancel_batch, batch))
+        jobs = self._selection()
+        if self._confirmed(self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))):
+            for batch in sorted({job.batch for job in jobs}):
+                self._run_in_worker(functools.partial(self._controller.cancel_batch, batch))
 
     @Slot()
     def on_cancel_waiting(self) -> None:
-        batches = sorted({job.batch for job in self._selection()})
-        self._run_in_worker(
-            lambda: self._controller.cancel_all_but_running(
-                batches[0] if len(batches) == 1 else None
-            )
-        )
+        jobs = self._selection()
+        scope = cancel_waiting_scope(jobs, self._counts)
+        if self._confirmed(self._show(self.cancel_waiting, scope)):
+            batches = sorted({job.batch for job in jobs})
+            batch = batches[0] if len(batches) == 1 else None
+            self._run_in_worker(lambda: self._controller.cancel_all_but_running(batch))
 
     @Slot()
     def on_pause(self) -> None:

@@ -124,7 +124,9 @@ class MainWindow(QMainWindow):
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
-        self.job_actions = JobActions(self.controller, self.table.selected_jobs, self)
+        self.job_actions = JobActions(
+            self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
+        )
         self.table.addActions(self.job_actions.all())
         central = self._layout()
         self.setCentralWidget(central)
@@ -293,6 +295,7 @@ class MainWindow(QMainWindow):
 
     @Slot(list)
     def on_feed_read(self, jobs: list[Any]) -> None:
+        self.job_actions.update_enabled()  # the batches' counts in the actions' texts
         if self._initial_load:
             self.notifier.seed(jobs)
         else:

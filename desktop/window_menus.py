@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from core import __version__
+from desktop.job_action_scope import plain_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,13 +91,8 @@ def shortcuts_text(menus: list[QMenu]) -> str:
         for action in menu.actions():
             keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             if keys:
-                lines.append(f"{_plain(menu.title())} › {_plain(action.text())}: {keys}")
+                lines.append(f"{plain_text(menu.title())} › {plain_text(action.text())}: {keys}")
     return "\n".join(lines)
-
-
-def _plain(text: str) -> str:
-    """A menu text without its mnemonic marker ("&&" stays one literal ampersand)."""
-    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
 def _action(

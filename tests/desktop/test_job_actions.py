@@ -14,9 +14,10 @@ from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import JobState, Reason
 from core.paths import ledger_path
+from desktop.job_action_scope import short_batch
 from desktop.job_actions import JobActions, can_cancel, can_retry, can_retry_smaller
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job, until
+from tests.desktop.helpers import fail_job, run_job, succeed_job, until
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,8 +50,8 @@ def selection() -> Selection:
 
 
 @pytest.fixture
-def actions(qapp, controller, selection):
-    return JobActions(controller, selection)
+def actions(qapp, controller, selection, ledger):
+    return JobActions(controller, selection, ledger.count_by_state)
 
 
 def test_states_decide_what_is_allowed(jobs) -> None:
@@ -124,7 +125,8 @@ def test_a_bulk_cancel_leaves_the_window_free(qloop, ledger, preset_name, tmp_pa
     controller = Controller(ledger, client, output_dir=tmp_path / "out")
     selection = Selection()
     selection.jobs = [ledger.job(ids[0])]
-    actions = JobActions(controller, selection)
+    actions = JobActions(controller, selection, ledger.count_by_state)
+    actions.confirm = lambda _question: True  # 3,000 jobs: the artist said yes
     # Another writer holds the ledger for a second: the cancel waits for it, the window must not.
     writer = sqlite3.connect(
         ledger_path(ledger.folder), isolation_level=None, check_same_thread=False
@@ -147,6 +149,50 @@ def test_a_bulk_cancel_leaves_the_window_free(qloop, ledger, preset_name, tmp_pa
     assert {t.cause for t in ledger.transitions_of(ids[:10]).values() for t in t} == {
         "cancelled before it was sent"
     }
+
+
+def test_bulk_actions_say_their_scope_and_large_ones_ask(
+    actions, selection, controller, ledger, preset_name, qloop
+) -> None:
+    ids = make_jobs(ledger, preset_name, 22)
+    run_job(ledger, ids[0])
+    batch = ledger.job(ids[0]).batch
+    short = f"batch_…_{batch.rsplit('_', 1)[1]}"
+    selection.jobs = [ledger.job(ids[0]), ledger.job(ids[1])]
+    actions.update_enabled()
+    assert actions.cancel.text() == "&Cancel 2 selected jobs"
+    assert actions.cancel_waiting.text() == f"Cancel 21 &waiting jobs of {short}"
+    assert actions.cancel_batch.text() == f"Cancel &batch: 22 unfinished jobs of {short}"
+    assert not actions.retry.isEnabled()
+    assert actions.retry.toolTip().startswith("None of the selected jobs failed")
+    questions: list[str] = []
+    actions.confirm = lambda question: questions.append(question) or False
+    actions.cancel_waiting.trigger()
+    assert questions == [f"Cancel 21 waiting jobs of {short}? This cannot be undone."]
+    assert controller.calls == [], "declined: nothing is cancelled"
+    actions.confirm = lambda _question: True
+    actions.cancel_waiting.trigger()
+    qloop.run_until_complete(until(lambda: len(controller.calls) == 1))
+    assert controller.calls == [("cancel_all_but_running", batch)]
+
+
+def test_actions_that_would_do_nothing_are_disabled_and_say_why(
+    actions, selection, ledger, preset_name
+) -> None:
+    ids = make_jobs(ledger, preset_name, 2)
+    for job_id in ids:
+        succeed_job(ledger, job_id, [])
+    selection.jobs = [ledger.job(ids[0])]
+    actions.update_enabled()
+    batch = short_batch(selection.jobs[0].batch)
+    assert not actions.cancel_batch.isEnabled()
+    assert actions.cancel_batch.toolTip().startswith(f"{batch} has finished: nothing to cancel")
+    assert not actions.cancel_waiting.isEnabled()
+    assert actions.cancel_waiting.toolTip().startswith(f"No job of {batch} is waiting")
+    assert not actions.cancel.isEnabled()
+    selection.jobs = []
+    actions.update_enabled()
+    assert actions.cancel.toolTip().startswith("Select the jobs to cancel")
 
 
 async def longest_stall(done: Callable[[], bool], seconds: float = 30.0) -> float:

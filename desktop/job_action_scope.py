@@ -1,0 +1,112 @@
+"""What each job action would reach, said in its text: "Cancel 21 waiting jobs of batch_…_0004",
+or why it is disabled; and when it is large enough to be confirmed first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.job_state import CANCELLABLE_STATES, JobState
+from core.job_state import can_retry_smaller as job_can_retry_smaller
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.ledger import JobRecord
+
+    Counts = Callable[[str | None], dict[JobState, int]]
+
+WAITING_STATES = (JobState.pending, JobState.queued)
+CONFIRM_FROM = 20  # a bulk action reaching this many jobs asks first
+
+
+@dataclass(frozen=True)
+class Scope:
+    """An action's text and tooltip for the current selection; ``count`` jobs it would reach
+    (0: disabled, the tooltip says why)."""
+
+    text: str
+    tip: str
+    count: int
+
+    @property
+    def enabled(self) -> bool:
+        return self.count > 0
+
+    @property
+    def needs_confirming(self) -> bool:
+        return self.count >= CONFIRM_FROM
+
+
+def short_batch(batch: str) -> str:
+    """``batch_20261130_0004`` -> ``batch_…_0004``: the part that tells batches apart."""
+    parts = batch.split("_")
+    return f"{parts[0]}_…_{parts[-1]}" if len(parts) > 2 else batch
+
+
+def jobs_text(count: int, kind: str) -> str:
+    """``1 waiting job``, ``21 waiting jobs``."""
+    return f"{count:,} {kind} job{'' if count == 1 else 's'}"
+
+
+def plain_text(text: str) -> str:
+    """A menu text without its mnemonic marker ("&&" stays one literal ampersand)."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def _batches(jobs: list[JobRecord]) -> list[str]:
+    return sorted({job.batch for job in jobs})
+
+
+def _of(batches: list[str]) -> str:
+    if not batches:
+        return "all batches"
+    if len(batches) == 1:
+        return short_batch(batches[0])
+    return f"{len(batches)} batches"
+
+
+def cancel_scope(jobs: list[JobRecord]) -> Scope:
+    count = sum(job.state.can_cancel for job in jobs)
+    if count:
+        return Scope(f"&Cancel {jobs_text(count, 'selected')}", "", count)
+    why = "None of the selected jobs can be cancelled: finished or already cancelling"
+    return Scope("&Cancel", why if jobs else "Select the jobs to cancel", 0)
+
+
+def retry_scope(jobs: list[JobRecord]) -> Scope:
+    count = sum(job.state.can_retry for job in jobs)
+    if count:
+        return Scope(f"&Retry {jobs_text(count, 'selected')}", "", count)
+    why = "None of the selected jobs failed or was cancelled"
+    return Scope("&Retry", why if jobs else "Select failed or cancelled jobs to retry", 0)
+
+
+def retry_smaller_scope(jobs: list[JobRecord]) -> Scope:
+    if len(jobs) == 1 and job_can_retry_smaller(jobs[0].state, jobs[0].reason):
+        return Scope("Retry &smaller", "", 1)
+    return Scope("Retry &smaller", "Select one job that failed out of memory", 0)
+
+
+def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
+    batches = _batches(jobs)
+    if not batches:
+        return Scope("Cancel &batch", "Select a job of the batch to cancel", 0)
+    count = sum(counts(b).get(state, 0) for b in batches for state in CANCELLABLE_STATES)
+    if not count:
+        over = "has" if len(batches) == 1 else "have"
+        return Scope("Cancel &batch", f"{_of(batches)} {over} finished: nothing to cancel", 0)
+    return Scope(f"Cancel &batch: {jobs_text(count, 'unfinished')} of {_of(batches)}", "", count)
+
+
+def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
+    """The waiting jobs of the selected job's batch, or of every batch when the selection
+    spans several or none."""
+    batches = _batches(jobs)
+    batch = batches[0] if len(batches) == 1 else None
+    waiting = counts(batch)
+    count = sum(waiting.get(state, 0) for state in WAITING_STATES)
+    scope = _of([batch] if batch else [])
+    if not count:
+        return Scope("Cancel all but &running", f"No job of {scope} is waiting", 0)
+    return Scope(f"Cancel {jobs_text(count, '&waiting')} of {scope}", "", count)
