@@ -23,15 +23,18 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.errors import BatchlineError
-from desktop.composer_form import ParameterForm
+from core.settings import server_list
+from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
 from desktop.grid_editor import GridEditor
 from desktop.job_table_model import duration_text
 from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor, integer_inputs
+from desktop.server_catalogues import ServerCatalogues
 from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
+    from core.controller.status import ControllerStatus
     from core.ledger import Ledger
     from core.presets import Preset
     from desktop.controller_port import ControllerPort
@@ -86,10 +89,13 @@ class BatchComposerWidget(QWidget):
         )
         for signal in edits:
             signal.connect(self.memory.edited)
-        self.parameters_box.edited.connect(self.memory.edited)
         self.reset_button.clicked.connect(self.memory.reset)
         self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
+        self.catalogues = ServerCatalogues(self)
+        self.catalogues.ready.connect(self.check_models)
+        self.parameters_box.edited.connect(self.check_models)
+        controller.add_status_listener(self._status_changed)
         self.queue_action = QAction("Queue batch", self)
         self.queue_action.setShortcut(QKeySequence("Ctrl+Return"))
         self.queue_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -151,6 +157,7 @@ class BatchComposerWidget(QWidget):
         self.grid.set_parameters(editable)
         guard_wheel(self)
         self._set_tab_order()
+        self.check_models()
         self.memory.restore(name)
 
     def _set_tab_order(self) -> None:
@@ -231,9 +238,21 @@ class BatchComposerWidget(QWidget):
         )
         return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
 
+    def _status_changed(self, status: ControllerStatus) -> None:
+        self.catalogues.want(server_list(status.server))
+
+    @Slot()
+    def check_models(self) -> list[str]:
+        """Mark the fields whose value a server does not list; one line for each."""
+        servers = server_list(self._controller.status.server)
+        return self.parameters_box.mark_unlisted(self.catalogues.catalogues(servers))
+
     @Slot()
     def queue(self) -> None:
         if self._preset_name is None or not self.queue_button.isEnabled():
+            return
+        unlisted = self.check_models()
+        if unlisted and not confirm_unlisted(self, unlisted):
             return
         try:
             batch, job_ids = self._controller.queue_batch(

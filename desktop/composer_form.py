@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QMessageBox, QWidget
 
+from core.presets.availability import unlisted_choices
 from desktop.parameter_editors import (
     PromptEdit,
+    default_tooltip,
     edited_signal,
     editor_value,
     make_editor,
@@ -16,7 +18,10 @@ from desktop.parameter_editors import (
 )
 
 if TYPE_CHECKING:
+    from core.catalogue import Catalogue
     from core.presets import Parameter
+
+_UNLISTED_STYLE = "border: 2px solid #c42b1c; color: #a4262c;"
 
 
 class ParameterForm(QGroupBox):
@@ -69,7 +74,49 @@ class ParameterForm(QGroupBox):
                 changed[str(parameter.ref)] = value
         return changed
 
+    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> list[str]:
+        """Mark in red each field whose value a server does not list (a model, a LoRA, an
+        image...), with a tooltip saying so; one line per such field, for asking before
+        queueing."""
+        values = {str(p.ref): editor_value(e, p) for p, e in self.editors}
+        missing: dict[str, list[str]] = {}
+        for address, catalogue in catalogues:
+            for parameter, _value in unlisted_choices(self._parameters(), values, catalogue):
+                missing.setdefault(str(parameter.ref), []).append(address)
+        lines = []
+        for parameter, editor in self.editors:
+            servers = missing.get(str(parameter.ref))
+            label = self.label_of(editor)
+            if servers:
+                value = values[str(parameter.ref)]
+                line = f"{label}: {value!s} (not on {', '.join(servers)})"
+                editor.setToolTip(
+                    f"{label}: the server does not have “{value}” ({', '.join(servers)})"
+                )
+                editor.setStyleSheet(_UNLISTED_STYLE)
+                lines.append(line)
+            elif editor.styleSheet():
+                editor.setStyleSheet("")
+                editor.setToolTip(default_tooltip(parameter))
+        return lines
+
+    def _parameters(self) -> list[Parameter]:
+        return [parameter for parameter, _editor in self.editors]
+
     def show_values(self, values: dict[str, Any]) -> None:
         for parameter, editor in self.editors:
             if str(parameter.ref) in values:
                 set_editor_value(editor, parameter, values[str(parameter.ref)])
+
+
+def confirm_unlisted(parent: QWidget, lines: list[str]) -> bool:
+    """Ask whether to queue all the same, the server lacking what `lines` name."""
+    listed = "\n".join(f"• {line}" for line in lines)
+    answer = QMessageBox.warning(
+        parent,
+        "Missing on the server",
+        f"The server does not list these; its jobs would fail:\n\n{listed}\n\nQueue anyway?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel,
+    )
+    return answer == QMessageBox.StandardButton.Yes

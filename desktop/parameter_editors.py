@@ -43,8 +43,12 @@ def make_editor(parameter: Parameter, parent: QWidget | None = None) -> QWidget:
     else:
         editor = QLineEdit(str(value), parent)
     editor.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
-    editor.setToolTip(f"{parameter.class_type} node {parameter.ref}")
+    editor.setToolTip(default_tooltip(parameter))
     return editor
+
+
+def default_tooltip(parameter: Parameter) -> str:
+    return f"{parameter.class_type} node {parameter.ref}"
 
 
 class PromptEdit(QPlainTextEdit):
@@ -82,7 +86,7 @@ class PromptEdit(QPlainTextEdit):
 def editor_value(editor: QWidget, parameter: Parameter) -> Any:
     """The value the editor holds, of the parameter's type."""
     if isinstance(editor, QComboBox):
-        return parameter.choices[editor.currentIndex()] if editor.currentIndex() >= 0 else None
+        return editor.currentData()
     if isinstance(editor, QCheckBox):
         return editor.isChecked()
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
@@ -98,8 +102,9 @@ def set_editor_value(editor: QWidget, parameter: Parameter, value: Any) -> None:
     """Show `value` (as `editor_value` returns it) in the editor; a value it cannot hold is
     left out (a choice the workflow no longer offers)."""
     if isinstance(editor, QComboBox):
-        if value in parameter.choices:
-            editor.setCurrentIndex(parameter.choices.index(value))
+        index = editor.findData(value)
+        if index >= 0:
+            editor.setCurrentIndex(index)
     elif isinstance(editor, QCheckBox):
         editor.setChecked(bool(value))
     elif isinstance(editor, QSpinBox) and isinstance(value, int):
@@ -148,9 +153,12 @@ def _typed(text: str, like: Any) -> Any:
 def _combo(parameter: Parameter, parent: QWidget | None) -> QComboBox:
     combo = QComboBox(parent)
     narrow(combo)
-    combo.addItems([str(choice) for choice in parameter.choices])
-    if parameter.value in parameter.choices:
-        combo.setCurrentIndex(parameter.choices.index(parameter.value))
+    choices = list(parameter.choices)
+    if parameter.value not in choices:  # kept as it is, never silently replaced
+        choices.insert(0, parameter.value)
+    for choice in choices:
+        combo.addItem(str(choice), choice)
+    combo.setCurrentIndex(choices.index(parameter.value))
     return combo
 
 

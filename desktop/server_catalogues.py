@@ -1,0 +1,70 @@
+"""The node catalogues of the servers the controller drives, each fetched once (`/object_info`)
+in the background and kept: the composer checks model and file names against them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from PySide6.QtCore import QObject, Signal
+
+from core.catalogue import Catalogue
+from core.comfy import BearerAuth, ComfyClient
+from core.errors import BatchlineError
+from core.token_store import load_token
+from desktop.tasks import BackgroundTasks
+
+log = logging.getLogger(__name__)
+
+RETRY_S = 30.0  # an unreachable server is asked again at most this often
+
+
+class ServerCatalogues(QObject):
+    """Catalogues by server address.
+
+    Signals:
+        ready(): a server's catalogue arrived.
+    """
+
+    ready = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._catalogues: dict[str, Catalogue] = {}
+        self._failed_at: dict[str, float] = {}
+        self._pending: set[str] = set()
+        self.tasks = BackgroundTasks(self)
+
+    def catalogues(self, addresses: list[str]) -> list[tuple[str, Catalogue]]:
+        """Those of `addresses` already fetched."""
+        return [(a, self._catalogues[a]) for a in addresses if a in self._catalogues]
+
+    def want(self, addresses: list[str]) -> None:
+        """Fetch the catalogues of `addresses` not yet fetched (needs a running event loop:
+        without one, as in a test of a bare widget, nothing is fetched)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        now = time.monotonic()
+        for address in addresses:
+            recent_failure = now - self._failed_at.get(address, -RETRY_S) < RETRY_S
+            if address in self._catalogues or address in self._pending or recent_failure:
+                continue
+            self._pending.add(address)
+            self.tasks.start(self._fetch(address), f"catalogue of {address}")
+
+    async def _fetch(self, address: str) -> None:
+        token = load_token(address)
+        try:
+            async with ComfyClient(address, auth=BearerAuth(token) if token else None) as client:
+                info = await client.object_info()
+        except BatchlineError as exc:
+            log.info("no node catalogue from %s: %s", address, exc)
+            self._failed_at[address] = time.monotonic()
+            return
+        finally:
+            self._pending.discard(address)
+        self._catalogues[address] = Catalogue.from_object_info(info, source=address)
+        self.ready.emit()

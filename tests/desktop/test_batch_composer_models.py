@@ -1,0 +1,75 @@
+"""Files the server does not list (a checkpoint here) are marked in the composer, against the
+simulator's own node catalogue, and queueing asks first."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop.batch_composer import BatchComposerWidget
+from desktop.preset_files import add_preset_file
+from tests.desktop.conftest import TXT2IMG
+from tests.desktop.helpers import until
+
+
+def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
+    qtbot, qloop, ledger, controller, tmp_path, slow_sim
+) -> None:
+    workflow = json.loads(TXT2IMG.read_text("utf-8"))
+    workflow["4"]["inputs"]["ckpt_name"] = "gone.safetensors"
+    (tmp_path / "gone.json").write_text(json.dumps(workflow), "utf-8")
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(add_preset_file(ledger, tmp_path / "gone.json").name)
+    ckpt = composer.parameters_box.editor("4.ckpt_name")
+    assert not ckpt.styleSheet(), "nothing is marked before the server's catalogue is known"
+
+    async def connect() -> None:
+        controller.push(server=slow_sim.url)
+        await until(lambda: bool(composer.catalogues.catalogues([slow_sim.url])))
+
+    qloop.run_until_complete(connect())
+    assert "#c42b1c" in ckpt.styleSheet()
+    assert "does not have “gone.safetensors”" in ckpt.toolTip()
+    assert ckpt.toolTip().startswith("Load Checkpoint · ckpt_name")
+    assert not composer.parameters_box.editor("3.sampler_name").styleSheet()
+
+    asked: list[str] = []
+
+    def answer(button: QMessageBox.StandardButton) -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        asked.append(box.text())
+        box.button(button).click()
+
+    composer.seeds.count.setValue(2)
+    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Cancel))
+    composer.queue_button.click()
+    assert len(asked) == 1
+    assert "gone.safetensors" in asked[0]
+    assert ledger.jobs() == []
+    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Yes))
+    composer.queue_button.click()
+    assert len(ledger.jobs()) == 2
+
+    ckpt.setText("v1-5-pruned-emaonly.safetensors")
+    assert not ckpt.styleSheet(), "a model the server has: no longer marked"
+
+
+def test_a_choice_missing_from_the_list_is_kept_not_replaced(qtbot) -> None:
+    from core.presets import InputRef, Parameter
+    from desktop.parameter_editors import editor_value, make_editor
+
+    parameter = Parameter(
+        ref=InputRef("3", "sampler_name"),
+        node_title="KSampler",
+        class_type="KSampler",
+        type="COMBO",
+        value="my_sampler",
+        choices=("euler", "ddim"),
+    )
+    editor = make_editor(parameter)
+    qtbot.addWidget(editor)
+    assert editor_value(editor, parameter) == "my_sampler"
