@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
 
     from core.batch import BatchSpec
     from core.controller.status import ControllerStatus
@@ -42,7 +42,9 @@ class ControllerPort(Protocol):
 
     def retry(self, job_ids: Iterable[str]) -> dict[str, str]: ...
 
-    def retry_smaller(self, job_id: str) -> str: ...
+    def retry_smaller(
+        self, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+    ) -> str: ...
 
     def pause(self) -> None: ...
 

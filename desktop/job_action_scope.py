@@ -84,8 +84,8 @@ def retry_scope(jobs: list[JobRecord]) -> Scope:
 
 def retry_smaller_scope(jobs: list[JobRecord]) -> Scope:
     if len(jobs) == 1 and job_can_retry_smaller(jobs[0].state, jobs[0].reason):
-        return Scope("Retry &smaller", "", 1)
-    return Scope("Retry &smaller", "Select one job that failed out of memory", 0)
+        return Scope("Retry &smaller…", "", 1)
+    return Scope("Retry &smaller…", "Select one job that failed out of memory", 0)
 
 
 def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:

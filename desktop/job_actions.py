@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from desktop.controller_port import ControllerPort
     from desktop.job_action_scope import Counts
 
+    SmallerChoice = tuple[float, list[str] | None]
+
 
 def can_cancel(jobs: list[JobRecord]) -> bool:
     """Cancel applies to jobs not finished and not already being cancelled."""
@@ -63,7 +65,8 @@ class JobActions(QObject):
     ``selection`` is a callable returning the selected jobs (the table view's); ``counts``
     how many jobs of a batch (None: of all) are in each state. Each action's text says what it
     would reach; one that would do nothing is disabled, its tooltip says why; one reaching many
-    jobs asks first through ``confirm`` (a Yes/No question).
+    jobs asks first through ``confirm`` (a Yes/No question). ``choose_smaller``, when set,
+    asks what retry smaller shrinks and by what factor (None: not now); unset, the defaults.
 
     Signals:
         failed(str): a command was refused; the message says why.
@@ -87,6 +90,7 @@ class JobActions(QObject):
         self.confirm: Callable[[str], bool] = functools.partial(
             ask, parent if isinstance(parent, QWidget) else None
         )
+        self.choose_smaller: Callable[[str], SmallerChoice | None] | None = None
         self._tasks = BackgroundTasks(self)
         self._tasks.failed.connect(lambda _name, message: self.failed.emit(message))
         self._tips: dict[QAction, str] = {}
@@ -95,7 +99,7 @@ class JobActions(QObject):
             "&Retry", "Retry failed or cancelled jobs", "Ctrl+R", self.on_retry
         )
         self.retry_smaller = self._action(
-            "Retry &smaller",
+            "Retry &smaller…",
             "Retry an out-of-memory job smaller",
             "Ctrl+Shift+R",
             self.on_retry_smaller,
@@ -203,8 +207,15 @@ class JobActions(QObject):
     @Slot()
     def on_retry_smaller(self) -> None:
         jobs = self._selection()
-        if can_retry_smaller(jobs):
-            self._run(lambda: self.retried_as.emit(self._controller.retry_smaller(jobs[0].id)))
+        if not can_retry_smaller(jobs):
+            return
+        job_id = jobs[0].id
+        choice = self.choose_smaller(job_id) if self.choose_smaller else (0.75, None)
+        if choice is not None:
+            factor, shrink = choice
+            self._run(
+                lambda: self.retried_as.emit(self._controller.retry_smaller(job_id, factor, shrink))
+            )
 
     @Slot()
     def on_cancel_batch(self) -> None:

@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch import shrink_choices
+from core.errors import BatchlineError
 from desktop.batch_composer import BatchComposerWidget
 from desktop.gallery import GalleryWidget
 from desktop.icon import app_icon
@@ -39,6 +41,7 @@ from desktop.job_table_view import JobTableView
 from desktop.notifications import BatchNotifier
 from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
+from desktop.retry_smaller_dialog import RetrySmallerDialog
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
 from desktop.toast import Toast
@@ -128,6 +131,7 @@ class MainWindow(QMainWindow):
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
         self.table.addActions(self.job_actions.all())
+        self.job_actions.choose_smaller = self.ask_smaller
         central = self._layout()
         self.setCentralWidget(central)
         self.banner = Toast(central)
@@ -348,6 +352,21 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def show_error(self, text: str) -> None:
         self.banner.show_message(text, error=True)
+
+    def ask_smaller(self, job_id: str) -> tuple[float, list[str] | None] | None:
+        """What to shrink for a smaller retry and by how much (None: the artist cancelled)."""
+        try:
+            choices = shrink_choices(self.ledger, job_id)
+        except BatchlineError as exc:
+            self.show_error(str(exc))
+            return None
+        dialog = RetrySmallerDialog(job_id, choices, self)
+        try:
+            if dialog.exec() != RetrySmallerDialog.DialogCode.Accepted:
+                return None
+            return dialog.factor(), dialog.shrink()
+        finally:
+            dialog.deleteLater()
 
     @Slot()
     def select_all_jobs(self) -> None:

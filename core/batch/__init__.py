@@ -2,11 +2,30 @@
 and the exact prompt each attempt sends."""
 
 from core.batch.compose import compose, parse_overrides
-from core.batch.queueing import default_requester, queue_batch, queue_smaller, stored_preset
+from core.batch.queueing import (
+    default_requester,
+    queue_batch,
+    queue_smaller,
+    shrink_choices,
+    stored_preset,
+)
 from core.batch.spec import BatchSpec, GridAxis, JobSpec, SeedMode, SeedPlan
-from core.batch.workflow import build_workflow, retry_smaller, workflow_hash
+from core.batch.workflow import (
+    SHRINK_BATCH,
+    SHRINK_KINDS,
+    SHRINK_SIZE,
+    build_workflow,
+    default_shrink,
+    retry_smaller,
+    shrinkable,
+    smaller_value,
+    workflow_hash,
+)
 
 __all__ = [
+    "SHRINK_BATCH",
+    "SHRINK_KINDS",
+    "SHRINK_SIZE",
     "BatchSpec",
     "GridAxis",
     "JobSpec",
@@ -15,10 +34,14 @@ __all__ = [
     "build_workflow",
     "compose",
     "default_requester",
+    "default_shrink",
     "parse_overrides",
     "queue_batch",
     "queue_smaller",
     "retry_smaller",
+    "shrink_choices",
+    "shrinkable",
+    "smaller_value",
     "stored_preset",
     "workflow_hash",
 ]

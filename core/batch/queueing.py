@@ -8,18 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.batch.compose import compose
-from core.batch.workflow import retry_smaller
+from core.batch.workflow import retry_smaller, shrinkable
 from core.errors import IllegalTransition, PresetError
 from core.job_state import can_retry_smaller
 from core.ledger import NewJob
 from core.presets import Preset, preset_from_api
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
     from core.batch.spec import BatchSpec
     from core.catalogue import Catalogue
-    from core.ledger import BatchRecord, Ledger, PresetRecord
+    from core.ledger import BatchRecord, JobRecord, Ledger, PresetRecord
 
 
 def default_requester() -> str:
@@ -78,14 +78,28 @@ def queue_batch(
     )
 
 
-def queue_smaller(ledger: Ledger, job_id: str, factor: float = 0.75) -> str:
-    """ "Retry smaller": a new job in the same batch with the size reduced, from an OOM failure."""
+def queue_smaller(
+    ledger: Ledger, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+) -> str:
+    """ "Retry smaller": a new job in the same batch with what ``shrink`` names (size, batch
+    size; see ``retry_smaller``) reduced, from an OOM failure."""
+    job = _failed_out_of_memory(ledger, job_id)
+    api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
+    params = retry_smaller(api, job.params, factor, shrink)
+    return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
+
+
+def shrink_choices(ledger: Ledger, job_id: str) -> dict[str, dict[str, int]]:
+    """What retry smaller could reduce in an out-of-memory job (see ``shrinkable``)."""
+    job = _failed_out_of_memory(ledger, job_id)
+    return shrinkable(ledger.workflow(ledger.batch(job.batch).workflow_hash), job.params)
+
+
+def _failed_out_of_memory(ledger: Ledger, job_id: str) -> JobRecord:
     job = ledger.job(job_id)
     if not can_retry_smaller(job.state, job.reason):
         raise IllegalTransition(f"job {job_id} did not fail out of memory: retry it instead")
-    api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
-    params = retry_smaller(api, job.params, factor)
-    return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
+    return job
 
 
 def _spec_json(spec: BatchSpec) -> dict[str, Any]:

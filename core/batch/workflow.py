@@ -12,11 +12,15 @@ from core.presets.model import InputRef
 from core.presets.model import workflow_hash as workflow_hash
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
 
 SIZE_INPUTS = ("width", "height")
 SIZE_MULTIPLE = 8
 MIN_SIZE = 64
+SHRINK_SIZE = "size"
+SHRINK_BATCH = "batch size"
+SHRINK_KINDS = (SHRINK_SIZE, SHRINK_BATCH)
+_SHRINK_NAMES = {SHRINK_SIZE: "width or height", SHRINK_BATCH: "batch size"}
 
 
 def build_workflow(api_workflow: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
@@ -31,32 +35,69 @@ def build_workflow(api_workflow: Mapping[str, Any], params: Mapping[str, Any]) -
     return workflow
 
 
-def retry_smaller(
-    api_workflow: Mapping[str, Any], params: Mapping[str, Any], factor: float = 0.75
-) -> dict[str, Any]:
-    """New params for a job that ran out of memory: sizes (or else batch sizes) scaled down.
+def shrinkable(
+    api_workflow: Mapping[str, Any], params: Mapping[str, Any]
+) -> dict[str, dict[str, int]]:
+    """What "retry smaller" can reduce in a job's workflow, by kind (``size``: literal widths
+    and heights; ``batch size``: literal batch sizes above 1), each input with its value."""
+    workflow = build_workflow(api_workflow, params)
+    batches = _literal_ints(workflow, ("batch_size",))
+    return {
+        SHRINK_SIZE: _literal_ints(workflow, SIZE_INPUTS),
+        SHRINK_BATCH: {key: value for key, value in batches.items() if value > 1},
+    }
 
-    Width and height are multiplied by `factor` and rounded down to a multiple of 8 (at least
-    64); when the workflow has no literal size, batch sizes above 1 are reduced instead.
+
+def default_shrink(found: Mapping[str, Mapping[str, int]]) -> str:
+    """The batch size when the job makes several images at once (memory grows with it far
+    more than with the width: a smaller width does not fix a batch of 4,096), else the size."""
+    return SHRINK_BATCH if found.get(SHRINK_BATCH) else SHRINK_SIZE
+
+
+def retry_smaller(
+    api_workflow: Mapping[str, Any],
+    params: Mapping[str, Any],
+    factor: float = 0.75,
+    shrink: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """New params for a job that ran out of memory: what ``shrink`` names (``size``,
+    ``batch size``; by default ``default_shrink``) scaled down by `factor`.
+
+    Width and height are rounded down to a multiple of 8 (at least 64); batch sizes to an
+    integer (at least 1).
 
     Raises:
-        CompositionError: when the factor is not in (0, 1) or nothing can be made smaller.
+        CompositionError: when the factor is not in (0, 1), a kind is unknown, or nothing
+            of the chosen kinds can be made smaller.
     """
     if not 0 < factor < 1:
         raise CompositionError(f"retry smaller: factor {factor} is not between 0 and 1")
-    workflow = build_workflow(api_workflow, params)
-    sizes = _literal_ints(workflow, SIZE_INPUTS)
-    shrunk = {k: _smaller_size(v, factor) for k, v in sizes.items() if _smaller_size(v, factor) < v}
+    found = shrinkable(api_workflow, params)
+    kinds = set(shrink) if shrink is not None else {default_shrink(found)}
+    unknown = sorted(kinds - set(SHRINK_KINDS))
+    if unknown or not kinds:
+        raise CompositionError(
+            f"retry smaller: cannot shrink {', '.join(unknown) or 'nothing'};"
+            f" choose {' or '.join(SHRINK_KINDS)}"
+        )
+    shrunk = {
+        key: smaller_value(kind, value, factor)
+        for kind in SHRINK_KINDS
+        if kind in kinds
+        for key, value in found[kind].items()
+        if smaller_value(kind, value, factor) < value
+    }
     if not shrunk:
-        batches = _literal_ints(workflow, ("batch_size",))
-        shrunk = {k: max(1, int(v * factor)) for k, v in batches.items() if v > 1}
-    if not shrunk:
-        raise CompositionError("retry smaller: no width, height or batch size left to reduce")
+        names = " or ".join(_SHRINK_NAMES[kind] for kind in SHRINK_KINDS if kind in kinds)
+        raise CompositionError(f"retry smaller: no {names} left to reduce")
     return {**params, **shrunk}
 
 
-def _smaller_size(value: int, factor: float) -> int:
-    return max(MIN_SIZE, int(value * factor) // SIZE_MULTIPLE * SIZE_MULTIPLE)
+def smaller_value(kind: str, value: int, factor: float) -> int:
+    """A size scaled down to a multiple of 8 (at least 64), a batch size to at least 1."""
+    if kind == SHRINK_SIZE:
+        return max(MIN_SIZE, int(value * factor) // SIZE_MULTIPLE * SIZE_MULTIPLE)
+    return max(1, int(value * factor))
 
 
 def _literal_ints(workflow: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, int]:

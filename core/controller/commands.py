@@ -18,7 +18,7 @@ from core.job_state import CANCELLABLE_STATES, JobState
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
 
     from core.batch import BatchSpec
     from core.ledger import BatchRecord, Ledger
@@ -93,8 +93,11 @@ class LedgerCommands:
             for job_id, attempt in outcome.items()
         }
 
-    def retry_smaller(self, job_id: str) -> str:
-        new_id = queue_smaller(self.ledger, job_id)
+    def retry_smaller(
+        self, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+    ) -> str:
+        """A smaller copy of an out-of-memory job (see ``queue_smaller``); its id."""
+        new_id = queue_smaller(self.ledger, job_id, factor, shrink)
         self.acted()
         return new_id
 

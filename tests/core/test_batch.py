@@ -15,7 +15,9 @@ from core.batch import (
     SeedPlan,
     build_workflow,
     compose,
+    default_shrink,
     retry_smaller,
+    shrinkable,
     workflow_hash,
 )
 from core.errors import CompositionError
@@ -159,10 +161,25 @@ def test_build_workflow_wraps_lists_and_rejects_unknown_nodes(one_seed: Preset) 
 
 
 def test_retry_smaller(one_seed: Preset) -> None:
-    params = retry_smaller(one_seed.api_workflow, {"10.value": 9})
+    params = retry_smaller(one_seed.api_workflow, {"10.value": 9}, shrink=["size"])
     assert params == {"10.value": 9, "5.width": 768, "5.height": 576}
-    again = retry_smaller(one_seed.api_workflow, params, factor=0.5)
+    again = retry_smaller(one_seed.api_workflow, params, factor=0.5, shrink=["size"])
     assert (again["5.width"], again["5.height"]) == (384, 288)
+
+
+def test_retry_smaller_reduces_the_batch_size_first(one_seed: Preset) -> None:
+    """Several images at once are what fills the memory: the default shrinks the batch."""
+    found = shrinkable(one_seed.api_workflow, {})
+    assert found == {"size": {"5.width": 1024, "5.height": 768}, "batch size": {"5.batch_size": 2}}
+    assert default_shrink(found) == "batch size"
+    assert retry_smaller(one_seed.api_workflow, {}) == {"5.batch_size": 1}
+    both = retry_smaller(one_seed.api_workflow, {}, shrink=["size", "batch size"])
+    assert both == {"5.width": 768, "5.height": 576, "5.batch_size": 1}
+    assert default_shrink(shrinkable(one_seed.api_workflow, both)) == "size"
+    with pytest.raises(CompositionError, match="no batch size left"):
+        retry_smaller(one_seed.api_workflow, both, shrink=["batch size"])
+    with pytest.raises(CompositionError, match="cannot shrink colour"):
+        retry_smaller(one_seed.api_workflow, {}, shrink=["colour"])
 
 
 def test_retry_smaller_falls_back_to_batch_size() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.batch import BatchSpec, SeedPlan, queue_batch, queue_smaller
-from core.errors import IllegalTransition
+from core.batch import BatchSpec, SeedPlan, queue_batch, queue_smaller, shrink_choices
+from core.errors import CompositionError, IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
@@ -77,3 +77,16 @@ def test_paths_follow_override_then_environment(
     monkeypatch.delenv(HOME_ENV)
     assert data_dir().name.lower() == "batchline"
     assert default_output_dir().name == "Batchline"
+
+
+def test_retry_smaller_shrinks_what_the_artist_chose(ledger: Ledger) -> None:
+    big = json.loads(json.dumps(NOISE_WORKFLOW))
+    big["1"]["inputs"].update(width=512, height=768)
+    ledger.presets.add("big", PresetContent(workflow_hash(big), big))
+    (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))[1]
+    _fail(ledger, job_id, Reason.oom)
+    assert shrink_choices(ledger, job_id)["size"] == {"1.width": 512, "1.height": 768}
+    new = ledger.job(queue_smaller(ledger, job_id, 0.5, ["size"]))
+    assert (new.params["1.width"], new.params["1.height"]) == (256, 384)
+    with pytest.raises(CompositionError, match="no batch size left to reduce"):
+        queue_smaller(ledger, job_id, shrink=["batch size"])

@@ -10,7 +10,7 @@ from core.controller.status import ControllerStatus
 from core.ledger import BatchRecord, Ledger
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
 
 _T = TypeVar("_T")
 
@@ -72,8 +72,10 @@ class FakeController:
         self.calls.append(("retry", ids))
         return dict.fromkeys(ids, "pending")
 
-    def retry_smaller(self, job_id: str) -> str:
-        self.calls.append(("retry_smaller", job_id))
+    def retry_smaller(
+        self, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+    ) -> str:
+        self.calls.append(("retry_smaller", (job_id, factor, sorted(shrink or ()))))
         return job_id + "_smaller"
 
     def pause(self) -> None:
