@@ -38,3 +38,15 @@ def position_estimate(
     it would finish (seconds), from the typical job duration and the servers working at once."""
     position = ahead + job_count
     return position, (position * job_seconds / max(1, servers) if job_seconds else None)
+
+
+def live_estimate(
+    ledger: Ledger, server_queue: int, in_flight: int, servers: int, new_jobs: int
+) -> tuple[int, float | None]:
+    """As `wait_estimate`, from ComfyUI's queue as the controller last saw it: the new jobs
+    stand behind every prompt there (``server_queue``, all clients, our ``in_flight`` among
+    them) and behind our jobs not yet sent."""
+    counts = ledger.count_by_state()
+    ours = sum(n for state, n in counts.items() if state.is_active)
+    ahead = server_queue + max(0, ours - in_flight)
+    return position_estimate(new_jobs, ahead, typical_run_seconds(ledger), servers)

@@ -26,8 +26,8 @@ from core.errors import BatchlineError
 from core.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
+from desktop.composer_notice import admission_notice, queued_message
 from desktop.grid_editor import GridEditor
-from desktop.job_table_model import duration_text
 from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.server_catalogues import ServerCatalogues
@@ -68,9 +68,13 @@ class BatchComposerWidget(QWidget):
         self.priority = QSpinBox(self)
         self.priority.setRange(-1000, 1000)
         self.priority.setAccessibleName("Priority")
-        self.notice = QLabel(self)
+        self.notice = QLabel(self)  # the wait, kept up to date
         self.notice.setWordWrap(True)
-        self.notice.setAccessibleName("Composer notice")
+        self.notice.setStyleSheet(_NOTICE_STYLE)
+        self.notice.setAccessibleName("Wait estimate")
+        self.message = QLabel(self)  # what queueing did, or why it could not
+        self.message.setWordWrap(True)
+        self.message.setAccessibleName("Composer message")
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
         self.memory = ComposerMemory(self, ledger)
@@ -127,6 +131,7 @@ class BatchComposerWidget(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.notice)
+        layout.addWidget(self.message)
         layout.addWidget(self.queue_button)
 
     # --- the preset ---------------------------------------------------------------------------
@@ -215,31 +220,20 @@ class BatchComposerWidget(QWidget):
         count = self.job_count()
         self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
         self.queue_button.setEnabled(count > 0 and self._preset is not None)
-        self._show(self.admission_notice(count), _NOTICE_STYLE)
+        self._show("", "")  # an earlier message is about another batch
+        self.show_estimate()
 
-    def admission_notice(self, count: int) -> str:
-        """Empty when the jobs can all start soon; else their place in line and the wait."""
-        if count <= 0:
-            return ""
-        last, wait_s = self._controller.estimate(count)  # the last new job's place and finish
-        status = self._controller.status
-        cap = status.capacity
-        if last <= cap:
-            return ""
-        servers = len(status.servers)
-        who = f"your {servers} servers get" if servers > 1 else "ComfyUI gets"
-        first = max(1, last - count + 1)
-        place = f"#{last}" if count == 1 else f"#{first}–#{last}"
-        subject = "This job" if count == 1 else f"These {count} jobs"
-        done = (
-            f"the last would be done in about {duration_text(wait_s)}"
-            if wait_s is not None
-            else "the wait is estimated once a job has finished"
-        )
-        return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
+    @Slot()
+    def show_estimate(self) -> None:
+        """The new jobs' place in line and wait, as ComfyUI's queue stands now."""
+        text = admission_notice(self._ledger, self._controller.status, self.job_count())
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
 
     def _status_changed(self, status: ControllerStatus) -> None:
         self.catalogues.want(server_list(status.server))
+        if self._preset is not None:
+            self.show_estimate()
 
     @Slot()
     def check_models(self) -> list[str]:
@@ -261,16 +255,16 @@ class BatchComposerWidget(QWidget):
         except BatchlineError as exc:
             self._show(str(exc), _ERROR_STYLE)
             return
-        self._show(f"Queued {len(job_ids)} jobs as {batch.id}.", "")
+        self._show(queued_message(len(job_ids), batch.id, self._controller.status), "")
         self.batch_queued.emit(batch.id, len(job_ids))
 
     def show_error(self, text: str) -> None:
         self._show(text, _ERROR_STYLE)
 
     def _show(self, text: str, style: str) -> None:
-        self.notice.setText(text)
-        self.notice.setStyleSheet(style)
-        self.notice.setVisible(bool(text))
+        self.message.setText(text)
+        self.message.setStyleSheet(style)
+        self.message.setVisible(bool(text))
 
 
 def _os_user() -> str:

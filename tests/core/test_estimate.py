@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.estimate import RECENT_ATTEMPTS, position_estimate, typical_run_seconds, wait_estimate
+from core.estimate import (
+    RECENT_ATTEMPTS,
+    live_estimate,
+    position_estimate,
+    typical_run_seconds,
+    wait_estimate,
+)
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
@@ -64,3 +70,13 @@ def test_only_the_recent_succeeded_attempts_count(ledger: Ledger) -> None:
     runs = ledger.recent_run_seconds(RECENT_ATTEMPTS)
     assert runs == [4.0] * RECENT_ATTEMPTS, "the 5 oldest, slow ones are left out"
     assert typical_run_seconds(ledger) == 4.0
+
+
+def test_the_live_estimate_counts_comfyui_s_queue_and_our_jobs_not_sent(ledger: Ledger) -> None:
+    assert live_estimate(ledger, 0, 0, 1, 1) == (1, None), "an empty queue: first in line"
+    ids = make_jobs(ledger, 3)
+    run(ledger, ids[0], 8.0)
+    ledger.submit_attempt(ids[1], "p-sent", "http://x", "wf")  # ours, in ComfyUI's queue
+    # ComfyUI holds 4 prompts: ours and 3 of other clients; ids[2] waits with us, unsent
+    assert live_estimate(ledger, 4, 1, 1, 2) == (7, 56.0)
+    assert live_estimate(ledger, 4, 1, 2, 2) == (7, 28.0)

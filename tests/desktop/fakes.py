@@ -24,7 +24,6 @@ class FakeController:
         self.calls: list[tuple[str, Any]] = []
         self.started = False
         self.stopped = False
-        self.estimate_answer: tuple[int, float | None] = (0, None)
         self._listeners: list[Callable[[ControllerStatus], None]] = []
 
     async def start(self) -> None:
@@ -85,10 +84,6 @@ class FakeController:
     def resume(self) -> None:
         self.calls.append(("resume", None))
         self.push(paused=False)
-
-    def estimate(self, job_count: int) -> tuple[int, float | None]:
-        self.calls.append(("estimate", job_count))
-        return self.estimate_answer
 
     def names(self) -> list[str]:
         return [name for name, _ in self.calls]

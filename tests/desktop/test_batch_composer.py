@@ -9,6 +9,7 @@ import pytest
 
 from core.batch import GridAxis, SeedMode
 from core.job_state import JobState
+from core.ledger import NewJob
 from desktop.batch_composer import BatchComposerWidget
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import GRADIENT
@@ -91,42 +92,62 @@ def test_composition_errors_are_shown_not_raised(composer, ledger) -> None:
     composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
     composer.seeds.values.setText("5, 5")
     composer.queue_button.click()
-    assert "repeats 5" in composer.notice.text()
+    assert "repeats 5" in composer.message.text()
     assert ledger.jobs() == []
 
 
-def test_admission_notice_gives_position_and_wait(composer, controller) -> None:
-    controller.estimate_answer = (45, 600.0)
-    composer.seeds.count.setValue(40)
-    composer.update_count()
-    assert composer.notice.text() == (
-        "These 40 jobs would stand #6–#45 in line (ComfyUI gets 3 at a time); "
-        "the last would be done in about 10m 00s."
-    )
-    controller.estimate_answer = (7, None)
+def test_the_wait_follows_comfyui_s_queue(composer, controller, ledger, preset_name) -> None:
+    controller.push(server_queue=0, in_flight=0)
     composer.seeds.count.setValue(1)
-    composer.update_count()
+    assert composer.notice.isHidden(), "an empty queue: no place in line to tell"
+    composer.seeds.count.setValue(4)
     assert composer.notice.text() == (
-        "This job would stand #7 in line (ComfyUI gets 3 at a time); "
+        "These 4 jobs would stand #1–#4 in line (ComfyUI gets 3 at a time); "
         "the wait is estimated once a job has finished."
     )
-    controller.estimate_answer = (2, None)
-    composer.seeds.count.setValue(2)
+    finish_one(ledger, preset_name, seconds=8.0)
+    controller.push(server_queue=5, in_flight=0)  # other clients' prompts, no new count
+    assert composer.notice.text() == (
+        "These 4 jobs would stand #6–#9 in line (ComfyUI gets 3 at a time); "
+        "the last would be done in about 1m 12s."
+    )
+    controller.push(server_queue=0)
+    composer.seeds.count.setValue(1)
     assert composer.notice.isHidden()
 
 
-def test_admission_notice_counts_every_server(composer, controller) -> None:
+def test_the_wait_counts_every_server(composer, controller) -> None:
     from core.controller.status import ServerStatus
 
-    controller.push(servers=(ServerStatus("http://gpu-1:8188"), ServerStatus("http://gpu-2:8188")))
-    controller.estimate_answer = (6, None)
+    servers = (ServerStatus("http://gpu-1:8188"), ServerStatus("http://gpu-2:8188"))
+    controller.push(servers=servers, server_queue=0)
     composer.seeds.count.setValue(6)
     assert composer.notice.isHidden(), "6 fit: 3 on each server"
-    controller.estimate_answer = (7, None)
     composer.seeds.count.setValue(7)
     assert composer.notice.text().startswith(
         "These 7 jobs would stand #1–#7 in line (your 2 servers get 6 at a time)"
     )
+
+
+def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) -> None:
+    from core.controller.status import Connection
+
+    controller.push(connection=Connection.connected, stopped="")
+    composer.seeds.count.setValue(1)
+    composer.queue_button.click()
+    assert composer.message.text().startswith("Queued 1 job as ")
+    controller.push(connection=Connection.offline, stopped="")
+    composer.queue_button.click()
+    assert composer.message.text().endswith("; it waits for the server (ComfyUI does not answer).")
+
+
+def finish_one(ledger, preset_name, seconds: float) -> None:
+    """A job of another batch that ran `seconds` on the server."""
+    _batch, (job_id,) = ledger.create_batch(preset_name, [NewJob(params={})], requester="x")
+    ledger.submit_attempt(job_id, "p-done", "http://x", "wf")
+    ledger.observe_queued("p-done", 1)
+    ledger.observe_running("p-done")
+    assert ledger.observe_succeeded("p-done", [], "", (1000.0, 1000.0 + seconds))
 
 
 def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller) -> None:
@@ -147,9 +168,7 @@ def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller
 def test_ctrl_enter_queues(composer, controller, qtbot) -> None:
     composer.seeds.count.setValue(2)
     composer.queue_action.trigger()
-    assert controller.names() == ["estimate"] * controller.names().count("estimate") + [
-        "queue_batch"
-    ]
+    assert controller.names() == ["queue_batch"]
 
 
 def test_a_preset_without_seed_input_varies_the_integer_input_chosen(

@@ -1,0 +1,50 @@
+"""What the composer says of a batch: where its jobs would stand in line and when they would
+be done (from ComfyUI's current queue and recent run times), and what queueing did."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.controller.status import Connection
+from core.estimate import live_estimate
+from desktop.job_table_model import duration_text
+
+if TYPE_CHECKING:
+    from core.controller.status import ControllerStatus
+    from core.ledger import Ledger
+
+
+def admission_notice(ledger: Ledger, status: ControllerStatus, count: int) -> str:
+    """Empty when the jobs can all start soon; else their place in line and the wait."""
+    if count <= 0:
+        return ""
+    servers = max(1, len(status.servers))
+    last, wait_s = live_estimate(ledger, status.server_queue, status.in_flight, servers, count)
+    cap = status.capacity
+    if last <= cap:
+        return ""
+    who = f"your {servers} servers get" if servers > 1 else "ComfyUI gets"
+    first = max(1, last - count + 1)
+    place = f"#{last}" if count == 1 else f"#{first}–#{last}"
+    subject = "This job" if count == 1 else f"These {count} jobs"
+    done = (
+        f"the last would be done in about {duration_text(wait_s)}"
+        if wait_s is not None
+        else "the wait is estimated once a job has finished"
+    )
+    return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
+
+
+def queued_message(count: int, batch_id: str, status: ControllerStatus) -> str:
+    """ "Queued 3 jobs as …", saying when they wait for a server that does not answer."""
+    jobs = f"{count} job{'s' if count != 1 else ''}"
+    if is_offline(status):
+        they = "it waits" if count == 1 else "they wait"
+        why = status.stopped or "ComfyUI does not answer"
+        return f"Queued {jobs} as {batch_id}; {they} for the server ({why})."
+    return f"Queued {jobs} as {batch_id}."
+
+
+def is_offline(status: ControllerStatus) -> bool:
+    """No job can be sent now: no controller runs, or the server does not answer."""
+    return bool(status.stopped) or status.connection is Connection.offline
