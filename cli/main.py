@@ -17,6 +17,7 @@ from peewee import PeeweeException
 
 from cli import (
     control_cmd,
+    grid_cmd,
     gui_cmd,
     jobs_cmd,
     preset_cmd,
@@ -45,6 +46,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     queue_cmd,
     run_cmd,
     jobs_cmd,
+    grid_cmd,
     control_cmd,
     servers_cmd,
     tokens_cmd,

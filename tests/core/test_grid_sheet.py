@@ -1,0 +1,85 @@
+"""An X/Y grid batch exported as one labelled picture."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from PIL import Image
+
+from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
+from core.batch.grid_sheet import CELL, LABEL, TITLE, export, sheets
+from core.errors import InputError
+from core.job_state import Reason
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
+from tests.core.helpers import NOISE_WORKFLOW
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+COLOURS = {0.1: (200, 30, 30), 0.5: (30, 200, 30), 0.9: (30, 30, 200)}
+
+
+def grid_batch(ledger: Ledger, tmp_path: Path, seeds: int = 1) -> tuple[str, list[str]]:
+    ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+    spec = BatchSpec(
+        seeds=SeedPlan(count=seeds),
+        grid=(GridAxis("2.strength", (0.1, 0.5, 0.9)), GridAxis("1.width", (64, 128))),
+    )
+    batch, ids = queue_batch(ledger, "noise", spec)
+    for n, job_id in enumerate(ids):
+        params = ledger.job(job_id).params
+        prompt_id = f"p{n}"
+        ledger.submit_attempt(job_id, prompt_id, "http://x", "wf")
+        ledger.observe_queued(prompt_id, n)
+        ledger.observe_running(prompt_id)
+        if params["2.strength"] == 0.9 and params["1.width"] == 128:
+            ledger.observe_failed(prompt_id, Reason.oom)
+            continue
+        picture = tmp_path / f"{job_id}.png"
+        Image.new("RGB", (64, 64), COLOURS[params["2.strength"]]).save(picture)
+        ledger.observe_succeeded(prompt_id, [str(picture)])
+    return batch.id, ids
+
+
+def test_the_grid_is_one_picture_labelled_on_its_edges(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        batch, _ids = grid_batch(ledger, tmp_path)
+        (path,) = export(ledger, batch, tmp_path / "out")
+        again = export(ledger, batch, tmp_path / "out")
+    assert path.name == f"{batch}_grid.png"
+    assert again == [path], "the same sheet again is the same file, not a copy"
+    with Image.open(path) as sheet:
+        left = LABEL * 4
+        assert sheet.size == (left + 3 * CELL, TITLE + LABEL + 2 * CELL)
+        rgb = sheet.convert("RGB")
+        for column, strength in enumerate((0.1, 0.5, 0.9)):
+            centre = (left + column * CELL + 30, TITLE + LABEL + 30)
+            assert rgb.getpixel(centre) == COLOURS[strength]
+        failed = (left + 2 * CELL + CELL // 2, TITLE + LABEL + CELL + 20)
+        assert rgb.getpixel(failed) == (241, 243, 245)  # a grey cell saying why, no picture
+        top, side = (0, 0, left + 3 * CELL, TITLE + LABEL), (0, TITLE + LABEL, left, sheet.height)
+        for edge in (top, side):
+            assert ink(rgb.crop(edge)) > 100, f"no labels written in {edge}"
+
+
+def ink(image: Image.Image) -> int:
+    """How many dark (text) pixels ``image`` holds."""
+    return sum(1 for pixel in image.get_flattened_data() if max(pixel) < 100)
+
+
+def test_a_batch_varying_its_seed_gives_a_sheet_per_seed_and_no_grid_is_refused(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        batch, _ids = grid_batch(ledger, tmp_path, seeds=2)
+        axes, found = sheets(ledger, batch)
+        assert [axis.name for axis in axes] == ["ImageAddNoise · strength", "EmptyImage · width"]
+        assert [sheet.label for sheet in found] == ["seed 0", "seed 1"]
+        assert all(len(sheet.cells) == 6 for sheet in found)
+        paths = export(ledger, batch, tmp_path / "out")
+        assert [p.name for p in paths] == [f"{batch}_grid.png", f"{batch}_grid-2.png"]
+        plain, _ = queue_batch(ledger, "noise", BatchSpec())
+        with pytest.raises(InputError, match=f"batch {plain.id} has no X/Y grid to export"):
+            export(ledger, plain.id, tmp_path / "out")
