@@ -37,8 +37,11 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def start_simulator(folder: Path, job_seconds: float = 4.0) -> SimulatorThread:
-    """Start the simulator in its own thread, writing outputs under ``folder``."""
-    config = SimulatorConfig(job_seconds=job_seconds, output_dir=folder / "simulator-output")
+    """Start the simulator in its own thread, writing outputs under ``folder``; it sends
+    previews of the sampler's steps."""
+    output = folder / "simulator-output"
+    # Previews on, as an artist's ComfyUI started with --preview-method auto sends them.
+    config = SimulatorConfig(job_seconds=job_seconds, output_dir=output, preview_method="auto")
     thread = SimulatorThread(config)
     thread.start(port=free_port())
     return thread
