@@ -44,9 +44,10 @@ def short_batch(batch: str) -> str:
     return f"{parts[0]}_…_{parts[-1]}" if len(parts) > 2 else batch
 
 
-def jobs_text(count: int, kind: str) -> str:
-    """``1 waiting job``, ``21 waiting jobs``."""
-    return f"{count:,} {kind} job{'' if count == 1 else 's'}"
+def jobs_text(count: int, kind: str = "") -> str:
+    """``1 job``, ``1 waiting job``, ``21 waiting jobs``."""
+    noun = "job" if count == 1 else "jobs"
+    return " ".join(part for part in (f"{count:,}", kind, noun) if part)
 
 
 def plain_text(text: str) -> str:

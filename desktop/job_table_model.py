@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     Slot,
 )
 
+from core.controller.status import Connection
 from core.job_state import JobState
 from desktop.job_states import reason_label, state_colour, state_label
 
@@ -61,6 +62,25 @@ PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 2
 _TICKING = frozenset({JobState.running, JobState.cancelling})
 _STATE_ORDER = {state: index for index, state in enumerate(JobState)}
 RESORT_DELAY_MS = 1000
+
+
+def why_waiting(status: ControllerStatus) -> tuple[str, str] | None:
+    """Why pending jobs are not sent now, short (the "In queue" column) and in full (its and
+    the state's tooltip); None when they are only waiting their turn."""
+    host = status.server.split("://", 1)[-1].rstrip("/") or "the server"
+    if status.stopped:
+        return "controller stopped", f"Waiting: {status.stopped}. Nothing is sent meanwhile."
+    if status.connection in (Connection.offline, Connection.reconnecting):
+        detail = f" ({status.last_error})" if status.last_error else ""
+        return "waiting for the server", (
+            f"Waiting for the server: {host} does not answer{detail}. The job is sent when "
+            "it answers again."
+        )
+    if status.paused:
+        return "dispatch paused", "Waiting: dispatch is paused (Jobs › Resume dispatch)."
+    return None
+
+
 STALLED_NOTE = (
     "Running longer than the stall limit: ComfyUI may be stuck. Cancel it, or restart ComfyUI "
     "(the job is then retried)."
@@ -98,6 +118,7 @@ class JobTableModel(QAbstractTableModel):
         self._positions: dict[str, int] = {}
         self._progress: dict[str, Progress] = {}
         self._stalled: frozenset[str] = frozenset()
+        self._waiting_for: tuple[str, str] | None = None  # short, long: why pending jobs wait
         self._values: dict[str, str] = {}
         self._value_keys: dict[str, tuple[tuple[str, int, Any], ...]] = {}
         self._sorting: tuple[Column, bool] | None = None  # column, descending; None: creation
@@ -278,7 +299,11 @@ class JobTableModel(QAbstractTableModel):
         self._progress = dict(status.progress)
         self._stalled = status.stalled
         rows = [self._rows[job_id] for job_id in touched if job_id in self._rows]
-        self._emit_changed(rows, Column.position, Column.warning)
+        waiting_for = why_waiting(status)
+        if waiting_for != self._waiting_for:
+            self._waiting_for = waiting_for
+            rows = list(range(len(self._jobs)))  # every pending row says it, or stops
+        self._emit_changed(rows, Column.state, Column.warning)
 
     @Slot()
     def tick_elapsed(self) -> None:
@@ -350,7 +375,8 @@ class JobTableModel(QAbstractTableModel):
             case Column.position:
                 position = self._positions.get(job.id)
                 if position is None:
-                    return ""
+                    waiting = self._waiting_for and job.state is JobState.pending
+                    return self._waiting_for[0] if waiting and self._waiting_for else ""
                 if position == 0:
                     return "stalled" if job.id in self._stalled else "running"
                 return str(position)
@@ -372,6 +398,8 @@ class JobTableModel(QAbstractTableModel):
             progress = self._progress.get(job.id)
             return progress.fraction if progress else None
         if role == Qt.ItemDataRole.ToolTipRole:
+            if self._waiting_for and job.state is JobState.pending and column in _WAIT_SHOWN:
+                return self._waiting_for[1]
             if column != Column.warning:
                 return job.reason
             notes = [STALLED_NOTE] if job.id in self._stalled else []
@@ -430,6 +458,7 @@ class JobTableModel(QAbstractTableModel):
         return max(0.0, end - job.started_at)
 
 
+_WAIT_SHOWN = frozenset({Column.state, Column.position})
 _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})
 
 

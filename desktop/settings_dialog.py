@@ -23,9 +23,13 @@ from PySide6.QtWidgets import (
 from core.comfy import server_address
 from core.settings import DEFAULT_SERVER, Settings, server_list
 from core.token_store import TOKEN_ENV, keyring_available, save_token
+from desktop.server_check import check_servers_waiting
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
+
+_OK_COLOUR = "#1e7b34"
+_PROBLEM_COLOUR = "#a4262c"
 
 
 class SettingsDialog(QDialog):
@@ -69,12 +73,21 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.test_button = QPushButton("T&est", self)
+        self.test_button.setAccessibleName("Test the address")
+        self.test_button.setToolTip("Ask the address whether a ComfyUI answers, and its version")
+        self.test_button.clicked.connect(self.test)
+        self.server.textChanged.connect(self._address_edited)
+        self._untested_ok = False  # the artist saw the address fail and may save anyway
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.server, 1)
+        server_row.addWidget(self.test_button)
         form = self._form = QFormLayout(self)
         self.server_note = QLabel(self)
-        self.server_note.setStyleSheet("color: #a4262c;")
         self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
         self.setMinimumWidth(480)
-        form.addRow("&Server", self.server)
+        form.addRow("&Server", server_row)
         form.addRow("", self.server_note)
         form.addRow("&Token", self.token)
         form.addRow("", self.keyring_note)
@@ -117,14 +130,46 @@ class SettingsDialog(QDialog):
         return None
 
     def accept(self) -> None:
-        problem = self.problem()
-        self.server_note.setText(problem or "")
-        if problem is None:
+        """Save when every address is well formed and answers; when one does not answer, say
+        so and offer "Save anyway" (ComfyUI may simply not be started yet)."""
+        if self._untested_ok or self.test():
             super().accept()
-        else:  # grow to show the whole reason (it wraps), within the screen
-            needed = self._form.totalHeightForWidth(self.width())
-            room = self.screen().availableGeometry().height()
-            self.resize(self.width(), min(max(needed, self.height()), room))
+        elif self.problem() is None:
+            self._untested_ok = True
+            self.save_button.setText("Save &anyway")
+
+    @Slot()
+    def test(self) -> bool:
+        """Check the addresses; the note says what each answered. True when all answered."""
+        problem = self.problem()
+        if problem is not None:
+            self._say(problem, ok=False)
+            return False
+        self._say("Testing the address…", ok=True)
+        self.test_button.setEnabled(False)
+        try:
+            checks = check_servers_waiting(server_list(self.server.text()), self.token.text())
+        finally:
+            self.test_button.setEnabled(True)
+        reachable = all(check.reachable for check in checks)
+        lines = [check.line() for check in checks]
+        if not reachable:
+            lines.append("Start ComfyUI or correct the address; jobs wait until it answers.")
+        self._say("\n".join(lines), ok=reachable)
+        return reachable
+
+    def _say(self, text: str, ok: bool) -> None:
+        self.server_note.setStyleSheet(f"color: {_OK_COLOUR if ok else _PROBLEM_COLOUR};")
+        self.server_note.setText(text)
+        # grow to show the whole text (it wraps), within the screen
+        needed = self._form.totalHeightForWidth(self.width())
+        room = self.screen().availableGeometry().height()
+        self.resize(self.width(), min(max(needed, self.height()), room))
+
+    @Slot()
+    def _address_edited(self) -> None:
+        self._untested_ok = False
+        self.save_button.setText("OK")
 
     @Slot()
     def browse(self) -> None:

@@ -7,7 +7,8 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
-from core.controller.status import ControllerStatus, Progress
+from core.controller.client import NOT_RUNNING
+from core.controller.status import Connection, ControllerStatus, Progress
 from core.job_state import JobState
 from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel, values_text
 from tests.desktop.conftest import make_jobs
@@ -114,3 +115,29 @@ def test_rows_end_in_creation_order_after_the_backlog(model, ledger, preset_name
     model.load_all()
     assert [model.job_at(r).id for r in range(20)] == ids
     assert model.row_of(ids[0]) == 0
+
+
+def test_pending_rows_say_why_they_wait(model, ledger, preset_name) -> None:
+    ids = make_jobs(ledger, preset_name, 2)
+    ledger.request_cancel(ids[1])
+    model.load_all()
+    pending, cancelled = model.index(0, Column.position), model.index(1, Column.position)
+    assert pending.data() == ""
+    offline = ControllerStatus(
+        connection=Connection.offline, server="http://gpu:8188", last_error="connection refused"
+    )
+    model.set_status(offline)
+    assert pending.data() == "waiting for the server"
+    assert model.index(0, Column.state).data(Qt.ItemDataRole.ToolTipRole) == (
+        "Waiting for the server: gpu:8188 does not answer (connection refused). The job is "
+        "sent when it answers again."
+    )
+    assert cancelled.data() == "", "only pending jobs wait"
+    model.set_status(ControllerStatus(connection=Connection.offline, stopped=NOT_RUNNING))
+    assert pending.data() == "controller stopped"
+    assert NOT_RUNNING in model.index(0, Column.state).data(Qt.ItemDataRole.ToolTipRole)
+    model.set_status(ControllerStatus(connection=Connection.connected, paused=True))
+    assert pending.data() == "dispatch paused"
+    model.set_status(ControllerStatus(connection=Connection.connected))
+    assert pending.data() == ""
+    assert model.index(0, Column.state).data(Qt.ItemDataRole.ToolTipRole) is None

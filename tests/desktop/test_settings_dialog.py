@@ -64,11 +64,33 @@ def test_several_servers_share_the_token_and_bad_addresses_are_named(
     dialog.server.setText("http://gpu-1:8188, http://gpu-2:8188/")
     dialog.token.setText("t0ken")
     dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted, "no ComfyUI answers there"
+    assert dialog.save_button.text() == "Save &anyway"
+    dialog.accept()
     assert dialog.result() == dialog.DialogCode.Accepted
-    assert dialog.server_note.text() == ""
     dialog.apply()
     assert Settings.load(ledger).server == "http://gpu-1:8188, http://gpu-2:8188/"
     assert memory_keyring.store == {
         ("Batchline", "http://gpu-1:8188"): "t0ken",
         ("Batchline", "http://gpu-2:8188"): "t0ken",  # under the address the clients use
     }
+
+
+def test_the_address_is_tested_before_saving(qtbot, ledger, slow_sim) -> None:
+    nothing = "127.0.0.1:9"  # where no ComfyUI answers
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    dialog.server.setText(f"http://{nothing}")
+    dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    note = dialog.server_note.text()
+    assert note.startswith(f"No ComfyUI answers at {nothing}: "), note
+    assert "jobs wait until it answers" in note
+    assert dialog.save_button.text() == "Save &anyway"
+    dialog.server.setText(slow_sim.url)
+    assert dialog.save_button.text() == "OK", "a new address is tested again"
+    dialog.test_button.click()
+    host = slow_sim.url.split("://", 1)[1].rstrip("/")
+    assert dialog.server_note.text() == f"ComfyUI 0.3.64 answers at {host}."
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted

@@ -1,0 +1,71 @@
+"""Whether a ComfyUI answers at an address, and its version: asked from the settings dialog
+without freezing it (the request runs in a thread; the dialog keeps painting)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from dataclasses import dataclass
+
+import httpx
+from PySide6.QtCore import QEventLoop, QTimer
+
+from core.comfy import BearerAuth, ComfyClient
+from core.errors import BatchlineError
+from core.token_store import load_token
+
+CHECK_TIMEOUT = httpx.Timeout(3.0)
+_POLL_MS = 20
+
+
+@dataclass(frozen=True)
+class ServerCheck:
+    """What an address answered: ``version`` when a ComfyUI answered, else ``error``."""
+
+    server: str
+    reachable: bool
+    version: str | None = None
+    error: str = ""
+
+    def line(self) -> str:
+        """One line for the artist."""
+        host = self.server.split("://", 1)[-1].rstrip("/")
+        if self.reachable:
+            return f"ComfyUI {self.version or '(version not said)'} answers at {host}."
+        return f"No ComfyUI answers at {host}: {self.error}."
+
+
+async def check_server(server: str, token: str = "") -> ServerCheck:
+    """Ask ``/system_stats`` at ``server`` (with ``token``, else the stored one)."""
+    token = token or load_token(server) or ""
+    try:
+        async with ComfyClient(
+            server, auth=BearerAuth(token) if token else None, timeout=CHECK_TIMEOUT
+        ) as client:
+            stats = await client.system_stats()
+    except (BatchlineError, ValueError) as exc:
+        return ServerCheck(server, False, error=str(exc) or type(exc).__name__)
+    return ServerCheck(server, True, stats.comfyui_version)
+
+
+def check_servers_waiting(servers: list[str], token: str = "") -> list[ServerCheck]:
+    """``check_server`` for each, in a thread of its own; the Qt events go on meanwhile."""
+
+    async def all_of() -> list[ServerCheck]:
+        return list(await asyncio.gather(*(check_server(s, token) for s in servers)))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        future = pool.submit(asyncio.run, all_of())
+        loop = QEventLoop()
+        timer = QTimer()
+
+        def quit_when_done() -> None:
+            if future.done():
+                loop.quit()
+
+        timer.timeout.connect(quit_when_done)
+        timer.start(_POLL_MS)
+        if not future.done():
+            loop.exec()
+        timer.stop()
+        return future.result()
