@@ -22,20 +22,20 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import BatchSpec
-from core.errors import BatchlineError
+from core.batch.queueing import stored_preset
+from core.errors import BatchlineError, PresetError
 from core.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
 from desktop.composer_notice import admission_notice, queued_message
 from desktop.grid_editor import GridEditor
-from desktop.preset_files import preset_of
 from desktop.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.server_catalogues import ServerCatalogues
 from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
-    from core.ledger import Ledger
+    from core.ledger import Ledger, PresetRecord
     from core.presets import Preset
     from desktop.controller_port import ControllerPort
 
@@ -97,7 +97,7 @@ class BatchComposerWidget(QWidget):
         self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
         self.catalogues = ServerCatalogues(self)
-        self.catalogues.ready.connect(self.check_models)
+        self.catalogues.ready.connect(self._catalogue_ready)
         self.parameters_box.edited.connect(self.check_models)
         controller.add_status_listener(self._status_changed)
         self.queue_action = QAction("Queue batch", self)
@@ -144,7 +144,7 @@ class BatchComposerWidget(QWidget):
     def set_preset(self, name: str) -> None:
         """Compose for the preset, with what the artist last set for it."""
         try:
-            preset = preset_of(self._ledger.presets.get(name))
+            preset = self._preset_of(self._ledger.presets.get(name))
         except BatchlineError as exc:
             self._show(str(exc), _ERROR_STYLE)
             return
@@ -152,6 +152,27 @@ class BatchComposerWidget(QWidget):
             self._show_preset(name, preset)
         self.setEnabled(True)
         self.update_count()
+
+    def _preset_of(self, record: PresetRecord) -> Preset:
+        """The preset with the choices and ranges of the server's catalogue once known (a
+        workflow whose nodes that server lacks: the bundled catalogue's)."""
+        servers = server_list(self._controller.status.server)
+        for _address, catalogue in self.catalogues.catalogues(servers)[:1]:
+            try:
+                return stored_preset(record, catalogue)
+            except PresetError:
+                break
+        return stored_preset(record)
+
+    @Slot()
+    def _catalogue_ready(self) -> None:
+        """Rebuild the fields with the server's lists (the state kept is shown again)."""
+        if self._preset_name is not None and self._preset is not None:
+            servers = server_list(self._controller.status.server)
+            known = [c.source for _a, c in self.catalogues.catalogues(servers)[:1]]
+            if known and self._preset.catalogue_source != known[0]:
+                self.set_preset(self._preset_name)
+        self.check_models()
 
     def _show_preset(self, name: str, preset: Preset) -> None:
         self._preset_name, self._preset = name, preset

@@ -25,15 +25,19 @@ def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
     composer.set_preset(add_preset_file(ledger, tmp_path / "gone.json").name)
     ckpt = composer.parameters_box.editor("4.ckpt_name")
     assert not ckpt.styleSheet(), "nothing is marked before the server's catalogue is known"
+    composer.parameters_box.editor("3.steps").setValue(30)
 
     async def connect() -> None:
         controller.push(server=slow_sim.url)
         await until(lambda: bool(composer.catalogues.catalogues([slow_sim.url])))
 
     qloop.run_until_complete(connect())
+    ckpt = composer.parameters_box.editor("4.ckpt_name")
+    assert ckpt.findData("sd_xl_base_1.0.safetensors") >= 0, "the server's models to choose from"
     assert "#c42b1c" in ckpt.styleSheet()
     assert "does not have “gone.safetensors”" in ckpt.toolTip()
     assert ckpt.toolTip().startswith("Load Checkpoint · ckpt_name")
+    assert composer.parameters_box.editor("3.steps").value() == 30, "edits kept"
     assert not composer.parameters_box.editor("3.sampler_name").styleSheet()
 
     asked: list[str] = []
@@ -54,7 +58,7 @@ def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
     composer.queue_button.click()
     assert len(ledger.jobs()) == 2
 
-    ckpt.setText("v1-5-pruned-emaonly.safetensors")
+    ckpt.setCurrentIndex(ckpt.findData("v1-5-pruned-emaonly.safetensors"))
     assert not ckpt.styleSheet(), "a model the server has: no longer marked"
 
 
