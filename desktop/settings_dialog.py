@@ -87,14 +87,14 @@ class SettingsDialog(QDialog):
         self.server_note = QLabel(self)
         self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
         self.setMinimumWidth(480)
-        form.addRow("&Server", server_row)
+        form.addRow(_buddy("&Server", self.server), server_row)
         form.addRow("", self.server_note)
         form.addRow("&Token", self.token)
         form.addRow("", self.keyring_note)
         form.addRow("&Global cap", self.global_cap)
         form.addRow("&Per-requester cap", self.requester_cap)
         form.addRow("&Automatic attempts", self.max_attempts)
-        form.addRow("&Output folder", row)
+        form.addRow(_buddy("&Output folder", self.output), row)
         form.addRow(buttons)
 
     def settings(self) -> Settings:
@@ -196,3 +196,11 @@ def _spin(value: int, name: str, parent: QWidget) -> QSpinBox:
     box.setValue(value)
     box.setAccessibleName(name)
     return box
+
+
+def _buddy(text: str, widget: QWidget) -> QLabel:
+    """A row's label for a field in a layout: its mnemonic focuses the field (a label
+    without a buddy would show the ``&`` itself)."""
+    label = QLabel(text, widget.parentWidget())
+    label.setBuddy(widget)
+    return label

@@ -141,3 +141,14 @@ def test_queueing_while_offline_says_the_jobs_wait(window, controller) -> None:
     assert not window.banner.isHidden()
     assert window.banner.text().startswith("Queued 1 job. Waiting for the server: gpu:8188")
     assert window.model.index(0, Column.position).data() == "waiting for the server"
+
+
+def test_no_label_shows_a_mnemonic_ampersand(window) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    shown = [
+        label.text()
+        for label in window.findChildren(QLabel)
+        if "&" in label.text().replace("&&", "") and label.buddy() is None
+    ]
+    assert shown == []

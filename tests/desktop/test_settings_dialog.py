@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QLabel
+
 from core.settings import CONTROLLER, Settings
 from core.token_store import load_token, save_token
 from desktop.session import server_configured
@@ -94,3 +96,17 @@ def test_the_address_is_tested_before_saving(qtbot, ledger, slow_sim) -> None:
     assert dialog.server_note.text() == f"ComfyUI 0.3.64 answers at {host}."
     dialog.accept()
     assert dialog.result() == dialog.DialogCode.Accepted
+
+
+def test_mnemonics_are_underlined_not_shown(qtbot, ledger) -> None:
+    """A label's ``&`` marks its shortcut only when it has a buddy; else it shows itself."""
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    shown = [
+        label.text()
+        for label in dialog.findChildren(QLabel)
+        if "&" in label.text().replace("&&", "") and label.buddy() is None
+    ]
+    assert shown == []
+    output = next(lbl for lbl in dialog.findChildren(QLabel) if lbl.text() == "&Output folder")
+    assert output.buddy() is dialog.output
