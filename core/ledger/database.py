@@ -22,6 +22,7 @@ from core.ledger.schema import (
     SCHEMA_VERSION,
     ApiToken,
     ControllerRun,
+    Mark,
     database_proxy,
 )
 from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_errors
@@ -65,11 +66,17 @@ def _api_tokens(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     ApiToken.create_table(safe=True)
 
 
+def _marks(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 6: the artist's marks on jobs (star, reject)."""
+    Mark.create_table(safe=True)
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
     4: _controller_run,
     5: _api_tokens,
+    6: _marks,
 }
 
 

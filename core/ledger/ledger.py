@@ -16,6 +16,7 @@ from core.ledger.controller_runs import ControllerRunStore
 from core.ledger.database import make_data_folder
 from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
+from core.ledger.marks import MarkStore
 from core.ledger.records import (
     AttemptRecord,
     BatchRecord,
@@ -46,8 +47,8 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings``, ``controller_runs`` and ``tokens`` share one ``LedgerHandle``,
-    ``handle``.
+    ``presets``, ``settings``, ``controller_runs``, ``tokens`` and ``marks`` share one
+    ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -59,6 +60,7 @@ class Ledger(TransitionVerbs):
         self.presets = PresetStore(self.handle)
         self.settings = SettingsStore(self.handle)
         self.controller_runs = ControllerRunStore(self.handle)
+        self.marks = MarkStore(self.handle)
         self.tokens = TokenStore(self.handle)
 
     def close(self) -> None:

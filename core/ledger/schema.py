@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -201,6 +201,18 @@ class ApiToken(BaseModel):
         table_name = "api_token"
 
 
+class Mark(BaseModel):
+    """The artist's verdict on a job's pictures: "star" (keep) or "reject"."""
+
+    job = ForeignKeyField(Job, column_name="job_id", primary_key=True, on_delete="CASCADE")
+    job_id: str
+    mark = CharField()
+    at = FloatField()
+
+    class Meta:
+        table_name = "mark"
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -212,4 +224,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     Setting,
     ControllerRun,
     ApiToken,
+    Mark,
 )

@@ -92,8 +92,9 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 5, on a ledger that has jobs: they survive, with the new columns;
-    the requests table is gone, the controller's status and the API's tokens tables are there."""
+    """The real migrations 1 → 6, on a ledger that has jobs: they survive, with the new columns;
+    the requests table is gone, the controller's status, the API's tokens and the marks tables
+    are there."""
     ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
@@ -102,12 +103,12 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         assert ledger.job(ids[0]).finished_at is not None
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         assert "request" not in tables
-        assert {"job", "attempt", "setting", "controller_run", "api_token"} <= tables
+        assert {"job", "attempt", "setting", "controller_run", "api_token", "mark"} <= tables
     finally:
         conn.close()
 
@@ -129,7 +130,29 @@ def test_a_schema_4_ledger_gains_the_api_tokens_table(tmp_path: Path) -> None:
         assert ledger.tokens.requester(token) == "krita"
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
+
+
+def test_a_schema_5_ledger_gains_the_marks_table(tmp_path: Path) -> None:
+    """Migration 5 → 6 alone: the jobs stay and can be marked afterwards."""
+    from core.ledger.marks import Mark
+
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, 2)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.execute("DROP TABLE mark")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        ledger.marks.set(ids, Mark.star)
+        assert ledger.marks.of(ids) == dict.fromkeys(ids, Mark.star)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
     finally:
         conn.close()
 

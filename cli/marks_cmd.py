@@ -1,0 +1,49 @@
+"""`batchline mark` and `batchline starred`: the artist's picks, kept in the ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cli.common import names_from_user, open_ledger
+from core.batch.picks import export_marked
+from core.ledger.marks import Mark
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def register(subparsers: Any) -> None:
+    mark = subparsers.add_parser("mark", help="star or reject jobs' pictures (kept in the ledger)")
+    mark.add_argument("jobs", nargs="+", metavar="JOB", help="job ids")
+    verdict = mark.add_mutually_exclusive_group(required=True)
+    verdict.add_argument("--star", action="store_const", const=Mark.star, dest="mark")
+    verdict.add_argument("--reject", action="store_const", const=Mark.reject, dest="mark")
+    verdict.add_argument("--clear", action="store_const", const="", dest="mark")
+    mark.set_defaults(func=set_marks)
+    starred = subparsers.add_parser(
+        "starred",
+        help="copy a batch's starred pictures to a folder",
+        description="Copy the pictures of the batch's starred jobs into DIR under their own "
+        "names; nothing is written over (a taken name gets -2, -3 ...).",
+    )
+    starred.add_argument("batch", help="the batch id")
+    starred.add_argument("--to", type=Path, required=True, metavar="DIR", help="the folder")
+    starred.set_defaults(func=copy_starred)
+
+
+def set_marks(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, names_from_user():
+        ledger.marks.set(args.jobs, args.mark or None)
+    return 0
+
+
+def copy_starred(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, names_from_user():
+        ledger.batch(args.batch)  # an unknown batch is said as such, not as "none starred"
+        copies = export_marked(ledger, args.batch, args.to)
+    for path in copies:
+        print(path)
+    if not copies:
+        print(f"no starred picture in {args.batch}")
+    return 0

@@ -1,0 +1,53 @@
+"""The pictures an artist starred in a batch, copied to a folder of their choice."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.comfy.download import place
+from core.job_state import JobState
+from core.ledger.marks import Mark
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+
+def marked_pictures(ledger: Ledger, batch_id: str, mark: Mark = Mark.star) -> list[Path]:
+    """The pictures of the batch's succeeded jobs marked ``mark``, in job order, that exist."""
+    marks = ledger.marks.in_batch(batch_id)
+    jobs = [job for job in ledger.jobs(batch=batch_id) if marks.get(job.id) == mark]
+    attempts = ledger.attempts_of([job.id for job in jobs])
+    found = []
+    for job in jobs:
+        if job.state != JobState.succeeded:
+            continue
+        for attempt in attempts.get(job.id, []):
+            if attempt.n == job.attempt:
+                found += [Path(path) for path in attempt.outputs if Path(path).is_file()]
+    return found
+
+
+def export_marked(
+    ledger: Ledger, batch_id: str, folder: Path, mark: Mark = Mark.star
+) -> list[Path]:
+    """Copy the batch's pictures marked ``mark`` into ``folder`` under their own names, never
+    over another file (a taken name gets -2, -3 ...; the same picture again is not copied
+    twice); the copies' paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for picture in marked_pictures(ledger, batch_id, mark):
+        handle, name = tempfile.mkstemp(suffix=picture.suffix, dir=folder)
+        os.close(handle)
+        part = Path(name)
+        try:
+            shutil.copyfile(picture, part)
+            copies.append(place(part, folder / picture.name))
+        finally:
+            with contextlib.suppress(OSError):
+                part.unlink()
+    return copies

@@ -1,0 +1,42 @@
+"""`batchline mark` and `batchline starred`, on jobs run by the simulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.simulator.thread import SimulatorThread
+    from tests.cli.conftest import Cli
+
+
+def test_starred_pictures_are_copied_and_marks_survive(
+    cli: Cli, noise: str, sim_thread: SimulatorThread, tmp_path: Path
+) -> None:
+    ids = cli("queue", noise, "--count", "3").out.split()
+    cli.server = sim_thread.url
+    assert cli("run", "--until-idle", "--poll-interval", "0.05").code == 0
+    assert cli("mark", ids[0], ids[2], "--star").code == 0
+    assert cli("mark", ids[1], "--reject").code == 0
+    assert cli("mark", ids[2], "--clear").code == 0
+    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    copied = cli("starred", batch, "--to", str(tmp_path / "picks"))
+    assert copied.code == 0, copied.err
+    (picture,) = json.loads(cli("show", ids[0], "--json").out)["outputs"]
+    name = Path(picture).name
+    assert copied.out == f"{tmp_path / 'picks' / name}\n"
+    assert (tmp_path / "picks" / name).read_bytes() == Path(picture).read_bytes()
+
+
+def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: Path) -> None:
+    (job,) = cli("queue", noise).out.split()
+    unknown = cli("mark", job, "job_19990101_0001", "--star")
+    assert (unknown.code, unknown.err) == (2, "batchline: no job job_19990101_0001\n")
+    batch = cli("starred", "batch_19990101_0001", "--to", str(tmp_path))
+    assert batch.code == 2
+    assert batch.err.count("\n") == 1
+    assert "batch_19990101_0001" in batch.err
+    nothing = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    none = cli("starred", nothing, "--to", str(tmp_path))
+    assert none.out == f"no starred picture in {nothing}\n"
