@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import UnknownRecord
 from desktop.gallery import PATH_ROLE, GalleryModel, job_outputs
-from desktop.job_states import STATE_COLOURS, state_label
+from desktop.job_states import STATE_COLOURS, reason_label, state_label
 from desktop.job_table_model import values_text
 from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
 
@@ -153,7 +153,7 @@ class JobDetailsWidget(QWidget):
 
 def _summary(job: JobRecord) -> str:
     colour = STATE_COLOURS[job.state]
-    reason = f" — {job.reason.replace('_', ' ')}" if job.reason else ""
+    reason = f" — {reason_label(job.reason)}" if job.reason else ""
     warning = f"<br>⚠ {job.warning}" if job.warning else ""
     return (
         f"<b>{job.id}</b> · {job.batch} · requester {job.requester} · priority {job.priority}"

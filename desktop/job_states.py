@@ -28,7 +28,7 @@ def state_colour(state: JobState) -> QColor:
 
 REASON_LABELS = {
     "oom": "out of memory",
-    "validation_error": "invalid workflow",
+    "validation_error": "validation error",  # one name for it everywhere: ComfyUI's
     "execution_error": "error in a node",
     "server_lost": "server restarted",
     "server_error": "server error",

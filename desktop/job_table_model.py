@@ -401,7 +401,7 @@ class JobTableModel(QAbstractTableModel):
             if self._waiting_for and job.state is JobState.pending and column in _WAIT_SHOWN:
                 return self._waiting_for[1]
             if column != Column.warning:
-                return job.reason
+                return reason_label(job.reason) or None
             notes = [STALLED_NOTE] if job.id in self._stalled else []
             return "\n".join([*notes, job.warning] if job.warning else notes) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from desktop.job_states import reason_label
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -63,7 +65,7 @@ ATTEMPT_COLUMNS: list[tuple[str, Callable[[AttemptRecord], str]]] = [
     ("Prompt id", lambda a: a.prompt_id),
     ("Server", lambda a: a.server),
     ("Result", lambda a: a.result.value.capitalize() + (" (stalled)" if a.stalled else "")),
-    ("Reason", lambda a: (a.reason or "").replace("_", " ")),
+    ("Reason", lambda a: reason_label(a.reason)),
     ("Queued", lambda a: clock(a.queued_at)),
     ("Started", lambda a: clock(a.started_at)),
     ("Finished", lambda a: clock(a.finished_at)),

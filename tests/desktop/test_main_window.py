@@ -152,3 +152,27 @@ def test_no_label_shows_a_mnemonic_ampersand(window) -> None:
         if "&" in label.text().replace("&&", "") and label.buddy() is None
     ]
     assert shown == []
+
+
+def test_one_name_for_a_validation_error_everywhere(window, ledger, preset_name, qtbot) -> None:
+    from core.job_state import Reason
+    from tests.desktop.helpers import fail_job
+
+    (job_id,) = make_jobs(ledger, preset_name, 1)
+    fail_job(ledger, job_id, Reason.validation_error)
+    window.model.refresh()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1)
+    qtbot.waitUntil(lambda: window.model.job_at(0).state is JobState.failed)
+    window.select_job(job_id)
+    row = window.model.row_of(job_id)
+    assert window.model.index(row, Column.reason).data() == "validation error"
+    tip = window.model.index(row, Column.state).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "validation error"
+    assert "— validation error ·" in window.details.header.text()
+    attempts = window.details.attempts
+    texts = [
+        attempts.index(r, c).data()
+        for r in range(attempts.rowCount())
+        for c in range(attempts.columnCount())
+    ]
+    assert "validation error" in texts
