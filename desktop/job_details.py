@@ -1,13 +1,15 @@
-"""Job details: attempts, the transition timeline, failure details and output thumbnails."""
+"""Job details: attempts, the transition timeline, failure details, the live preview while it
+runs, and output thumbnails."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QSize, QUrl, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QModelIndex, QSize, Qt, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QPixmap
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.controller.previews import preview_file
 from core.errors import UnknownRecord
 from desktop.gallery import PATH_ROLE, GalleryModel, job_outputs
 from desktop.job_states import STATE_COLOURS, reason_label, state_label
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from core.ledger import AttemptRecord, JobRecord, Ledger
     from desktop.thumbnails import ThumbnailLoader
 
+PREVIEW_SIZE = 160
 _ERROR_KEYS = (
     ("node_id", "Node"),
     ("node_type", "Node type"),
@@ -65,6 +69,11 @@ class JobDetailsWidget(QWidget):
         self.failure.setWordWrap(True)
         self.failure.setStyleSheet("color: #a4262c;")
         self.failure.setAccessibleName("Failure")
+        self.preview = QLabel(self)
+        self.preview.setAccessibleName("Live preview")
+        self.preview.setToolTip("What the sampler has made so far (ComfyUI's preview)")
+        self.preview.hide()
+        self._preview_count: int | None = None
         self.outputs = GalleryModel(ledger, thumbnails, self)
         self.outputs_view = self._outputs_view()
         self.open_folder = QPushButton("Open output &folder", self)
@@ -79,6 +88,7 @@ class JobDetailsWidget(QWidget):
         layout.addWidget(QLabel("Timeline", self))
         layout.addWidget(self._table(self.transitions, "Transitions"), 2)
         layout.addWidget(self.failure)
+        layout.addWidget(self.preview)
         layout.addWidget(self.outputs_view)
         layout.addWidget(self.open_folder)
 
@@ -104,9 +114,35 @@ class JobDetailsWidget(QWidget):
     def job_id(self) -> str | None:
         return self._job.id if self._job else None
 
+    def show_previews(self, counts: dict[str, int]) -> None:
+        """The shown job's newest preview while it runs (``counts``: the controller's count of
+        previews per running job; a new count means a new picture)."""
+        job = self.job_id()
+        count = counts.get(job) if job else None
+        if count is None:
+            self._preview_count = None
+            self.preview.hide()
+            return
+        if count == self._preview_count:
+            return
+        path = preview_file(self._ledger.folder, job) if job else None
+        pixmap = QPixmap()  # from the bytes: QPixmap(file) may give a cached older picture
+        with contextlib.suppress(OSError):
+            pixmap.loadFromData(path.read_bytes() if path is not None else b"")
+        if pixmap.isNull():  # replaced or gone meanwhile: the next count brings another
+            return
+        size = PREVIEW_SIZE
+        scaled = pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio)
+        self.preview.setPixmap(scaled)
+        self.preview.show()
+        self._preview_count = count
+
     def show_job(self, job: JobRecord | None) -> None:
         if job is not None and job == self._job:
             return
+        if job is None or self._job is None or job.id != self._job.id:
+            self._preview_count = None
+            self.preview.hide()
         self._job = job
         self.refresh()
 

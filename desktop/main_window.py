@@ -291,6 +291,7 @@ class MainWindow(QMainWindow):
         self.model.set_status(status)
         self.status.show_status(status)
         self.job_actions.show_status(status)
+        self.details.show_previews(status.previews)
 
     @Slot(str, int)
     def on_batch_queued(self, batch_id: str, count: int) -> None:
