@@ -7,7 +7,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QHideEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -133,6 +133,10 @@ class BatchComposerWidget(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.message)
         layout.addWidget(self.queue_button)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.catalogues.stop()  # no fetch outlives the window
+        super().hideEvent(event)
 
     # --- the preset ---------------------------------------------------------------------------
 

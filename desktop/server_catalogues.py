@@ -13,7 +13,6 @@ from core.catalogue import Catalogue
 from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
 from core.token_store import load_token
-from desktop.tasks import BackgroundTasks
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +32,7 @@ class ServerCatalogues(QObject):
         super().__init__(parent)
         self._catalogues: dict[str, Catalogue] = {}
         self._failed_at: dict[str, float] = {}
-        self._pending: set[str] = set()
-        self.tasks = BackgroundTasks(self)
+        self._tasks: dict[str, asyncio.Task[None]] = {}
 
     def catalogues(self, addresses: list[str]) -> list[tuple[str, Catalogue]]:
         """Those of `addresses` already fetched."""
@@ -49,22 +47,31 @@ class ServerCatalogues(QObject):
             return
         now = time.monotonic()
         for address in addresses:
-            recent_failure = now - self._failed_at.get(address, -RETRY_S) < RETRY_S
-            if address in self._catalogues or address in self._pending or recent_failure:
+            failed_at = self._failed_at.get(address)
+            recent_failure = failed_at is not None and now - failed_at < RETRY_S
+            if address in self._catalogues or address in self._tasks or recent_failure:
                 continue
-            self._pending.add(address)
-            self.tasks.start(self._fetch(address), f"catalogue of {address}")
+            task = asyncio.get_running_loop().create_task(self._fetch(address))
+            self._tasks[address] = task
+
+    def stop(self) -> None:
+        """Give up the fetches under way (the window closes or hides); a later status asks
+        again."""
+        for task in self._tasks.values():
+            task.cancel()
+        self._tasks.clear()
 
     async def _fetch(self, address: str) -> None:
         token = load_token(address)
         try:
             async with ComfyClient(address, auth=BearerAuth(token) if token else None) as client:
                 info = await client.object_info()
-        except BatchlineError as exc:
+        except (BatchlineError, ValueError) as exc:  # unreachable, refused, a bad address
             log.info("no node catalogue from %s: %s", address, exc)
             self._failed_at[address] = time.monotonic()
             return
         finally:
-            self._pending.discard(address)
+            if self._tasks.get(address) is asyncio.current_task():
+                del self._tasks[address]
         self._catalogues[address] = Catalogue.from_object_info(info, source=address)
         self.ready.emit()
