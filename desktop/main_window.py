@@ -10,6 +10,7 @@ from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QDragEnterEvent,
+    QDragLeaveEvent,
     QDropEvent,
     QGuiApplication,
     QKeySequence,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.batch import shrink_choices
 from core.errors import BatchlineError
 from desktop.batch_composer import BatchComposerWidget
+from desktop.drop_overlay import DropOverlay
 from desktop.gallery import GalleryWidget
 from desktop.icon import app_icon
 from desktop.job_action_scope import jobs_text
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
         central = self._layout()
         self.setCentralWidget(central)
         self.banner = Toast(central)
+        self.drop_overlay = DropOverlay(central)
 
     def _layout(self) -> QWidget:
         left = QSplitter(Qt.Orientation.Vertical, self)
@@ -274,12 +277,20 @@ class MainWindow(QMainWindow):
     # --- drops ----------------------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if _preset_paths(event.mimeData().urls() if event.mimeData().hasUrls() else []):
+        paths = _preset_paths(event.mimeData().urls() if event.mimeData().hasUrls() else [])
+        if paths:
             event.acceptProposedAction()
+            names = paths[0].name if len(paths) == 1 else f"{len(paths)} workflows"
+            self.drop_overlay.show_for(f"Drop to add {names} as a preset")
         else:
             event.ignore()
 
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_overlay.hide()
+        super().dragLeaveEvent(event)
+
     def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
         paths = _preset_paths(event.mimeData().urls())
         if paths:
             self.presets.add_files(paths)

@@ -176,3 +176,53 @@ def test_one_name_for_a_validation_error_everywhere(window, ledger, preset_name,
         for c in range(attempts.columnCount())
     ]
     assert "validation error" in texts
+
+
+def test_a_drop_target_shows_while_a_workflow_is_dragged_over(
+    window, qtbot, ledger, preset_copy, tmp_path
+) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.show()
+    qtbot.waitExposed(window)
+
+    def mime(path) -> QMimeData:
+        data = QMimeData()
+        data.setUrls([QUrl.fromLocalFile(str(path))])
+        return data
+
+    def enter(data: QMimeData) -> QDragEnterEvent:
+        event = QDragEnterEvent(
+            QPoint(50, 50),
+            Qt.DropAction.CopyAction,
+            data,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(window, event)
+        return event
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    enter(mime(notes))
+    assert window.drop_overlay.isHidden(), "not a workflow: no drop target"
+    workflow = mime(preset_copy)
+    assert enter(workflow).isAccepted()
+    assert window.drop_overlay.isVisible()
+    assert window.drop_overlay.text() == "Drop to add fox.json as a preset"
+    assert window.drop_overlay.geometry().width() > window.centralWidget().width() * 0.9
+    QApplication.sendEvent(window, QDragLeaveEvent())
+    assert window.drop_overlay.isHidden()
+    enter(workflow)
+    drop = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        workflow,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, drop)
+    assert window.drop_overlay.isHidden()
+    assert "fox" in ledger.presets.names()
