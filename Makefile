@@ -9,11 +9,14 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v=sys.version_info[:2]; sys.exit(0 if (3,11)<=v<(3,14) else "Batchline needs Python 3.11 to 3.13, found %d.%d: run make with PYTHON=python3.12" % v)'
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo "Python venv support is missing: install it (Debian/Ubuntu: sudo apt install python3-venv)"; exit 1; }
+	@echo "Setting up Batchline in $(VENV) (first run, or pyproject.toml changed): installing its packages (about a minute, only this once)…"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --progress-bar off -e '.[dev]' || { echo "Installing Batchline's packages failed (see pip's message above): check the network and run make again"; exit 1; }
 	@touch $(STAMP)
+	@echo "Batchline is installed in $(VENV)."
 
 run: $(STAMP)
+	@echo "Starting Batchline…"
 	@$(BIN)/batchline
 
 test: $(STAMP) lint typecheck pytest
