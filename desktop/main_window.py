@@ -34,12 +34,11 @@ from desktop.batch_composer import BatchComposerWidget
 from desktop.drop_overlay import DropOverlay
 from desktop.gallery import GalleryWidget
 from desktop.icon import app_icon
-from desktop.job_action_scope import jobs_text
 from desktop.job_actions import JobActions
 from desktop.job_details import JobDetailsWidget
 from desktop.job_filter_bar import JobFilterBar
 from desktop.job_filter_proxy import JobFilterProxyModel
-from desktop.job_table_model import JOB_ROLE, JobTableModel, why_waiting
+from desktop.job_table_model import JOB_ROLE, JobTableModel
 from desktop.job_table_view import JobTableView
 from desktop.notifications import BatchNotifier
 from desktop.preset_files import is_preset_file
@@ -305,10 +304,7 @@ class MainWindow(QMainWindow):
         self.details.show_previews(status.previews)
 
     @Slot(str, int)
-    def on_batch_queued(self, batch_id: str, count: int) -> None:
-        waiting = why_waiting(self.controller.status)
-        if waiting is not None:  # queued all the same: they go when the cause is gone
-            self.show_banner(f"Queued {jobs_text(count)}. {waiting[1]}")
+    def on_batch_queued(self, batch_id: str, _count: int) -> None:
         self.model.refresh()
         self.refresh_batches()
         self.gallery.set_batches(self.model.batch_ids(), batch_id)
