@@ -71,10 +71,13 @@ class JobActions(QObject):
     Signals:
         failed(str): a command was refused; the message says why.
         retried_as(str): retry smaller created this job.
+        recall_requested(str, bool): put this job's values (True: its seed alone) into the
+            composer.
     """
 
     failed = Signal(str)
     retried_as = Signal(str)
+    recall_requested = Signal(str, bool)
 
     def __init__(
         self,
@@ -120,6 +123,18 @@ class JobActions(QObject):
             "&Pause dispatch", "Stop sending jobs to ComfyUI", "Ctrl+P", self.on_pause
         )
         self.pause.setCheckable(True)
+        self.send_to_composer = self._action(
+            "Send to c&omposer",
+            "Put the job's exact values, seed included, into the composer",
+            "Ctrl+E",
+            lambda: self._recall(seed_only=False),
+        )
+        self.use_seed = self._action(
+            "Use its s&eed",
+            "Put the job's seed alone into the composer",
+            "Ctrl+Shift+E",
+            lambda: self._recall(seed_only=True),
+        )
         self.update_enabled()
 
     def _action(self, text: str, tip: str, keys: str, slot: Callable[[], None]) -> QAction:
@@ -157,9 +172,15 @@ class JobActions(QObject):
             self.pause,
         ]
 
+    def recall_actions(self) -> list[QAction]:
+        """Back to the composer: a job's values, or its seed alone."""
+        return [self.send_to_composer, self.use_seed]
+
     @Slot()
     def update_enabled(self) -> None:
         jobs = self._selection()
+        for action in self.recall_actions():
+            action.setEnabled(len(jobs) == 1)
         self._show(self.cancel, cancel_scope(jobs))
         self._show(self.retry, retry_scope(jobs))
         self._show(self.retry_smaller, retry_smaller_scope(jobs))
@@ -232,6 +253,11 @@ class JobActions(QObject):
             batches = sorted({job.batch for job in jobs})
             batch = batches[0] if len(batches) == 1 else None
             self._run_in_worker(lambda: self._controller.cancel_all_but_running(batch))
+
+    def _recall(self, *, seed_only: bool) -> None:
+        jobs = self._selection()
+        if len(jobs) == 1:
+            self.recall_requested.emit(jobs[0].id, seed_only)
 
     @Slot()
     def on_pause(self) -> None:

@@ -43,6 +43,7 @@ from desktop.job_table_view import JobTableView
 from desktop.notifications import BatchNotifier
 from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
+from desktop.recall import connect_recall
 from desktop.retry_smaller_dialog import RetrySmallerDialog
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
@@ -132,7 +133,7 @@ class MainWindow(QMainWindow):
         self.job_actions = JobActions(
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
-        self.table.addActions(self.job_actions.all())
+        self.table.addActions(self.job_actions.all() + self.job_actions.recall_actions())
         self.job_actions.choose_smaller = self.ask_smaller
         central = self._layout()
         self.setCentralWidget(central)
@@ -206,6 +207,8 @@ class MainWindow(QMainWindow):
         self.notifier.banner.connect(self.show_banner)
         self.job_actions.failed.connect(self.show_error)
         self.job_actions.retried_as.connect(self.on_retried_as)
+        self.job_actions.recall_requested.connect(self.on_recall)
+        connect_recall(self.presets, self.composer)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
         self._batches_timer.setInterval(300)
@@ -325,6 +328,11 @@ class MainWindow(QMainWindow):
     def on_retried_as(self, job_id: str) -> None:
         self.show_banner(f"Queued a smaller retry as {job_id}.")
         self.model.refresh()
+
+    @Slot(str, bool)
+    def on_recall(self, job_id: str, seed_only: bool) -> None:
+        if self.presets.recall_job(job_id, seed_only=seed_only) is not None:
+            self.focus_composer()
 
     @Slot(QItemSelection, QItemSelection)
     def on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:

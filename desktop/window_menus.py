@@ -47,6 +47,9 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     jobs_menu = bar.addMenu("&Jobs")
     for action in window.job_actions.all():
         jobs_menu.addAction(action)
+    jobs_menu.addSeparator()
+    for action in window.job_actions.recall_actions():
+        jobs_menu.addAction(action)
 
     view_menu = bar.addMenu("&View")
     toolbar = window.toolbar.toggleViewAction()

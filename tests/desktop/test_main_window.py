@@ -224,3 +224,16 @@ def test_a_drop_target_shows_while_a_workflow_is_dragged_over(
     QApplication.sendEvent(window, drop)
     assert window.drop_overlay.isHidden()
     assert "fox" in ledger.presets.names()
+
+
+def test_a_job_goes_back_to_the_composer_from_the_table(window, ledger, qtbot) -> None:
+    window.composer.seeds.count.setValue(2)
+    window.composer.queue_button.click()
+    job = window.model.job_at(1)
+    assert not window.job_actions.send_to_composer.isEnabled(), "no job selected"
+    window.composer.seeds.count.setValue(5)
+    window.select_job(job.id)
+    assert window.job_actions.send_to_composer.isEnabled()
+    assert window.job_actions.send_to_composer in window.table.actions()
+    window.job_actions.send_to_composer.trigger()
+    assert window.composer.seeds.plan().values == (job.params["3.seed"],)
