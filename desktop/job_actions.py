@@ -149,6 +149,7 @@ class JobActions(QObject):
     def _show(self, action: QAction, scope: Scope) -> Scope:
         """The action's text and enabled state follow its scope; the tooltip says why not."""
         action.setText(scope.text)
+        action.setIconText(plain_text(scope.text))  # the toolbar would drop "…" from "batch_…_4"
         action.setEnabled(scope.enabled)
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         action.setToolTip(f"{scope.tip or self._tips[action]} ({keys})")

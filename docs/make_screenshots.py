@@ -2,7 +2,9 @@
 
 Usage: .venv/bin/python docs/make_screenshots.py [--out docs]
 Runs offscreen unless QT_QPA_PLATFORM or a display says otherwise (xvfb-run works too).
-Writes screenshot-main.png (jobs table mid-batch, job details) and screenshot-gallery.png.
+Writes screenshot-main.png (jobs table mid-batch, job details), the same window laid out for
+1366x768 and 1600x1000 screens (screenshot-1366x768.png, screenshot-1600x1000.png) and
+screenshot-gallery.png.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 PRESET = "Portrait txt2img (SD 1.5)"
+SMALL_SCREENS = ((1366, 768), (1600, 1000))
 
 
 async def wait_for(predicate: Callable[[], bool], seconds: float = 60.0) -> None:
@@ -52,12 +55,10 @@ def states(session: Session) -> dict[JobState, int]:
 async def scenario(out: Path, data: Path) -> None:
     session = Session(SessionOptions(data_dir=data, demo=True, demo_job_seconds=1.2))
     window = await session.open()
-    assert session.simulator is not None
     window.resize(1680, 940)
     window.presets.select(PRESET)
     window.composer.seeds.count.setValue(24)
     window.composer.seeds.start.setValue(1000)
-    session.simulator.fail_next(1, "oom")  # one job runs out of memory: Retry smaller
     window.composer.queue()
     await wait_for(lambda: states(session).get(JobState.succeeded, 0) >= 6)
     await wait_for(lambda: bool(session.controller and session.controller.status.progress))
@@ -65,7 +66,12 @@ async def scenario(out: Path, data: Path) -> None:
     window.select_job(succeeded[1].id)
     await asyncio.sleep(0.6)  # thumbnails are made in worker threads
     window.grab().save(str(out / "screenshot-main.png"))
-    window.tabs.setCurrentWidget(window.gallery)
+    for width, height in SMALL_SCREENS:  # as fit_to_screen lays it out on such a screen
+        window.fit_to_screen(width, height)
+        await asyncio.sleep(0.3)
+        window.grab().save(str(out / f"screenshot-{width}x{height}.png"))
+    window.resize(1680, 940)
+    window.show_tab(1)
     window.gallery.refresh()
     await wait_for(lambda: window.gallery.model.rowCount() >= 6)
     await asyncio.sleep(0.8)

@@ -204,3 +204,10 @@ async def longest_stall(done: Callable[[], bool], seconds: float = 30.0) -> floa
         await asyncio.sleep(0.005)
         longest = max(longest, time.monotonic() - before - 0.005)
     return longest
+
+
+def test_the_toolbar_text_keeps_the_batch_ellipsis(actions, selection, jobs) -> None:
+    selection.jobs = [jobs["pending"]]
+    actions.update_enabled()
+    assert "batch_…_" in actions.cancel_waiting.iconText()
+    assert "&" not in actions.cancel_waiting.iconText()
