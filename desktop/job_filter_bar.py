@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from core.job_state import JobState
 from desktop.job_states import state_label
@@ -34,9 +34,16 @@ class JobFilterBar(QWidget):
         self.batch = QComboBox(self)
         self.batch.setAccessibleName("Filter by batch")
         self.batch.addItem("All batches", None)
-        self.batch.setMinimumContentsLength(22)
+        # Wide enough for a batch id when there is room, narrower on a small screen.
+        self.batch.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.batch.setMinimumContentsLength(8)
+        self.batch.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.batch.setMaximumWidth(self.batch.fontMetrics().horizontalAdvance("M" * 24))
         self.count = QLabel(self)
         self.count.setAccessibleName("Jobs shown")
+        self.count.setMinimumWidth(1)  # clipped rather than widening the pane
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for text, widget in (("S&tate", self.states), ("&Batch", self.batch)):
