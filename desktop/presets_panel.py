@@ -9,6 +9,7 @@ from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
     QPersistentModelIndex,
+    QPoint,
     Qt,
     QTimer,
     Signal,
@@ -16,8 +17,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import (
     QFileDialog,
+    QInputDialog,
     QLabel,
     QListView,
+    QMenu,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -25,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
+from core.presets.storing import duplicate_preset, remove_preset, rename_preset
 from desktop.preset_files import AddResult, add_preset_files, preset_of
 from desktop.recall import RecallChoice, ask_recall_choice
 
@@ -35,11 +40,12 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
+OPEN_FOLDER_KEY = "presets/open_folder"
 FOLLOW_MS = 2000
 
 
 class PresetListModel(QAbstractListModel):
-    """The names of the ledger's presets, sorted."""
+    """The names of the ledger's presets, sorted whatever their case."""
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
         super().__init__(parent)
@@ -71,7 +77,8 @@ class PresetListModel(QAbstractListModel):
 
 
 class PresetsPanel(QWidget):
-    """Lists presets; files given to ``add_files`` (Open, or a drop anywhere) are stored.
+    """Lists presets (renamed, duplicated or removed from their context menu); files given to
+    ``add_files`` (Open, or a drop anywhere) are stored.
 
     Signals:
         preset_selected(str): the artist chose a preset (by name).
@@ -91,6 +98,8 @@ class PresetsPanel(QWidget):
         self.list.setModel(self.model)
         self.list.setAccessibleName("Presets")
         self.list.selectionModel().currentChanged.connect(self._current_changed)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._show_menu)
         self.open_button = QPushButton("&Open preset…", self)
         self.open_button.setAccessibleName("Open preset file")
         self.open_button.clicked.connect(self.open_files)
@@ -134,8 +143,7 @@ class PresetsPanel(QWidget):
         results += [self._recall_picture(path) for path in pictures]
         errors = [r.error for r in results if r.error]
         names = [r.name for r in results if r.name]
-        self.errors.setText("\n".join(errors))
-        self.errors.setVisible(bool(errors))
+        self._show_error("\n".join(errors))
         if names:
             self.model.reload()
             self.select(names[-1])
@@ -173,8 +181,7 @@ class PresetsPanel(QWidget):
                 add_recalled(self._ledger, recall, name)
                 self.model.reload()
         except BatchlineError as exc:
-            self.errors.setText(str(exc))
-            self.errors.show()
+            self._show_error(str(exc))
             return None
         self._recalled(name, recall, seed_only=seed_only)
         return name
@@ -196,15 +203,106 @@ class PresetsPanel(QWidget):
 
     @Slot()
     def open_files(self) -> None:
-        paths = self.ask_files(self)
+        """Ask for files, starting in the folder last opened from (home the first time)."""
+        paths = self.ask_files(self, self.open_folder())
         if paths:
+            self._ledger.settings.set(OPEN_FOLDER_KEY, str(paths[0].parent))
             self.add_files(paths)
 
+    def open_folder(self) -> Path:
+        """Where the Open dialog starts: the folder last opened from while it exists, else home."""
+        last = self._ledger.settings.get(OPEN_FOLDER_KEY)
+        if isinstance(last, str) and last and Path(last).is_dir():
+            return Path(last)
+        return Path.home()
+
     @classmethod
-    def ask_files(cls, parent: QWidget) -> list[Path]:
+    def ask_files(cls, parent: QWidget, folder: Path) -> list[Path]:
         """The file dialog (tests monkeypatch this)."""
-        files, _ = QFileDialog.getOpenFileNames(parent, "Open presets", "", cls.FILTER)
+        files, _ = QFileDialog.getOpenFileNames(parent, "Open presets", str(folder), cls.FILTER)
         return [Path(f) for f in files]
+
+    # --- rename, duplicate, remove --------------------------------------------------------------
+
+    @Slot(QPoint)
+    def _show_menu(self, position: QPoint) -> None:
+        index = self.list.indexAt(position)
+        if not index.isValid():
+            return
+        menu = self.context_menu(index.data(NAME_ROLE))
+        menu.exec(self.list.viewport().mapToGlobal(position))
+        menu.deleteLater()
+
+    def context_menu(self, name: str) -> QMenu:
+        """Rename…, Duplicate and Remove… for preset `name`."""
+        menu = QMenu(self)
+        menu.addAction("&Rename…", lambda: self.ask_rename(name))
+        menu.addAction("&Duplicate", lambda: self.duplicate(name))
+        menu.addAction("Re&move…", lambda: self.ask_remove(name))
+        return menu
+
+    def ask_rename(self, name: str) -> None:
+        new_name = self.ask_text(self, "Rename preset", f"New name for “{name}”:", name)
+        if new_name is not None and new_name.strip() and new_name.strip() != name:
+            self.rename(name, new_name.strip())
+
+    def rename(self, name: str, new_name: str) -> bool:
+        """Rename a preset; a name taken (or not valid) is refused with one line."""
+        try:
+            rename_preset(self._ledger, name, new_name)
+        except BatchlineError as exc:
+            self._show_error(str(exc))
+            return False
+        self._show_error("")
+        self.model.reload()
+        self.select(new_name)
+        return True
+
+    def duplicate(self, name: str) -> str | None:
+        """Store a copy of the preset under a free name and select it."""
+        try:
+            copy = duplicate_preset(self._ledger, name)
+        except BatchlineError as exc:
+            self._show_error(str(exc))
+            return None
+        self.model.reload()
+        self.select(copy)
+        return copy
+
+    def ask_remove(self, name: str) -> None:
+        if self.confirm(self, "Remove preset", f"Remove the preset “{name}”? Its batches stay."):
+            self.remove(name)
+
+    def remove(self, name: str) -> None:
+        """Forget the preset; the next one (or the previous) is selected instead."""
+        row = self.model.row_of(name)
+        try:
+            remove_preset(self._ledger, name)
+        except BatchlineError as exc:
+            self._show_error(str(exc))
+            return
+        self.model.reload()
+        if self.model.rowCount():
+            self.list.setCurrentIndex(self.model.index(min(row, self.model.rowCount() - 1)))
+
+    @staticmethod
+    def ask_text(parent: QWidget, title: str, label: str, text: str) -> str | None:
+        """A one-line question (tests monkeypatch this); None when cancelled."""
+        answer, ok = QInputDialog.getText(parent, title, label, text=text)
+        return answer if ok else None
+
+    @staticmethod
+    def confirm(parent: QWidget, title: str, text: str) -> bool:
+        """A yes/no question, no by default (tests monkeypatch this)."""
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
+        answer = QMessageBox.question(
+            parent, title, text, buttons, QMessageBox.StandardButton.Cancel
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _show_error(self, text: str) -> None:
+        self.errors.setText(text)
+        self.errors.setVisible(bool(text))
 
     @staticmethod
     def ask_recall(parent: QWidget, recall: Recall, file_name: str) -> RecallChoice | None:

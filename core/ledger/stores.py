@@ -82,18 +82,40 @@ class PresetStore:
             return _preset_record(self.row(name))
 
     def names(self) -> list[str]:
+        """The presets' names, sorted whatever their case."""
         with self._handle.read():
-            return [r.name for r in schema.Preset.select().order_by(schema.Preset.name)]
+            return sorted((r.name for r in schema.Preset.select(schema.Preset.name)), key=_order)
 
     def all(self) -> list[PresetRecord]:
         with self._handle.read():
-            query = schema.Preset.select().order_by(schema.Preset.name)
-            return [_preset_record(r) for r in query]
+            records = [_preset_record(r) for r in schema.Preset.select()]
+        return sorted(records, key=lambda record: _order(record.name))
+
+    def rename(self, name: str, new_name: str) -> None:
+        """Call the preset ``name`` ``new_name`` (its batches keep the name they were made with).
+
+        Raises:
+            InputError: the new name is empty or another preset's.
+            UnknownRecord: no preset is called ``name``.
+        """
+        if not new_name.strip():
+            raise InputError("a preset needs a non-empty name")
+        with self._handle.tx():
+            row = self.row(name)
+            if new_name != name and schema.Preset.get_or_none(schema.Preset.name == new_name):
+                raise InputError(f"a preset named {new_name!r} already exists")
+            row.name = new_name
+            row.updated_at = self._handle.now()
+            row.save()
 
     def remove(self, name: str) -> None:
         """Forget the preset; batches made from it keep their stored workflow."""
         with self._handle.tx():
             self.row(name).delete_instance()
+
+
+def _order(name: str) -> tuple[str, str]:
+    return name.casefold(), name
 
 
 def _store_workflow(content: PresetContent) -> None:

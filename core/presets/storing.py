@@ -6,6 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from core.batch.composer_state import (
+    forget_composer_state,
+    load_composer_state,
+    save_composer_state,
+)
 from core.job_json import iso
 from core.ledger import PresetContent
 from core.presets.checks import check_name, escape_invalid
@@ -70,6 +75,47 @@ def free_name(taken: Iterable[str], base: str) -> str:
         number += 1
         name = f"{base} ({number})"
     return name
+
+
+def rename_preset(ledger: Ledger, name: str, new_name: str) -> None:
+    """Rename a stored preset; what the composer keeps for it follows.
+
+    Raises:
+        InputError: the new name is not valid text, or is another preset's.
+    """
+    check_name(new_name, "choose another name")
+    ledger.presets.rename(name, new_name)
+    _move_composer_state(ledger, name, new_name, keep=False)
+
+
+def duplicate_preset(ledger: Ledger, name: str) -> str:
+    """Store a copy of preset `name` (its composer state too) under a free name; returns it."""
+    record = ledger.presets.get(name)
+    copy = free_name(ledger.presets.names(), f"{name} copy")
+    content = PresetContent(
+        workflow_hash=record.workflow_hash,
+        api_workflow=record.api_workflow,
+        editor_workflow=record.editor_workflow,
+        source=record.source,
+        info=record.info,
+    )
+    ledger.presets.add(copy, content)
+    _move_composer_state(ledger, name, copy, keep=True)
+    return copy
+
+
+def remove_preset(ledger: Ledger, name: str) -> None:
+    """Forget a stored preset and what the composer kept for it."""
+    ledger.presets.remove(name)
+    forget_composer_state(ledger, name)
+
+
+def _move_composer_state(ledger: Ledger, name: str, new_name: str, *, keep: bool) -> None:
+    state = load_composer_state(ledger, name)
+    if state is not None and new_name != name:
+        save_composer_state(ledger, new_name, state)
+        if not keep:
+            forget_composer_state(ledger, name)
 
 
 def preset_summary(record: PresetRecord) -> dict[str, Any]:

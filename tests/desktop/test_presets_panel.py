@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from core.batch.composer_state import load_composer_state, save_composer_state
+from core.ledger import PresetContent
 from desktop.main_window import MainWindow
-from desktop.presets_panel import PresetListModel, PresetsPanel
+from desktop.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel
 from tests.desktop.conftest import TXT2IMG
 from tests.desktop.helpers import StubDropEvent
 
@@ -62,10 +66,26 @@ def test_a_drop_of_other_files_is_refused(window, tmp_path) -> None:
 def test_open_adds_the_chosen_files(qtbot, ledger, monkeypatch, preset_copy) -> None:
     panel = PresetsPanel(ledger)
     qtbot.addWidget(panel)
-    monkeypatch.setattr(PresetsPanel, "ask_files", classmethod(lambda cls, parent: [preset_copy]))
+    folders = []
+
+    def ask(cls, parent, folder):
+        folders.append(folder)
+        return [preset_copy]
+
+    monkeypatch.setattr(PresetsPanel, "ask_files", classmethod(ask))
     with qtbot.waitSignal(panel.preset_selected) as blocker:
         panel.open_button.click()
     assert blocker.args == ["fox"]
+    panel.open_button.click()
+    # Home the first time (never the source checkout), then the folder last opened from.
+    assert folders == [Path.home(), preset_copy.parent]
+
+
+def test_open_starts_at_home_when_the_last_folder_is_gone(qtbot, ledger, tmp_path) -> None:
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    ledger.settings.set(OPEN_FOLDER_KEY, str(tmp_path / "gone"))
+    assert panel.open_folder() == Path.home()
 
 
 def test_same_name_other_content_gets_a_new_name(qtbot, ledger, tmp_path) -> None:
@@ -95,3 +115,78 @@ def test_presets_added_by_another_process_appear(qtbot, tmp_path) -> None:
         qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=5000)
         assert panel.current_name() == "first"
         panel.stop()
+
+
+@pytest.fixture
+def panel(qtbot, ledger, preset_name):
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    panel.select(preset_name)
+    yield panel
+    panel.stop()
+
+
+def add_named(ledger, *names: str) -> None:
+    record = ledger.presets.get(ledger.presets.names()[0])
+    for name in names:
+        ledger.presets.add(name, PresetContent(record.workflow_hash, record.api_workflow))
+
+
+def test_presets_sort_whatever_their_case(panel, ledger, preset_name) -> None:
+    add_named(ledger, "apple", "Banana", "cherry")
+    panel.follow_ledger()
+    shown = [panel.model.index(r).data() for r in range(panel.model.rowCount())]
+    assert shown == ["apple", "Banana", "cherry", preset_name]
+
+
+def test_rename_follows_in_the_list_and_keeps_the_composer_state(panel, ledger, preset_name):
+    save_composer_state(ledger, preset_name, {"values": {"3.steps": 9}})
+    monkey_answer = "Fox at dusk"
+    panel.ask_text = lambda *a: monkey_answer
+    panel.ask_rename(preset_name)
+    assert ledger.presets.names() == ["Fox at dusk"]
+    assert panel.current_name() == "Fox at dusk"
+    assert load_composer_state(ledger, "Fox at dusk") == {"values": {"3.steps": 9}}
+    assert load_composer_state(ledger, preset_name) is None
+
+
+def test_renaming_to_a_taken_name_is_refused_with_one_line(panel, ledger, preset_name) -> None:
+    add_named(ledger, "taken")
+    assert not panel.rename(preset_name, "taken")
+    assert panel.errors.text() == "a preset named 'taken' already exists"
+    assert not panel.errors.isHidden()
+    assert sorted(ledger.presets.names()) == sorted([preset_name, "taken"])
+    assert panel.rename(preset_name, preset_name.upper())  # its own name in other case is fine
+    assert panel.errors.isHidden()
+
+
+def test_duplicate_selects_a_copy_with_the_composer_state(panel, ledger, preset_name) -> None:
+    save_composer_state(ledger, preset_name, {"values": {"3.steps": 9}})
+    copy = panel.duplicate(preset_name)
+    assert copy == f"{preset_name} copy"
+    assert panel.duplicate(preset_name) == f"{preset_name} copy (2)"
+    assert ledger.presets.get(copy).api_workflow == ledger.presets.get(preset_name).api_workflow
+    assert load_composer_state(ledger, copy) == {"values": {"3.steps": 9}}
+    assert panel.current_name() == f"{preset_name} copy (2)"
+
+
+def test_remove_asks_first(panel, ledger, preset_name) -> None:
+    add_named(ledger, "zebra")
+    panel.follow_ledger()
+    asked = []
+    panel.confirm = lambda parent, title, text: asked.append(text) or False
+    panel.ask_remove(preset_name)
+    assert sorted(ledger.presets.names()) == sorted([preset_name, "zebra"])
+    panel.confirm = lambda *a: True
+    panel.ask_remove(preset_name)
+    assert ledger.presets.names() == ["zebra"]
+    assert panel.current_name() == "zebra"
+    assert preset_name in asked[0]
+
+
+def test_the_context_menu_offers_the_three_actions(panel, ledger, preset_name) -> None:
+    menu = panel.context_menu(preset_name)
+    actions = menu.actions()
+    assert [action.text() for action in actions] == ["&Rename…", "&Duplicate", "Re&move…"]
+    actions[1].trigger()
+    assert f"{preset_name} copy" in ledger.presets.names()

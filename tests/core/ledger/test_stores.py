@@ -67,3 +67,25 @@ def test_unknown_records_are_named(ledger: Ledger) -> None:
         ledger.batch("b")
     with pytest.raises(UnknownRecord, match="no preset named 'nope'"):
         ledger.create_batch("nope", [], requester="a")
+
+
+def test_presets_sort_whatever_their_case(ledger: Ledger) -> None:
+    for name in ("beta", "Alpha", "Delta"):
+        ledger.presets.add(name, PresetContent("hash-demo", WORKFLOW))
+    assert ledger.presets.names() == ["Alpha", "beta", "Delta", "demo"]
+    assert [p.name for p in ledger.presets.all()] == ledger.presets.names()
+
+
+def test_rename_keeps_the_content_and_refuses_a_taken_name(ledger: Ledger) -> None:
+    make_jobs(ledger, 1)
+    ledger.presets.add("other", PresetContent("hash-other", OTHER))
+    with pytest.raises(InputError, match=r"^a preset named 'other' already exists$"):
+        ledger.presets.rename("demo", "other")
+    ledger.presets.rename("demo", "Demo")
+    assert ledger.presets.names() == ["Demo", "other"]
+    assert ledger.presets.get("Demo").api_workflow == WORKFLOW
+    assert ledger.batches()[0].preset == "demo"  # batches keep the name they were made with
+    with pytest.raises(UnknownRecord):
+        ledger.presets.rename("demo", "again")
+    with pytest.raises(InputError):
+        ledger.presets.rename("Demo", " ")
