@@ -51,6 +51,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--requester", default="", help="who asks (default: your user name)")
     parser.add_argument("--priority", type=int, default=0, help="higher runs first (default 0)")
+    parser.add_argument("--name", default="", help="a name for the batch (default: none)")
     parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
     parser.set_defaults(func=queue)
 
@@ -63,7 +64,7 @@ def queue(args: argparse.Namespace) -> int:
         with names_from_user():
             seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
             batch, job_ids = queue_batch(
-                ledger, args.preset, spec, seed_inputs=seed_inputs, check=check
+                ledger, args.preset, spec, seed_inputs=seed_inputs, check=check, name=args.name
             )
         if args.json:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])

@@ -58,8 +58,10 @@ def queue_batch(
     catalogue: Catalogue | None = None,
     seed_inputs: Sequence[str] | None = None,
     check: Callable[[str, int], None] | None = None,
+    name: str | None = None,
 ) -> tuple[BatchRecord, list[str]]:
-    """Compose the batch ``spec`` of the named preset and create its pending jobs.
+    """Compose the batch ``spec`` of the named preset and create its pending jobs (the batch
+    called ``name`` when given).
 
     ``check`` is called with the requester and the number of jobs composed before any is
     created: what it raises refuses the batch whole (backpressure: `core.backpressure`).
@@ -74,7 +76,12 @@ def queue_batch(
         check(requester, len(jobs))
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     return ledger.create_batch(
-        preset_name, new, requester=requester, priority=spec.priority, spec=_spec_json(spec)
+        preset_name,
+        new,
+        requester=requester,
+        priority=spec.priority,
+        spec=_spec_json(spec),
+        name=name,
     )
 
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from peewee import CharField, FloatField, SqliteDatabase
 from peewee import DatabaseError as PeeweeDatabaseError
-from peewee import FloatField, SqliteDatabase
 from peewee import OperationalError as PeeweeOperationalError
 from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
@@ -71,12 +71,19 @@ def _marks(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     Mark.create_table(safe=True)
 
 
+def _batch_names(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 7: a batch may carry the artist's name for it."""
+    if "name" not in {column.name for column in db.get_columns("batch")}:
+        playhouse_migrate.migrate(migrator.add_column("batch", "name", CharField(null=True)))
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
     4: _controller_run,
     5: _api_tokens,
     6: _marks,
+    7: _batch_names,
 }
 
 

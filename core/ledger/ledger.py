@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from peewee import SQL, fn
 
-from core.errors import UnknownRecord
+from core.errors import InputError, UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
 from core.ledger.controller_runs import ControllerRunStore
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from peewee import SqliteDatabase
+
+MAX_BATCH_NAME = 200  # characters
 
 _JOB_COLUMNS = (
     "id, batch_id, requester, params_json, priority, state, attempt, auto_attempts, "
@@ -92,8 +94,10 @@ class Ledger(TransitionVerbs):
         requester: str,
         priority: int = 0,
         spec: dict[str, Any] | None = None,
+        name: str | None = None,
     ) -> tuple[BatchRecord, list[str]]:
-        """Create a batch of the named preset and its jobs, all pending, in one transaction."""
+        """Create a batch of the named preset and its jobs, all pending, in one transaction;
+        ``name`` is the artist's for it (none: the batch is known by its id)."""
         now = self.handle.now()
         with self.handle.tx():
             preset = self.presets.row(preset_name)
@@ -107,6 +111,7 @@ class Ledger(TransitionVerbs):
                 priority=priority,
                 spec_json=json.dumps(spec or {}),
                 created_at=now,
+                name=_batch_name(name),
             )
             job_ids = self._insert_jobs(batch_id, date, jobs, requester, priority, now)
         return self.batch(batch_id), job_ids
@@ -160,6 +165,20 @@ class Ledger(TransitionVerbs):
             if row is None:
                 raise UnknownRecord(f"no batch {batch_id!r}")
             return _batch_record(row)
+
+    def name_batch(self, batch_id: str, name: str | None) -> BatchRecord:
+        """Give the batch a name (None or blank: none); returns the batch as renamed.
+
+        Raises:
+            UnknownRecord: no such batch.
+            InputError: the name is longer than MAX_BATCH_NAME characters.
+        """
+        stored = _batch_name(name)
+        with self.handle.tx():
+            changed = schema.Batch.update(name=stored).where(schema.Batch.id == batch_id).execute()
+            if not changed:
+                raise UnknownRecord(f"no batch {batch_id!r}")
+        return self.batch(batch_id)
 
     def batches(self) -> list[BatchRecord]:
         with self.handle.read():
@@ -433,4 +452,13 @@ def _batch_record(row: schema.Batch) -> BatchRecord:
         priority=row.priority,
         spec=json.loads(row.spec_json),
         created_at=row.created_at,
+        name=row.name,
     )
+
+
+def _batch_name(name: str | None) -> str | None:
+    """A batch name as stored: trimmed, None for none; at most MAX_BATCH_NAME characters."""
+    name = (name or "").strip() or None
+    if name is not None and len(name) > MAX_BATCH_NAME:
+        raise InputError(f"a batch name has at most {MAX_BATCH_NAME} characters")
+    return name

@@ -127,6 +127,7 @@ class BatchRecord:
     priority: int
     spec: dict[str, JsonValue]
     created_at: float
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -107,6 +107,7 @@ class Batch(BaseModel):
     priority = IntegerField(default=0)
     spec_json = TextField(default="{}")
     created_at = FloatField()
+    name = CharField(null=True)  # the artist's name for the batch, if any (schema 7)
 
 
 class Job(BaseModel):

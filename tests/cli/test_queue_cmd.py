@@ -170,3 +170,15 @@ def test_past_the_requesters_quota_nothing_is_queued_and_the_wait_is_said(
     too_many = cli("queue", "noise", "--count", "5", "--requester", "bob")
     assert too_many.code == 2
     assert "a batch of 5 jobs is more than the 4 one requester may have" in too_many.err
+
+
+def test_name_names_the_batch(cli: Cli, noise: str, home: Path) -> None:
+    (job_id,) = queued(cli, "--name", "Fox study")
+    (unnamed,) = queued(cli)
+    with Ledger(home) as ledger:
+        assert ledger.batch(ledger.job(job_id).batch).name == "Fox study"
+        assert ledger.batch(ledger.job(unnamed).batch).name is None
+    result = cli("queue", "noise", "--name", "x" * 201)
+    assert result.code != 0
+    assert result.err.strip().count("\n") == 0
+    assert "at most 200 characters" in result.err

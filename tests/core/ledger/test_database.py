@@ -92,9 +92,9 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 6, on a ledger that has jobs: they survive, with the new columns;
-    the requests table is gone, the controller's status, the API's tokens and the marks tables
-    are there."""
+    """The real migrations 1 → 7, on a ledger that has jobs: they survive, with the new columns
+    (batch names too); the requests table is gone, the controller's status, the API's tokens and
+    the marks tables are there."""
     ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
@@ -103,7 +103,8 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         assert ledger.job(ids[0]).finished_at is not None
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert "name" in [row[1] for row in conn.execute("PRAGMA table_info(batch)")]
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
@@ -152,7 +153,29 @@ def test_a_schema_5_ledger_gains_the_marks_table(tmp_path: Path) -> None:
         assert ledger.marks.of(ids) == dict.fromkeys(ids, Mark.star)
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
+
+
+def test_a_schema_6_ledger_gains_batch_names(tmp_path: Path) -> None:
+    """Migration 6 → 7 alone: the batches stay, unnamed, and can be named afterwards."""
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, 2)
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.execute("ALTER TABLE batch DROP COLUMN name")
+    conn.execute("PRAGMA user_version = 6")
+    conn.commit()
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        (batch,) = ledger.batches()
+        assert batch.name is None
+        assert ledger.name_batch(batch.id, "  dusk portraits ").name == "dusk portraits"
+        assert ledger.job(ids[0]).batch == batch.id
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
     finally:
         conn.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import InputError, UnknownRecord
-from core.ledger import Ledger, PresetContent, PresetOutcome
+from core.ledger import Ledger, NewJob, PresetContent, PresetOutcome
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 
 OTHER = {"1": {"class_type": "EmptyImage", "inputs": {"width": 8}}}
@@ -89,3 +89,13 @@ def test_rename_keeps_the_content_and_refuses_a_taken_name(ledger: Ledger) -> No
         ledger.presets.rename("demo", "again")
     with pytest.raises(InputError):
         ledger.presets.rename("Demo", " ")
+
+
+def test_a_batch_is_named_when_made_or_later(ledger: Ledger) -> None:
+    batch, _ = ledger.create_batch("demo", [NewJob({})], requester="a", name=" Fox study ")
+    assert ledger.batch(batch.id).name == "Fox study"
+    assert ledger.name_batch(batch.id, "").name is None
+    with pytest.raises(InputError, match="at most 200 characters"):
+        ledger.name_batch(batch.id, "x" * 201)
+    with pytest.raises(UnknownRecord):
+        ledger.name_batch("batch_20990101_0001", "nope")
