@@ -16,7 +16,7 @@ from core.simulator.outputs import pnginfo
 from desktop.main_window import MainWindow
 from desktop.preset_files import preset_of
 from desktop.presets_panel import PresetsPanel
-from desktop.recall import RecallChoice, connect_recall
+from desktop.recall import RecallChoice
 from tests.desktop.helpers import StubDropEvent
 
 COMFY_PNG = Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png"
@@ -26,7 +26,6 @@ COMFY_PNG = Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.p
 def window(qtbot, ledger, controller, preset_name):
     window = MainWindow(ledger, controller)
     qtbot.addWidget(window)
-    connect_recall(window.presets, window.composer)
     return window
 
 
