@@ -13,9 +13,10 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
     QUrl,
+    Signal,
     Slot,
 )
-from PySide6.QtGui import QDesktopServices, QIcon, QPixmap
+from PySide6.QtGui import QAction, QDesktopServices, QIcon, QPixmap
 from PySide6.QtWidgets import QComboBox, QLabel, QListView, QVBoxLayout, QWidget
 
 from core.job_state import JobState
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from desktop.thumbnails import ThumbnailLoader
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+JOB_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 GALLERY_ICON = min(THUMB_SIZE, 128)
 
 
@@ -96,6 +98,8 @@ class GalleryModel(QAbstractListModel):
             return f"{job_id}\n{path}"
         if role == PATH_ROLE:
             return path
+        if role == JOB_ID_ROLE:
+            return job_id
         return None
 
 
@@ -110,7 +114,14 @@ def job_outputs(ledger: Ledger, job_id: str, output_dir: Path | None = None) -> 
 
 
 class GalleryWidget(QWidget):
-    """Choose a batch, see its outputs; activate (double-click/Enter) one to open it."""
+    """Choose a batch, see its outputs; activate (double-click/Enter) one to open it.
+
+    Signals:
+        recall_requested(str, bool): put this picture's job's values (True: its seed alone)
+            into the composer (the picture's context menu).
+    """
+
+    recall_requested = Signal(str, bool)
 
     def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
         super().__init__(parent)
@@ -128,6 +139,12 @@ class GalleryWidget(QWidget):
         self.view.setMovement(QListView.Movement.Static)
         self.view.setModel(self.model)
         self.view.activated.connect(self.open_item)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.send_to_composer = QAction("Send to c&omposer", self.view)
+        self.send_to_composer.triggered.connect(lambda: self._recall(seed_only=False))
+        self.use_seed = QAction("Use its s&eed", self.view)
+        self.use_seed.triggered.connect(lambda: self._recall(seed_only=True))
+        self.view.addActions([self.send_to_composer, self.use_seed])
         self.empty = QLabel("Finished images of the chosen batch appear here.", self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.batch)
@@ -166,6 +183,11 @@ class GalleryWidget(QWidget):
         if self.isVisible() or not self._timer.isActive():
             self.model.load_batch(self.batch.currentText() or None)
         self.empty.setVisible(self.model.rowCount() == 0)
+
+    def _recall(self, *, seed_only: bool) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self.recall_requested.emit(index.data(JOB_ID_ROLE), seed_only)
 
     @Slot(QModelIndex)
     def open_item(self, index: QModelIndex) -> None:

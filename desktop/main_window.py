@@ -208,6 +208,7 @@ class MainWindow(QMainWindow):
         self.job_actions.failed.connect(self.show_error)
         self.job_actions.retried_as.connect(self.on_retried_as)
         self.job_actions.recall_requested.connect(self.on_recall)
+        self.gallery.recall_requested.connect(self.on_recall)
         connect_recall(self.presets, self.composer)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
