@@ -23,11 +23,16 @@ CONFIRM_FROM = 20  # a bulk action reaching this many jobs asks first
 @dataclass(frozen=True)
 class Scope:
     """An action's text and tooltip for the current selection; ``count`` jobs it would reach
-    (0: disabled, the tooltip says why)."""
+    (0: disabled, the tooltip says why); ``short``: the toolbar's text, when not the text's."""
 
     text: str
     tip: str
     count: int
+    short: str = ""
+
+    @property
+    def toolbar_text(self) -> str:
+        return self.short or plain_text(self.text)
 
     @property
     def enabled(self) -> bool:
@@ -70,7 +75,7 @@ def _of(batches: list[str]) -> str:
 def cancel_scope(jobs: list[JobRecord]) -> Scope:
     count = sum(job.state.can_cancel for job in jobs)
     if count:
-        return Scope(f"&Cancel {jobs_text(count, 'selected')}", "", count)
+        return Scope(f"&Cancel {jobs_text(count, 'selected')}", "", count, f"Cancel ({count:,})")
     why = "None of the selected jobs can be cancelled: finished or already cancelling"
     return Scope("&Cancel", why if jobs else "Select the jobs to cancel", 0)
 
@@ -78,7 +83,7 @@ def cancel_scope(jobs: list[JobRecord]) -> Scope:
 def retry_scope(jobs: list[JobRecord]) -> Scope:
     count = sum(job.state.can_retry for job in jobs)
     if count:
-        return Scope(f"&Retry {jobs_text(count, 'selected')}", "", count)
+        return Scope(f"&Retry {jobs_text(count, 'selected')}", "", count, f"Retry ({count:,})")
     why = "None of the selected jobs failed or was cancelled"
     return Scope("&Retry", why if jobs else "Select failed or cancelled jobs to retry", 0)
 
@@ -97,7 +102,8 @@ def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     if not count:
         over = "has" if len(batches) == 1 else "have"
         return Scope("Cancel &batch", f"{_of(batches)} {over} finished: nothing to cancel", 0)
-    return Scope(f"Cancel &batch: {jobs_text(count, 'unfinished')} of {_of(batches)}", "", count)
+    text = f"Cancel &batch: {jobs_text(count, 'unfinished')} of {_of(batches)}"
+    return Scope(text, "", count, f"Cancel batch ({count:,})")
 
 
 def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
@@ -110,4 +116,5 @@ def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     scope = _of([batch] if batch else [])
     if not count:
         return Scope("Cancel all but &running", f"No job of {scope} is waiting", 0)
-    return Scope(f"Cancel {jobs_text(count, '&waiting')} of {scope}", "", count)
+    text = f"Cancel {jobs_text(count, '&waiting')} of {scope}"
+    return Scope(text, "", count, f"Cancel waiting ({count:,})")

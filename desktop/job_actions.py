@@ -147,12 +147,14 @@ class JobActions(QObject):
         return action
 
     def _show(self, action: QAction, scope: Scope) -> Scope:
-        """The action's text and enabled state follow its scope; the tooltip says why not."""
+        """The action's text and enabled state follow its scope (the toolbar's a short form,
+        the whole text in its tooltip); the tooltip says why when it is disabled."""
         action.setText(scope.text)
-        action.setIconText(plain_text(scope.text))  # the toolbar would drop "…" from "batch_…_4"
+        action.setIconText(scope.toolbar_text)
         action.setEnabled(scope.enabled)
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        action.setToolTip(f"{scope.tip or self._tips[action]} ({keys})")
+        tip = scope.tip or (plain_text(scope.text) if scope.short else self._tips[action])
+        action.setToolTip(f"{tip} ({keys})")
         return scope
 
     def _confirmed(self, scope: Scope) -> bool:

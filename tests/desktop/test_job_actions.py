@@ -206,8 +206,10 @@ async def longest_stall(done: Callable[[], bool], seconds: float = 30.0) -> floa
     return longest
 
 
-def test_the_toolbar_text_keeps_the_batch_ellipsis(actions, selection, jobs) -> None:
+def test_the_toolbar_says_it_short_and_the_tooltip_whole(actions, selection, jobs) -> None:
     selection.jobs = [jobs["pending"]]
     actions.update_enabled()
-    assert "batch_…_" in actions.cancel_waiting.iconText()
-    assert "&" not in actions.cancel_waiting.iconText()
+    short = short_batch(jobs["pending"].batch)
+    assert actions.cancel_waiting.iconText() == "Cancel waiting (1)"
+    assert actions.cancel_waiting.toolTip() == f"Cancel 1 waiting job of {short} (Ctrl+Shift+K)"
+    assert "batch_…_" in short
