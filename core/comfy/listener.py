@@ -152,8 +152,8 @@ class Listener:
         if self._closing.is_set():
             await socket.close()
             return
+        self._opened(socket)  # first: closing the listener meanwhile closes this socket too
         await self._announce(socket)
-        self._opened(socket)
 
     async def _open_unless_closed(self) -> ClientConnection | None:
         """Open a socket; None if ``aclose`` cancelled the handshake (it may take seconds)."""
