@@ -17,6 +17,7 @@ from core.controller.client import ControllerClient
 from core.controller.published import APP
 from core.errors import BatchlineError, InputError
 from core.ledger import Ledger
+from core.ledger.windows import WindowPresence
 from core.paths import data_dir
 from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from desktop.background import (
@@ -127,6 +128,7 @@ class Session(QObject):
         self.tasks = BackgroundTasks(self)
         self.finished: asyncio.Future[str] = asyncio.get_event_loop().create_future()
         self._attached_run = ""  # the controller run this window told it watches
+        self.presence: WindowPresence | None = None  # tells the controller a window watches
 
     async def open(self) -> MainWindow:
         real = Ledger(self.options.data_dir)
@@ -139,6 +141,8 @@ class Session(QObject):
         else:
             self.ledger = real
             check_servers(server_list(self.options.server or "") or settings.servers)
+        self.presence = WindowPresence(self.ledger.folder)
+        self.presence.hold()
         self.controller = ControllerClient(self.ledger)
         self.window = self._window(settings)
         await self.controller.start()
@@ -253,7 +257,7 @@ class Session(QObject):
         assert self.tray is not None
         assert self.window is not None
         running = self.controller.running if self.controller is not None else None
-        if running is not None:
+        if running is not None and running.origin == APP:  # this process stays: say it
             self.ledger.controller_runs.exit_when_idle(running.run_id, True)
         self._attached_run = ""
         self.window.hide()
@@ -324,6 +328,8 @@ class Session(QObject):
             self.window.confirm_close = None
             self.window.close()
             self.window.deleteLater()
+        if self.presence is not None:
+            self.presence.release()
         if self.ledger is not None:
             self.ledger.close()
 
@@ -334,8 +340,7 @@ class Session(QObject):
         running = self.controller.running
         if running is None:
             return
-        if how == "background":
-            self.ledger.controller_runs.exit_when_idle(running.run_id, True)
+        if how == "background":  # one the app started stops once done: no window watches it
             log.info("the background controller (pid %d) goes on", running.pid)
             return
         stop = how in ("stop", "quit_all") or running.origin == APP

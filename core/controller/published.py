@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from core.controller.status import Connection, ControllerStatus, Progress, ServerStatus
+from core.ledger.windows import windows_open
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,8 +26,8 @@ HEARTBEAT_S = 2.0
 # A controller whose row has not been written for this long is taken for dead (killed without
 # a word); the lease says so at once, this covers clients that do not look at the lease.
 SILENT_AFTER_S = 3 * HEARTBEAT_S
-# A controller told to stop once no job is left waits this long with none first: a window
-# opening meanwhile keeps it, and one started by the app gets the time to attach.
+# A controller that may stop once no job is left waits this long with none first: a window
+# opening meanwhile keeps it.
 IDLE_GRACE_S = 10.0
 APP, TERMINAL = "app", "terminal"
 
@@ -127,10 +128,7 @@ class StatusPublisher:
         if the heartbeat is due (the first time: the run's row)."""
         runs = self.ledger.controller_runs
         if self._written is None:
-            # One the app started stops by itself once idle unless a window attaches (it
-            # clears this at once): a window that died leaves no controller behind for ever.
-            started = (self.run_id, os.getpid(), self.origin, status_to_json(status))
-            runs.begin(*started, exit_when_idle=self.origin == APP)
+            runs.begin(self.run_id, os.getpid(), self.origin, status_to_json(status))
         else:
             since = time.monotonic() - self._written_at
             changed = status != self._written
@@ -147,14 +145,19 @@ class StatusPublisher:
         runs.publish(self.run_id, status_to_json(status), stopped=True)
 
     def stop_reason(self, has_active_jobs: Callable[[], bool]) -> str:
-        """Why a client wants this controller to stop ("" if none does): asked to stop now, or
-        asked to stop once no job is left (the window closed) and none is."""
+        """Why this controller should stop ("" if it should not): a client asked it to stop
+        now; or it may stop once no job is left (asked to by a window closing to the tray, or
+        started by the app and no window watches it any more) and none has been for
+        ``IDLE_GRACE_S``."""
         row = self.ledger.controller_runs.of_run(self.run_id)
         if row is None:
             return ""
         if row.stop_requested:
             return "asked to through the ledger"
-        if not row.exit_when_idle or has_active_jobs():
+        if not (row.exit_when_idle or self.origin == APP) or has_active_jobs():
+            self._idle_since = None
+            return ""
+        if not row.exit_when_idle and windows_open(self.ledger.folder):
             self._idle_since = None
             return ""
         now = time.monotonic()

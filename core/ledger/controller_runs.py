@@ -45,15 +45,7 @@ class ControllerRunStore:
     def __init__(self, handle: LedgerHandle) -> None:
         self._handle = handle
 
-    def begin(
-        self,
-        run_id: str,
-        pid: int,
-        origin: str,
-        status: dict[str, Any],
-        *,
-        exit_when_idle: bool = False,
-    ) -> None:
+    def begin(self, run_id: str, pid: int, origin: str, status: dict[str, Any]) -> None:
         """A new controller took the lease: its row replaces the last one's."""
         now = self._handle.now()
         with self._handle.tx():
@@ -66,7 +58,7 @@ class ControllerRunStore:
                 updated_at=now,
                 status_json=json.dumps(status),
                 stop_requested=False,
-                exit_when_idle=exit_when_idle,
+                exit_when_idle=False,
             ).on_conflict_replace().execute()
 
     def publish(self, run_id: str, status: dict[str, Any], *, stopped: bool = False) -> None:
@@ -94,8 +86,8 @@ class ControllerRunStore:
             return bool(query.execute())
 
     def exit_when_idle(self, run_id: str, exit_when_idle: bool) -> bool:
-        """Let the controller ``run_id`` stop by itself once no job is left (no window watches
-        it any more), or not (a window attached again); whether it is still running."""
+        """Let the controller ``run_id`` stop by itself once no job is left (its window went to
+        the tray), or not (a window attached again); whether it is still running."""
         query = schema.ControllerRun.update(exit_when_idle=exit_when_idle).where(
             schema.ControllerRun.run_id == run_id, schema.ControllerRun.stopped_at.is_null()
         )

@@ -43,7 +43,7 @@ class ControllerLease:
             return
         handle = self.path.open("a+", encoding="ascii")
         deadline = time.monotonic() + wait_s
-        while not _try_lock(handle):
+        while not try_lock(handle):
             if time.monotonic() >= deadline:
                 _refuse(handle)
             time.sleep(RETRY_S)
@@ -63,16 +63,16 @@ class ControllerLease:
         if self._handle is not None:
             return
         with self.path.open("a+", encoding="ascii") as handle:
-            if not _try_lock(handle):
+            if not try_lock(handle):
                 _refuse(handle)
-            _unlock(handle)
+            unlock(handle)
 
     def release(self) -> None:
         if self._handle is None:
             return
         with contextlib.suppress(OSError):
             self._handle.truncate(0)
-        _unlock(self._handle)
+        unlock(self._handle)
         self._handle.close()
         self._handle = None
 
@@ -95,7 +95,7 @@ def _refuse(handle: IO[str]) -> NoReturn:
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds only
     import msvcrt
 
-    def _try_lock(handle: IO[str]) -> bool:
+    def try_lock(handle: IO[str]) -> bool:
         try:
             handle.seek(0)
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
@@ -103,7 +103,7 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds on
             return False
         return True
 
-    def _unlock(handle: IO[str]) -> None:
+    def unlock(handle: IO[str]) -> None:
         with contextlib.suppress(OSError):
             handle.seek(0)
             msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
@@ -111,12 +111,12 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds on
 else:
     import fcntl
 
-    def _try_lock(handle: IO[str]) -> bool:
+    def try_lock(handle: IO[str]) -> bool:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False
         return True
 
-    def _unlock(handle: IO[str]) -> None:
+    def unlock(handle: IO[str]) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

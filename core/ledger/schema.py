@@ -184,7 +184,7 @@ class ControllerRun(BaseModel):
     stopped_at = FloatField(null=True)
     status_json = TextField()
     stop_requested = BooleanField(default=False)
-    exit_when_idle = BooleanField(default=False)  # no window watches: stop once nothing is left
+    exit_when_idle = BooleanField(default=False)  # stop once nothing is left (window in tray)
 
     class Meta:
         table_name = "controller_run"

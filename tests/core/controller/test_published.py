@@ -14,6 +14,7 @@ from core.controller.published import (
 )
 from core.controller.status import Connection, ControllerStatus, Progress, ServerStatus
 from core.ledger import Ledger
+from core.ledger.windows import WindowPresence
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,34 +115,45 @@ def test_a_controller_that_stopped_writing_is_silent(tmp_path: Path) -> None:
         assert row.silent(row.updated_at + published.SILENT_AFTER_S + 0.1)
 
 
-def test_one_the_app_started_stops_once_idle_for_the_grace_unless_a_window_attaches(
+def test_one_the_app_started_stops_once_idle_for_the_grace_and_no_window_watches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(published, "IDLE_GRACE_S", 0.3)
     active = [True]
+    window = WindowPresence(tmp_path)
     with Ledger(tmp_path) as ledger:
         publisher = StatusPublisher(ledger, "app")
         publisher.new_run()
         publisher.flush(ControllerStatus())
-        row = ledger.controller_runs.current()
-        assert row is not None
-        assert row.exit_when_idle, "no window attached yet"
-        assert publisher.stop_reason(lambda: active[0]) == ""  # jobs left
+        window.hold()
         active[0] = False
-        assert publisher.stop_reason(lambda: active[0]) == ""  # idle, within the grace
+        assert publisher.stop_reason(lambda: active[0]) == ""  # idle, but a window watches
+        time.sleep(0.3)
+        assert publisher.stop_reason(lambda: active[0]) == ""
+        window.release()  # closed (or crashed: the OS lets go of its lock all the same)
+        assert publisher.stop_reason(lambda: active[0]) == ""  # within the grace
         time.sleep(0.3)
         assert publisher.stop_reason(lambda: active[0]) == "no job is left and no window is open"
-        ledger.controller_runs.exit_when_idle(publisher.run_id, False)  # a window attached
-        assert publisher.stop_reason(lambda: active[0]) == ""
+        active[0] = True
+        assert publisher.stop_reason(lambda: active[0]) == ""  # work came in: it goes on
+        window.hold()  # a window in the tray asks it to stop once done, though it watches
+        ledger.controller_runs.exit_when_idle(publisher.run_id, True)
+        active[0] = False
+        publisher.stop_reason(lambda: active[0])
+        time.sleep(0.3)
+        assert publisher.stop_reason(lambda: active[0]) == "no job is left and no window is open"
         ledger.controller_runs.request_stop(publisher.run_id)
         assert publisher.stop_reason(lambda: active[0]) == "asked to through the ledger"
+        window.release()
 
 
-def test_one_started_by_hand_never_stops_by_itself(tmp_path: Path) -> None:
+def test_one_started_by_hand_never_stops_by_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(published, "IDLE_GRACE_S", 0.0)
     with Ledger(tmp_path) as ledger:
         publisher = StatusPublisher(ledger, "terminal")
         publisher.new_run()
         publisher.flush(ControllerStatus())
-        row = ledger.controller_runs.current()
-        assert row is not None
-        assert not row.exit_when_idle
+        assert publisher.stop_reason(lambda: False) == ""
+        assert publisher.stop_reason(lambda: False) == ""
