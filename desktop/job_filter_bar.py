@@ -8,6 +8,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from core.job_state import JobState
+from desktop.batch_names import batch_label
 from desktop.job_states import state_label
 
 if TYPE_CHECKING:
@@ -56,11 +57,16 @@ class JobFilterBar(QWidget):
         self.states.currentIndexChanged.connect(self.on_states)
         self.batch.currentIndexChanged.connect(self.on_batch)
 
-    def set_batches(self, batch_ids: list[str]) -> None:
-        shown = [self.batch.itemData(i) for i in range(1, self.batch.count())]
+    def set_batches(self, batch_ids: list[str], names: dict[str, str] | None = None) -> None:
+        """The batches to filter on, each shown by its name (with its id) when it has one."""
+        names = names or {}
+        shown = {self.batch.itemData(i): i for i in range(1, self.batch.count())}
         for batch_id in batch_ids:
+            label = batch_label(batch_id, names.get(batch_id))
             if batch_id not in shown:
-                self.batch.addItem(batch_id, batch_id)
+                self.batch.addItem(label, batch_id)
+            elif self.batch.itemText(shown[batch_id]) != label:
+                self.batch.setItemText(shown[batch_id], label)
 
     def show_count(self, shown: int, total: int, loading: bool) -> None:
         more = " (loading…)" if loading else ""

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.batch import shrink_choices
 from core.errors import BatchlineError
 from desktop.batch_composer import BatchComposerWidget
+from desktop.batch_names import ask_and_name
 from desktop.drop_overlay import DropOverlay
 from desktop.gallery import GalleryWidget
 from desktop.icon import app_icon
@@ -359,7 +360,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def refresh_batches(self) -> None:
         batches = self.model.batch_ids()
-        self.filter_bar.set_batches(batches)
+        names = {batch.id: batch.name for batch in self.ledger.batches() if batch.name}
+        self.filter_bar.set_batches(batches, names)
         self.gallery.set_batches(batches)
 
     def _show_count(self) -> None:
@@ -388,6 +390,19 @@ class MainWindow(QMainWindow):
             return dialog.factor(), dialog.shrink()
         finally:
             dialog.deleteLater()
+
+    @Slot()
+    def name_batch(self) -> None:
+        """Name the selected job's batch, or the batch the table is filtered on."""
+        jobs = self.table.selected_jobs()
+        batch_id = jobs[-1].batch if jobs else self.filter_bar.batch.currentData()
+        if not batch_id:
+            self.show_error("Select a job, or a batch in the filter, to name its batch.")
+            return
+        error = ask_and_name(self, self.ledger, batch_id)
+        if error:
+            self.show_error(error)
+        self.refresh_batches()
 
     @Slot()
     def select_all_jobs(self) -> None:

@@ -50,6 +50,8 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     jobs_menu.addSeparator()
     for action in window.job_actions.recall_actions():
         jobs_menu.addAction(action)
+    jobs_menu.addSeparator()
+    jobs_menu.addAction(_action(window, "&Name batch…", "F2", window.name_batch))
 
     view_menu = bar.addMenu("&View")
     toolbar = window.toolbar.toggleViewAction()

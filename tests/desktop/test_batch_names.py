@@ -1,0 +1,62 @@
+"""Naming a batch from the window: Jobs › Name batch… on the selected job's batch."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QInputDialog
+
+from desktop.main_window import MainWindow
+from tests.desktop.conftest import make_jobs
+
+
+@pytest.fixture
+def window(qtbot, ledger, controller, preset_name, tmp_path):
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    window.start()
+    yield window
+    window.close()
+
+
+def answer(text: str | None) -> None:
+    """Type ``text`` into the name dialog once it shows and press OK (None: Cancel)."""
+
+    def fill() -> None:
+        dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QInputDialog)]
+        visible = [d for d in dialogs if d.isVisible()]
+        if not visible:
+            QTimer.singleShot(10, fill)
+            return
+        if text is None:
+            visible[0].reject()
+        else:
+            visible[0].setTextValue(text)
+            visible[0].accept()
+
+    QTimer.singleShot(10, fill)
+
+
+def name_action(window: MainWindow):
+    return next(
+        a for a in window.findChildren(type(window.quit_action)) if "Name batch" in a.text()
+    )
+
+
+def test_the_selected_jobs_batch_is_named_and_shown_so(window, ledger, preset_name, qtbot) -> None:
+    (job,) = make_jobs(ledger, preset_name, 1)
+    batch = ledger.job(job).batch
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1)
+    window.select_job(job)
+    answer("Foxes at dusk")
+    name_action(window).trigger()
+    assert ledger.batch(batch).name == "Foxes at dusk"
+    labels = [window.filter_bar.batch.itemText(i) for i in range(window.filter_bar.batch.count())]
+    assert f"Foxes at dusk ({batch})" in labels
+    answer(None)  # Cancel keeps the name
+    name_action(window).trigger()
+    assert ledger.batch(batch).name == "Foxes at dusk"
+    answer("x" * 201)
+    name_action(window).trigger()
+    assert ledger.batch(batch).name == "Foxes at dusk"
+    assert "200" in window.banner.text()
