@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_first_run_says_it_is_installing_before_it_installs() -> None:
     # -n prints the recipe without running it; -W treats pyproject.toml as just changed
     plan = subprocess.run(
-        ["make", "-n", "-W", "pyproject.toml", "run"],
+        # no "Entering/Leaving directory" lines when this runs inside `make test`
+        ["make", "--no-print-directory", "-n", "-W", "pyproject.toml", "run"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -24,7 +24,13 @@ from tests.core.controller.conftest import MakeController, queue
 from tests.core.controller.test_controller import all_done, states
 from tests.core.helpers import NOISE_WORKFLOW, wait_for
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [
+    pytest.mark.asyncio,
+    # The impatient client gives up on any request after 0.2 s: on a loaded machine a /queue
+    # read can take that long too, and the controller then says ComfyUI is unreachable for a
+    # moment (seen once in CI). That warning is allowed here; the outcomes are still checked.
+    pytest.mark.expect_log("core.controller.controller"),
+]
 MakeSimulator = Callable[..., object]
 IMPATIENT = httpx.Timeout(0.2)  # the client gives up long before a late prompt is queued
 # A prompt queued LATE seconds after it was sent arrives well after a SETTLE window (with room
