@@ -16,12 +16,10 @@ from typing import TYPE_CHECKING
 
 from core.controller.commands import LedgerCommands
 from core.controller.published import Published, read_published
-from core.controller.status import Connection, ControllerStatus
+from core.controller.status import Connection, ControllerStatus, StatusListener, tell
 from core.errors import LeaseTakenError, LedgerError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from core.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -43,7 +41,7 @@ class ControllerClient(LedgerCommands):
         self.status = ControllerStatus(connection=Connection.offline, stopped=NOT_RUNNING)
         self.starting = False  # one is being started: until it runs, say "connecting"
         self.failed = ""  # the error the last controller stopped for, while none runs
-        self._listeners: list[Callable[[ControllerStatus], None]] = []
+        self._listeners: list[StatusListener] = []
         self._task: asyncio.Task[None] | None = None
 
     def server_count(self) -> int:
@@ -62,7 +60,7 @@ class ControllerClient(LedgerCommands):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def add_status_listener(self, callback: Callable[[ControllerStatus], None]) -> None:
+    def add_status_listener(self, callback: StatusListener) -> None:
         self._listeners.append(callback)
 
     def refresh(self) -> None:
@@ -102,8 +100,4 @@ class ControllerClient(LedgerCommands):
         if status == self.status:
             return
         self.status = status
-        for listener in list(self._listeners):
-            try:
-                listener(status)
-            except Exception:  # a broken observer must not stop the others
-                log.exception("status listener failed")
+        tell(self._listeners, status)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from core.controller.commands import LedgerCommands, worker
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
-from core.controller.status import Connection, ControllerStatus
+from core.controller.status import Connection, ControllerStatus, StatusListener, tell
 from core.controller.supervision import LoopHealth, fatal_error
 from core.errors import (
     BatchlineError,
@@ -52,7 +52,6 @@ FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
 FEED_LOOP = "changes from other processes"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
-StatusListener = Callable[[ControllerStatus], None]
 _T = TypeVar("_T")
 
 
@@ -362,8 +361,4 @@ class Controller(LedgerCommands):
         if status == self.status:
             return
         self.status = status
-        for listener in list(self._listeners):
-            try:
-                listener(status)
-            except Exception:  # a broken observer must not stop the controller
-                log.exception("status listener failed")
+        tell(self._listeners, status)

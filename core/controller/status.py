@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+log = logging.getLogger(__name__)
 
 
 class Connection(StrEnum):
@@ -88,3 +92,15 @@ class ControllerStatus:
     def capacity(self) -> int:
         """How many prompts ComfyUI may hold at once: the global cap on each server."""
         return self.global_cap * max(1, len(self.servers))
+
+
+StatusListener = Callable[[ControllerStatus], None]
+
+
+def tell(listeners: list[StatusListener], status: ControllerStatus) -> None:
+    """Give ``status`` to each listener; one that fails is logged and the others still hear."""
+    for listener in list(listeners):
+        try:
+            listener(status)
+        except Exception:  # a broken observer must not stop the controller or the others
+            log.exception("status listener failed")

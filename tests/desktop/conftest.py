@@ -69,6 +69,18 @@ def controller(ledger: Ledger) -> FakeController:
 
 
 @pytest.fixture
+def window(qtbot, ledger, controller, preset_name, tmp_path):
+    """The main window over the ledger and a fake controller, started."""
+    from desktop.main_window import MainWindow
+
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    window.start()
+    yield window
+    window.close()
+
+
+@pytest.fixture
 def preset_copy(tmp_path: Path) -> Path:
     target = tmp_path / "fox.json"
     shutil.copy(TXT2IMG, target)

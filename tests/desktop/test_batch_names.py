@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from desktop.main_window import MainWindow
 from tests.desktop.conftest import make_jobs
-
-
-@pytest.fixture
-def window(qtbot, ledger, controller, preset_name, tmp_path):
-    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
-    qtbot.addWidget(window)
-    window.start()
-    yield window
-    window.close()
 
 
 def answer(text: str | None) -> None:

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from PIL import Image
 
 from core.controller.previews import FOLDER
 from desktop.main_window import MainWindow
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import run_job
-
-
-@pytest.fixture
-def window(qtbot, ledger, controller, preset_name, tmp_path):
-    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
-    qtbot.addWidget(window)
-    window.start()
-    yield window
-    window.close()
 
 
 def write_preview(ledger, job_id: str, colour: tuple[int, int, int]) -> None:

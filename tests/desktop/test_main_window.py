@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWidget
 
@@ -13,15 +12,6 @@ from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG, make_jobs
 from tests.desktop.helpers import run_job, succeed_job, until
-
-
-@pytest.fixture
-def window(qtbot, ledger, controller, preset_name, tmp_path):
-    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
-    qtbot.addWidget(window)
-    window.start()
-    yield window
-    window.close()
 
 
 def test_starts_on_the_first_preset(window, preset_name) -> None:
