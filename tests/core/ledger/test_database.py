@@ -114,70 +114,59 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         conn.close()
 
 
+def ledger_one_version_back(folder: Path, undo: str, version: int) -> list[str]:
+    """A current ledger with two jobs, taken back to ``version`` by the SQL ``undo``; its job
+    ids (reopening it migrates it again)."""
+    with Ledger(folder) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+        ids = make_jobs(ledger, 2)
+    conn = sqlite3.connect(ledger_path(folder))
+    conn.execute(undo)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+    return ids
+
+
+def schema_version(folder: Path) -> int:
+    conn = sqlite3.connect(ledger_path(folder))
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
 def test_a_schema_4_ledger_gains_the_api_tokens_table(tmp_path: Path) -> None:
     """Migration 4 → 5 alone: a ledger made by the last schema keeps its jobs and can hold
     tokens afterwards."""
-    with Ledger(tmp_path) as ledger:
-        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
-        ids = make_jobs(ledger, 2)
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.execute("DROP TABLE api_token")
-    conn.execute("PRAGMA user_version = 4")
-    conn.commit()
-    conn.close()
+    ids = ledger_one_version_back(tmp_path, "DROP TABLE api_token", 4)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
         token = ledger.tokens.create("krita")
         assert ledger.tokens.requester(token) == "krita"
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    finally:
-        conn.close()
+    assert schema_version(tmp_path) == SCHEMA_VERSION
 
 
 def test_a_schema_5_ledger_gains_the_marks_table(tmp_path: Path) -> None:
     """Migration 5 → 6 alone: the jobs stay and can be marked afterwards."""
     from core.ledger.marks import Mark
 
-    with Ledger(tmp_path) as ledger:
-        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
-        ids = make_jobs(ledger, 2)
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.execute("DROP TABLE mark")
-    conn.execute("PRAGMA user_version = 5")
-    conn.commit()
-    conn.close()
+    ids = ledger_one_version_back(tmp_path, "DROP TABLE mark", 5)
     with Ledger(tmp_path) as ledger:
         ledger.marks.set(ids, Mark.star)
         assert ledger.marks.of(ids) == dict.fromkeys(ids, Mark.star)
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    finally:
-        conn.close()
+    assert schema_version(tmp_path) == SCHEMA_VERSION
 
 
 def test_a_schema_6_ledger_gains_batch_names(tmp_path: Path) -> None:
     """Migration 6 → 7 alone: the batches stay, unnamed, and can be named afterwards."""
-    with Ledger(tmp_path) as ledger:
-        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
-        ids = make_jobs(ledger, 2)
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.execute("ALTER TABLE batch DROP COLUMN name")
-    conn.execute("PRAGMA user_version = 6")
-    conn.commit()
-    conn.close()
+    ids = ledger_one_version_back(tmp_path, "ALTER TABLE batch DROP COLUMN name", 6)
     with Ledger(tmp_path) as ledger:
         (batch,) = ledger.batches()
         assert batch.name is None
         assert ledger.name_batch(batch.id, "  dusk portraits ").name == "dusk portraits"
         assert ledger.job(ids[0]).batch == batch.id
-    conn = sqlite3.connect(ledger_path(tmp_path))
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
-    finally:
-        conn.close()
+    assert schema_version(tmp_path) == SCHEMA_VERSION
 
 
 def test_a_ledger_locked_beyond_the_busy_timeout_is_one_line_naming_it(
