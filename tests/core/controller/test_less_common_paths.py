@@ -100,7 +100,7 @@ async def test_a_command_on_a_worker_thread_changes_the_jobs_and_wakes_the_loop(
     await wait_for(lambda: ledger.job(ids[0]).state is JobState.succeeded)
 
 
-@pytest.mark.expect_log("core.controller.controller", "ERROR")
+@pytest.mark.expect_log("core.controller.status", "ERROR")
 async def test_an_observer_that_raises_neither_stops_the_controller_nor_the_others(
     ledger: Ledger,
     simulator: Simulator,
