@@ -204,6 +204,11 @@ class JobActions(QObject):
             self.failed.emit(str(exc))
         self.update_enabled()
 
+    @property
+    def busy(self) -> bool:
+        """Whether a command is still running (its transaction, then its report)."""
+        return self._tasks.running > 0
+
     def _run_in_worker(self, command: Callable[[], object]) -> None:
         """Run a command over many jobs off the window's thread (one ledger transaction over
         thousands of jobs takes longer than a frame); a refusal is shown when it ends."""

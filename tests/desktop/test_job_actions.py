@@ -140,6 +140,8 @@ def test_a_bulk_cancel_leaves_the_window_free(qloop, ledger, preset_name, tmp_pa
         stall = qloop.run_until_complete(
             longest_stall(lambda: ledger.count_by_state() == {JobState.cancelled: 3000})
         )
+        # the command's task ends after its transaction does: let it finish before the check
+        qloop.run_until_complete(longest_stall(lambda: not actions.busy))
     finally:
         release.join()
         writer.close()
