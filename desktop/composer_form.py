@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from core.presets.availability import unlisted_choices
 from desktop.parameter_editors import (
@@ -16,6 +16,7 @@ from desktop.parameter_editors import (
     make_editor,
     set_editor_value,
 )
+from desktop.questions import confirm
 
 if TYPE_CHECKING:
     from core.catalogue import Catalogue
@@ -112,11 +113,5 @@ class ParameterForm(QGroupBox):
 def confirm_unlisted(parent: QWidget, lines: list[str]) -> bool:
     """Ask whether to queue all the same, the server lacking what `lines` name."""
     listed = "\n".join(f"• {line}" for line in lines)
-    answer = QMessageBox.warning(
-        parent,
-        "Missing on the server",
-        f"The server does not list these; its jobs would fail:\n\n{listed}\n\nQueue anyway?",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-        QMessageBox.StandardButton.Cancel,
-    )
-    return answer == QMessageBox.StandardButton.Yes
+    text = f"The server does not list these; its jobs would fail:\n\n{listed}\n\nQueue anyway?"
+    return confirm(parent, "Missing on the server", text, warning=True)

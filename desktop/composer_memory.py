@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.batch.composer_state import (
     forget_composer_state,
@@ -19,6 +19,7 @@ from core.batch.workflow import build_workflow
 from core.errors import BatchlineError
 from core.presets import preset_from_api
 from core.presets.storing import store_preset
+from desktop.questions import confirm
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -112,11 +113,5 @@ class ComposerMemory(QObject):
 
 
 def confirm_replace(parent: QWidget, name: str) -> bool:
-    answer = QMessageBox.question(
-        parent,
-        "Replace preset",
-        f"A preset named “{name}” exists. Replace its workflow with these values?",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-        QMessageBox.StandardButton.Cancel,
-    )
-    return answer == QMessageBox.StandardButton.Yes
+    text = f"A preset named “{name}” exists. Replace its workflow with these values?"
+    return confirm(parent, "Replace preset", text)

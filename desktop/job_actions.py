@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from core.errors import BatchlineError
 from core.job_state import CANCELLABLE_STATES, RETRYABLE_STATES
@@ -20,6 +20,7 @@ from desktop.job_action_scope import (
     retry_scope,
     retry_smaller_scope,
 )
+from desktop.questions import confirm
 from desktop.tasks import BackgroundTasks
 
 if TYPE_CHECKING:
@@ -45,18 +46,6 @@ def can_retry(jobs: list[JobRecord]) -> bool:
 
 def can_retry_smaller(jobs: list[JobRecord]) -> bool:
     return retry_smaller_scope(jobs).enabled
-
-
-def ask(parent: QWidget | None, question: str) -> bool:
-    """A Yes/No question; No is the default."""
-    answer = QMessageBox.question(
-        parent,
-        "Batchline",
-        question,
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
 
 
 class JobActions(QObject):
@@ -91,7 +80,7 @@ class JobActions(QObject):
         self._selection = selection
         self._counts = counts
         self.confirm: Callable[[str], bool] = functools.partial(
-            ask, parent if isinstance(parent, QWidget) else None
+            confirm, parent if isinstance(parent, QWidget) else None, "Batchline"
         )
         self.choose_smaller: Callable[[str], SmallerChoice | None] | None = None
         self._tasks = BackgroundTasks(self)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListView,
     QMenu,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -31,6 +30,7 @@ from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
 from core.presets.storing import duplicate_preset, remove_preset, rename_preset
 from desktop.preset_files import AddResult, add_preset_files, preset_of
+from desktop.questions import confirm
 from desktop.recall import RecallChoice, ask_recall_choice
 
 if TYPE_CHECKING:
@@ -291,14 +291,7 @@ class PresetsPanel(QWidget):
         answer, ok = QInputDialog.getText(parent, title, label, text=text)
         return answer if ok else None
 
-    @staticmethod
-    def confirm(parent: QWidget, title: str, text: str) -> bool:
-        """A yes/no question, no by default (tests monkeypatch this)."""
-        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
-        answer = QMessageBox.question(
-            parent, title, text, buttons, QMessageBox.StandardButton.Cancel
-        )
-        return answer == QMessageBox.StandardButton.Yes
+    confirm = staticmethod(confirm)  # tests replace it with an answer
 
     def _show_error(self, text: str) -> None:
         self.errors.setText(text)
