@@ -49,6 +49,7 @@ from desktop.retry_smaller_dialog import RetrySmallerDialog
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
 from desktop.toast import Toast
+from desktop.viewer import PictureViewer
 from desktop.window_menus import build_menus
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self._fit_once_shown = False
         self._initial_load = True  # batches already over at start are not announced
         self.confirm_close: Callable[[], bool] | None = None
+        self.viewer: PictureViewer | None = None
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
 
@@ -210,6 +212,7 @@ class MainWindow(QMainWindow):
         self.job_actions.retried_as.connect(self.on_retried_as)
         self.job_actions.recall_requested.connect(self.on_recall)
         self.gallery.recall_requested.connect(self.on_recall)
+        self.table.activated.connect(self.on_job_activated)
         connect_recall(self.presets, self.composer)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
@@ -275,6 +278,9 @@ class MainWindow(QMainWindow):
         self.presets.stop()
         self.model.stop()
         self.gallery.stop()
+        if self.viewer is not None:
+            self.viewer.close()
+            self.viewer.shutdown()
         self.thumbnails.shutdown()
         super().closeEvent(event)
 
@@ -335,6 +341,24 @@ class MainWindow(QMainWindow):
     def on_recall(self, job_id: str, seed_only: bool) -> None:
         if self.presets.recall_job(job_id, seed_only=seed_only) is not None:
             self.focus_composer()
+
+    @Slot(str)
+    def open_viewer(self, job_id: str) -> None:
+        """Show the job's picture in the viewer (one window, reused), among its batch's."""
+        if self.viewer is None:
+            self.viewer = PictureViewer(self.ledger, self.details.output_dir, self)
+        if not self.viewer.open_job(job_id):
+            self.show_banner(f"{job_id} has no pictures to show.")
+            return
+        self.viewer.show()
+        self.viewer.raise_()
+        self.viewer.activateWindow()
+
+    @Slot(QModelIndex)
+    def on_job_activated(self, index: QModelIndex) -> None:
+        job = index.data(JOB_ROLE)
+        if job is not None:
+            self.open_viewer(job.id)
 
     @Slot(QItemSelection, QItemSelection)
     def on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
