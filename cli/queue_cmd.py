@@ -10,6 +10,7 @@ from core.backpressure import Limits, room_check, unfinished
 from core.batch import GridAxis, queue_batch
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
+from core.durations import duration_text
 from core.errors import LeaseTakenError
 from core.estimate import wait_estimate
 from core.settings import CONTROLLER, PAUSED
@@ -128,7 +129,7 @@ def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> N
     ahead = position - count
     if position <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
         return
-    estimate = f", about {_duration(wait)} until the last is done" if wait else ""
+    estimate = f", about {duration_text(wait)} until the last is done" if wait else ""
     warn(
         f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
         f"{config.global_cap * servers} at a time (last at position {position}{estimate})"
@@ -141,11 +142,3 @@ def _controller_running(ledger: Ledger) -> bool:
     except LeaseTakenError:
         return True
     return False
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.controller.status import Connection
+from core.durations import duration_text
 from core.estimate import live_estimate
-from desktop.job_table_model import duration_text
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 )
 
 from core.controller.status import Connection
+from core.durations import duration_text
 from core.job_state import JobState
 from desktop.job_states import reason_label, state_colour, state_label
 
@@ -480,15 +481,6 @@ def values_key(params: dict[str, Any]) -> tuple[tuple[str, int, Any], ...]:
         (key, 0, value) if isinstance(value, int | float) else (key, 1, str(value))
         for key, value in sorted(params.items())
     )
-
-
-def duration_text(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m {seconds % 60:02d}s"
-    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
 
 
 def _created(job: JobRecord) -> tuple[float, str]:

@@ -109,7 +109,7 @@ def test_the_wait_follows_comfyui_s_queue(composer, controller, ledger, preset_n
     controller.push(server_queue=5, in_flight=0)  # other clients' prompts, no new count
     assert composer.notice.text() == (
         "These 4 jobs would stand #6–#9 in line (ComfyUI gets 3 at a time); "
-        "the last would be done in about 1m 12s."
+        "the last would be done in about 1 min 12 s."
     )
     controller.push(server_queue=0)
     composer.seeds.count.setValue(1)

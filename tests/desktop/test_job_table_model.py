@@ -12,6 +12,7 @@ from core.controller.status import Connection, ControllerStatus, Progress
 from core.job_state import JobState
 from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel, values_text
 from tests.desktop.conftest import make_jobs
+from tests.desktop.helpers import run_job
 
 
 @pytest.fixture
@@ -141,3 +142,11 @@ def test_pending_rows_say_why_they_wait(model, ledger, preset_name) -> None:
     model.set_status(ControllerStatus(connection=Connection.connected))
     assert pending.data() == ""
     assert model.index(0, Column.state).data(Qt.ItemDataRole.ToolTipRole) is None
+
+
+def test_a_job_faster_than_a_second_shows_its_time(model, ledger, preset_name) -> None:
+    (job_id,) = make_jobs(ledger, preset_name, 1)
+    prompt_id = run_job(ledger, job_id)
+    ledger.observe_succeeded(prompt_id, [], times=(1000.0, 1000.4))
+    model.load_all()
+    assert model.index(0, Column.elapsed).data() == "0.4 s"
