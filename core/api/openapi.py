@@ -163,7 +163,15 @@ SCHEMAS: dict[str, Schema] = {
             "transitions": {"type": "array", "items": _ref("Transition")},
         }
     ),
-    "JobList": _object({"jobs": {"type": "array", "items": _ref("Job")}}),
+    "JobList": _object(
+        {
+            "jobs": {"type": "array", "items": _ref("Job")},
+            "next": {
+                "type": ["string", "null"],
+                "description": "pass as `after` for the next page; null on the last page",
+            },
+        }
+    ),
     "JobCancelled": _object({"job": {"type": "string"}, "state": {"enum": _STATES}}),
     "JobRetried": _object(
         {"job": {"type": "string"}, "state": {"const": "pending"}, "attempt": {"type": "integer"}}
@@ -270,13 +278,25 @@ PATHS: dict[str, Schema] = {
     "/v1/jobs": {
         "get": _operation(
             "your jobs (of one batch, in some states)",
-            {"200": _json(_ref("JobList"), "the jobs, oldest first"), **_NOT_YOURS},
+            {"200": _json(_ref("JobList"), "a page of the jobs, oldest first"), **_NOT_YOURS},
             parameters=[
                 {"name": "batch", "in": "query", "schema": {"type": "string"}},
                 {
                     "name": "state",
                     "in": "query",
                     "description": "one state, or several separated by commas",
+                    "schema": {"type": "string"},
+                },
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "description": "jobs in one answer (default 1000)",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 10000},
+                },
+                {
+                    "name": "after",
+                    "in": "query",
+                    "description": "the `next` of the page before: the jobs created after it",
                     "schema": {"type": "string"},
                 },
             ],

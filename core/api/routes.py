@@ -17,6 +17,7 @@ from core.api.events import events
 from core.api.openapi import openapi
 from core.backpressure import room_check
 from core.batch import queue_batch
+from core.errors import UnknownRecord
 from core.job_json import job_json, jobs_json
 from core.job_state import CANCELLABLE_STATES, JobState
 from core.ledger import PresetOutcome, Refused
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord, Ledger
 
 CONFIG: web.AppKey[ApiConfig] = web.AppKey("config")
+PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit
+MAX_PAGE_SIZE = 10_000
 _T = TypeVar("_T")
 
 
@@ -102,10 +105,29 @@ async def list_jobs(request: web.Request) -> web.Response:
             raise ApiError(400, f"state: {wrong[0]!r} is not one of {', '.join(sorted(known))}")
         states = [JobState(name) for name in names]
 
-    def read() -> list[dict[str, Any]]:
-        return jobs_json(ledger, ledger.jobs(batch=batch, states=states, requester=requester))
+    limit = _page_size(request.query.get("limit"))
+    after = request.query.get("after") or None
 
-    return web.json_response({"jobs": await _off_the_loop(ledger, read)})
+    def read() -> list[dict[str, Any]]:
+        try:
+            page = ledger.jobs(
+                batch=batch, states=states, requester=requester, after=after, limit=limit
+            )
+        except UnknownRecord:
+            raise ApiError(400, f"after: no job {after!r}") from None
+        return jobs_json(ledger, page)
+
+    jobs = await _off_the_loop(ledger, read)
+    following = jobs[-1]["id"] if len(jobs) == limit else None
+    return web.json_response({"jobs": jobs, "next": following})
+
+
+def _page_size(text: str | None) -> int:
+    if text is None:
+        return PAGE_SIZE
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE_SIZE:
+        raise ApiError(400, f"limit: must be a whole number from 1 to {MAX_PAGE_SIZE}")
+    return int(text)
 
 
 async def _off_the_loop(ledger: Ledger, read: Callable[[], _T]) -> _T:

@@ -203,11 +203,26 @@ class Ledger(TransitionVerbs):
         batch: str | None = None,
         states: Sequence[JobState] | None = None,
         requester: str | None = None,
+        after: str | None = None,
+        limit: int | None = None,
     ) -> list[JobRecord]:
-        """Jobs in creation order, optionally of one batch, in some states, of one requester."""
+        """Jobs in creation order, optionally of one batch, in some states, of one requester;
+        a page of them: the first ``limit`` created after the job ``after`` (which must exist:
+        `UnknownRecord` otherwise)."""
         with self.handle.read():
             query = _filtered(schema.Job.select(*_plain(schema.Job)), batch, states, requester)
-            return [JobRecord.from_row(r) for r in query.order_by(SQL("rowid")).namedtuples()]
+            if after is not None:
+                query = query.where(SQL("rowid") > self._rowid(after))
+            query = query.order_by(SQL("rowid"))
+            if limit is not None:
+                query = query.limit(limit)
+            return [JobRecord.from_row(r) for r in query.namedtuples()]
+
+    def _rowid(self, job_id: str) -> int:
+        row = schema.Job.select(SQL("rowid")).where(schema.Job.id == job_id).tuples().first()
+        if row is None:
+            raise UnknownRecord(f"no job {job_id!r}")
+        return int(row[0])
 
     def job_ids(
         self,

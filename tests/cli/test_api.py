@@ -60,7 +60,7 @@ def test_every_route_of_a_served_api(
         assert bob.get(f"/v1/jobs/{ids[0]}").status_code == 403
         assert bob.post(f"/v1/jobs/{ids[0]}/cancel").status_code == 403
         assert bob.post(f"/v1/batches/{batch}/cancel").status_code == 403
-        assert bob.get("/v1/jobs").json() == {"jobs": []}
+        assert bob.get("/v1/jobs").json() == {"jobs": [], "next": None}
         # a finished job cannot be cancelled, nor a succeeded one retried
         assert alice.post(f"/v1/jobs/{ids[0]}/cancel").status_code == 409
         assert alice.post(f"/v1/jobs/{ids[0]}/retry").status_code == 409

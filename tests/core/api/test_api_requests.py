@@ -209,3 +209,30 @@ async def test_status_says_who_asks_the_limits_and_the_counts(api: Api) -> None:
     assert status["limits"] == {"max_pending_per_requester": 4, "max_backlog": 6}
     assert (status["jobs"]["pending"], status["my_jobs"]["pending"]) == (2, 0)
     assert status["latest_change"] == api.ledger.latest_seq() > 0
+
+
+async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
+    _batch, jobs = api.ledger.create_batch("noise", [NewJob({})] * 5, requester="alice")
+    api.ledger.create_batch("noise", [NewJob({})] * 2, requester="bob")
+    seen: list[str] = []
+    pages = 0
+    async with api.client() as http:
+        params: dict[str, Any] = {"limit": 2}
+        while True:
+            page = (await http.get("/v1/jobs", params=params)).json()
+            seen += [job["id"] for job in page["jobs"]]
+            pages += 1
+            if page["next"] is None:
+                break
+            params["after"] = page["next"]
+        whole = (await http.get("/v1/jobs")).json()
+        wrong_limit = await http.get("/v1/jobs", params={"limit": 0})
+        wrong_after = await http.get("/v1/jobs", params={"after": "job_nothing"})
+    assert seen == jobs  # bob's two are not alice's to page through
+    assert pages == 3
+    assert [job["id"] for job in whole["jobs"]] == seen
+    assert whole["next"] is None
+    assert wrong_limit.status_code == 400
+    assert "limit: must be a whole number from 1 to 10000" in wrong_limit.json()["message"]
+    assert wrong_after.status_code == 400
+    assert wrong_after.json()["message"] == "after: no job 'job_nothing'"
