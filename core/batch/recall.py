@@ -155,16 +155,20 @@ def matching_preset(
     return next((n for n in names if structure(records[n].api_workflow) == shape), None)
 
 
-def _recall(ledger: Ledger, preset: Preset, prefer: str | None, name: str) -> Recall:
-    api = preset.api_workflow
-    values = {
+def literal_values(api: Mapping[str, Any]) -> dict[str, Any]:
+    """Every literal input of a workflow (not a link), keyed `NODE_ID.INPUT`."""
+    return {
         f"{node_id}.{input_name}": value
         for node_id, node in api.items()
         for input_name, value in node.get("inputs", {}).items()
         if not is_link(value)
     }
+
+
+def _recall(ledger: Ledger, preset: Preset, prefer: str | None, name: str) -> Recall:
+    api = preset.api_workflow
     match = matching_preset(ledger, api, prefer)
-    return Recall(values, match, preset, free_name(ledger.presets.names(), name))
+    return Recall(literal_values(api), match, preset, free_name(ledger.presets.names(), name))
 
 
 def _seed_inputs_of(ledger: Ledger, preset_name: str) -> list[str] | None:

@@ -1,0 +1,99 @@
+"""Queue again with this seed: one job with exactly another job's values and seeds, in a batch
+of its own, through the path every batch takes (`queue_batch`, with backpressure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.batch.queueing import queue_batch
+from core.batch.recall import literal_values, recall_job
+from core.batch.spec import BatchSpec, SeedMode, SeedPlan
+from core.errors import PresetError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.catalogue import Catalogue
+    from core.ledger import BatchRecord, Ledger
+
+
+@dataclass(frozen=True)
+class Again:
+    """The batch that runs job ``job_id`` again: ``queue_batch(preset, spec, seed_inputs)``.
+
+    ``seeds`` holds the job's seed per seed input (``NODE_ID.INPUT``), ``overrides`` the values
+    in which it differs from the preset.
+    """
+
+    job_id: str
+    preset: str
+    spec: BatchSpec
+    seed_inputs: tuple[str, ...]
+    seeds: dict[str, int]
+
+    def describe(self, new_job: str, batch_id: str) -> str:
+        """One line for the artist: what was queued, with which seed."""
+        seeds = sorted(set(self.seeds.values()))
+        said = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+        if not seeds:
+            said = "its own seeds"
+        return f"Queued {new_job} ({said}, the values of {self.job_id}) in {batch_id}."
+
+
+def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Again:
+    """The one-job batch that sends job ``job_id``'s exact workflow again.
+
+    Raises:
+        UnknownRecord: no such job.
+        PresetError: no stored preset has the job's workflow any more (deleted, or changed
+            beyond its values): "Send to composer" can add it as a new preset.
+    """
+    recall = recall_job(ledger, job_id, catalogue)
+    if recall.preset is None:
+        raise PresetError(
+            f"job {job_id}: no stored preset has its workflow any more; "
+            "send it to the composer to add it as a new preset"
+        )
+    refs = [str(seed.ref) for seed in recall.workflow.seed_inputs if str(seed.ref) in recall.values]
+    seeds = {ref: int(recall.values[ref]) for ref in refs}
+    preset_values = literal_values(ledger.presets.get(recall.preset).api_workflow)
+    overrides = {
+        ref: value
+        for ref, value in recall.values.items()
+        if ref not in seeds and preset_values.get(ref, _MISSING) != value
+    }
+    job = ledger.job(job_id)
+    spec = BatchSpec(seeds=_seed_plan(refs, seeds), overrides=overrides, priority=job.priority)
+    return Again(job_id, recall.preset, spec, tuple(refs), seeds)
+
+
+def queue_again(
+    ledger: Ledger,
+    job_id: str,
+    check: Callable[[str, int], None] | None = None,
+    catalogue: Catalogue | None = None,
+) -> tuple[Again, BatchRecord, str]:
+    """Queue job ``job_id`` again (see ``again``); ``check`` as for ``queue_batch``.
+
+    Returns what was asked for, the new batch and its one job.
+    """
+    request = again(ledger, job_id, catalogue)
+    batch, job_ids = queue_batch(
+        ledger, request.preset, request.spec, catalogue, request.seed_inputs, check
+    )
+    return request, batch, job_ids[0]
+
+
+_MISSING = object()
+
+
+def _seed_plan(refs: list[str], seeds: dict[str, int]) -> SeedPlan:
+    """One job with these seeds: one value for all inputs when they share it (a seed list
+    never repeats a value), else one per input in their order; none kept as they are."""
+    if not refs:
+        return SeedPlan(mode=SeedMode.keep)
+    values = [seeds[ref] for ref in refs]
+    per_input = len(set(values)) > 1
+    listed = tuple(values) if per_input else (values[0],)
+    return SeedPlan(mode=SeedMode.explicit, count=1, values=listed, per_input=per_input)
