@@ -1,0 +1,55 @@
+"""A picture moved to the system trash: the file goes, the job and its attempts stay (history).
+
+A job whose recorded pictures are all gone is shown as such (`pictures.outputs_deleted`); the
+ledger is not written. A starred picture is refused: the star says "keep this", so it has to
+be taken off first (the viewer's key 1), and a key pressed by mistake never loses a pick.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from send2trash import send2trash
+
+from core.errors import BatchlineError
+from core.ledger.marks import Mark
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.ledger import Ledger
+
+
+class TrashError(BatchlineError):
+    """The picture could not be moved to the trash (no trash here, no permission, gone, or
+    refused because it is starred); one line naming the file."""
+
+
+def move_to_trash(path: Path) -> None:
+    """Move ``path`` to the system's trash (the Freedesktop trash on Linux).
+
+    Raises:
+        TrashError: the file is gone, or this system offers no trash the file can go to.
+    """
+    if not path.is_file():
+        raise TrashError(f"{path} is no longer there")
+    try:
+        send2trash(path)
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise TrashError(f"cannot move {path} to the trash: {why}") from None
+
+
+def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
+    """Move one of job ``job_id``'s pictures to the trash, unless the job is starred.
+
+    Raises:
+        TrashError: the job is starred, or the file cannot go to the trash.
+        UnknownRecord: no such job.
+    """
+    ledger.job(job_id)
+    if ledger.marks.of([job_id]).get(job_id) is Mark.star:
+        raise TrashError(
+            f"{path.name} is starred: take its star off first (key 1) to move it to the trash"
+        )
+    move_to_trash(path)
