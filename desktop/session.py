@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 
 from core.comfy import ComfyClient, server_address
 from core.controller.client import ControllerClient
@@ -34,6 +34,7 @@ from desktop.logs import install_excepthook
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.main_window import MainWindow
 from desktop.settings_dialog import SettingsDialog
+from desktop.single_window import WindowBeacon, hand_over
 from desktop.tasks import BackgroundTasks
 from desktop.tray import ProgressTray, tray_available
 
@@ -156,7 +157,7 @@ class Session(QObject):
         assert self.ledger is not None
         assert self.controller is not None
         tray = ProgressTray(self.ledger, self.controller.status, self)
-        tray.open_requested.connect(self._show_window)
+        tray.open_requested.connect(self.show_window)
         tray.quit_all_requested.connect(self._quit_all)
         self.controller.add_status_listener(tray.show_status)
         tray.start()
@@ -266,12 +267,14 @@ class Session(QObject):
         self.tray.say("Batchline keeps working", f"{jobs} left; open Batchline here to watch.")
 
     @Slot()
-    def _show_window(self) -> None:
-        """From the tray: the window again, attached to the controller (or a new one)."""
+    def show_window(self) -> None:
+        """The window in front again (from the tray, or asked by a later launch), attached to
+        the controller (or a new one)."""
         if self.window is None:
             return
         if self.tray is not None:
             self.tray.announce_done = False
+        self.window.setWindowState(self.window.windowState() & ~Qt.WindowState.WindowMinimized)
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()
@@ -359,10 +362,24 @@ async def run_app(app: QApplication, options: SessionOptions) -> int:
 
 
 async def _run_sessions(app: QApplication, options: SessionOptions) -> int:
+    if hand_over(options.data_dir):
+        print("Batchline is open already: its window was brought forward.")
+        return 0
+    beacon = WindowBeacon(options.data_dir, app)
+    if not beacon.listen():
+        log.warning("a later launch cannot bring this window forward (no local socket)")
+    try:
+        return await _sessions(app, options, beacon)
+    finally:
+        beacon.close()
+
+
+async def _sessions(app: QApplication, options: SessionOptions, beacon: WindowBeacon) -> int:
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)
     while True:
         session = Session(options)
+        beacon.show_requested.connect(session.show_window)
         try:
             await session.open()
         except BatchlineError as exc:
@@ -375,6 +392,7 @@ async def _run_sessions(app: QApplication, options: SessionOptions) -> int:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         quit_wait.cancel()
         how = session.finished.result() if session.finished.done() else "quit"
+        beacon.show_requested.disconnect(session.show_window)
         await session.close(how)
         if how != "restart":
             return 0
