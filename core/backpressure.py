@@ -105,4 +105,5 @@ def check_room(ledger: Ledger, limits: Limits, servers: int, requester: str, cou
         position,
         None if wait is None else round(wait, 1),
         retry_after,
+        why,
     )

@@ -116,6 +116,7 @@ class QueueBusy(BatchlineError):
         position: the place in line the last new job would have had.
         estimated_wait_s: seconds until there is room, None before any job succeeded.
         retry_after_s: whole seconds to wait before asking again (a guess when no estimate).
+        why: the limit, in words ("alice has 20 unfinished jobs and may have 20").
     """
 
     def __init__(
@@ -125,8 +126,9 @@ class QueueBusy(BatchlineError):
         position: int,
         estimated_wait_s: float | None,
         retry_after_s: int,
+        why: str = "",
     ) -> None:
-        self.reason, self.position = reason, position
+        self.reason, self.position, self.why = reason, position, why
         self.estimated_wait_s, self.retry_after_s = estimated_wait_s, retry_after_s
         super().__init__(message)
 

@@ -27,7 +27,7 @@ from core.errors import BatchlineError, PresetError
 from core.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
-from desktop.composer_notice import admission_notice, queued_message
+from desktop.composer_notice import admission_notice, queued_message, refusal_notice
 from desktop.grid_editor import GridEditor
 from desktop.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.server_catalogues import ServerCatalogues
@@ -58,6 +58,7 @@ class BatchComposerWidget(QWidget):
         self._controller = controller
         self._preset_name: str | None = None
         self._preset: Preset | None = None
+        self._refused = ""  # why Queue would refuse the batch now (check_room)
         self.title = QLabel("Choose or drop a preset", self)
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
         self.seeds = SeedPlanEditor(self)
@@ -85,6 +86,7 @@ class BatchComposerWidget(QWidget):
         self._build_layout()
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
+        self.requester.editingFinished.connect(self.check_room)  # its own quota
         edits = (
             self.seeds.changed,
             self.seeds.edited,
@@ -233,9 +235,12 @@ class BatchComposerWidget(QWidget):
             seeds=self.seeds.plan(),
             overrides=self.overrides(),
             grid=self.grid.axes(),
-            requester=self.requester.text().strip() or _os_user(),
+            requester=self.requester_name(),
             priority=self.priority.value(),
         )
+
+    def requester_name(self) -> str:
+        return self.requester.text().strip() or _os_user()
 
     def job_count(self) -> int:
         return self.seeds.job_count() * self.grid.point_count()
@@ -246,19 +251,31 @@ class BatchComposerWidget(QWidget):
         self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
         self.queue_button.setEnabled(count > 0 and self._preset is not None)
         self._show("", "")  # an earlier message is about another batch
+        self.check_room()
+
+    @Slot()
+    def check_room(self) -> None:
+        """Whether Queue would refuse the new jobs now (past their requester's quota or the
+        backlog's limit): asked when the count or the requester changes, and while refused,
+        with each status (counting a requester's jobs takes ~50 ms over 100,000 of them)."""
+        status, count = self._controller.status, self.job_count()
+        self._refused = refusal_notice(self._ledger, status, self.requester_name(), count)
         self.show_estimate()
 
     @Slot()
     def show_estimate(self) -> None:
-        """The new jobs' place in line and wait, as ComfyUI's queue stands now."""
-        text = admission_notice(self._ledger, self._controller.status, self.job_count())
+        """Why Queue would refuse the new jobs now, if it would; else their place in line and
+        wait, as ComfyUI's queue stands now."""
+        refused = self._refused
+        text = refused or admission_notice(self._ledger, self._controller.status, self.job_count())
         self.notice.setText(text)
+        self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
         self.notice.setVisible(bool(text))
 
     def _status_changed(self, status: ControllerStatus) -> None:
         self.catalogues.want(server_list(status.server))
         if self._preset is not None:
-            self.show_estimate()
+            self.check_room() if self._refused else self.show_estimate()
 
     @Slot()
     def check_models(self) -> list[str]:

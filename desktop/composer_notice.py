@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.backpressure import Limits, check_room
 from core.controller.status import Connection
 from core.durations import duration_text
+from core.errors import BatchTooLarge, QueueBusy
 from core.estimate import live_estimate
 
 if TYPE_CHECKING:
@@ -33,6 +35,25 @@ def admission_notice(ledger: Ledger, status: ControllerStatus, count: int) -> st
         else "the wait is estimated once a job has finished"
     )
     return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
+
+
+def refusal_notice(ledger: Ledger, status: ControllerStatus, requester: str, count: int) -> str:
+    """Empty when Queue would take these jobs now; else why it would refuse them, and when
+    there would be room (the limits of `batchline queue` and the API, said before Queue)."""
+    if count <= 0:
+        return ""
+    try:
+        check_room(ledger, Limits.load(ledger), max(1, len(status.servers)), requester, count)
+    except BatchTooLarge as exc:
+        return f"Too many at once: {exc}."
+    except QueueBusy as exc:
+        room = (
+            f"there is room in about {duration_text(exc.estimated_wait_s)}"
+            if exc.estimated_wait_s is not None
+            else "there is room once some have finished"
+        )
+        return f"Not now: {exc.why}, so these {count} jobs would be refused; {room}."
+    return ""
 
 
 def queued_message(count: int, batch_id: str, status: ControllerStatus) -> str:

@@ -129,6 +129,35 @@ def test_the_wait_counts_every_server(composer, controller) -> None:
     )
 
 
+def test_a_batch_past_the_quota_is_said_while_composing_not_only_on_queue(
+    composer, controller, ledger, preset_name
+) -> None:
+    from core.settings import MAX_PENDING_PER_REQUESTER
+
+    MAX_PENDING_PER_REQUESTER.set(ledger, 5)
+    _batch, ann_jobs = ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann")
+    composer.requester.setText("ann")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(2)
+    assert "would be refused" not in composer.notice.text(), "3 + 2 fit under 5"
+    composer.seeds.count.setValue(3)
+    assert composer.notice.text() == (
+        "Not now: ann has 3 unfinished jobs and may have 5, so these 3 jobs would be refused; "
+        "there is room once some have finished."
+    )
+    ledger.request_cancel(ann_jobs[0])  # one of ann's jobs ends: 2 + 3 fit
+    controller.push(server_queue=0)
+    assert "would be refused" not in composer.notice.text()
+    composer.requester.setText("bob")  # another requester has a quota of its own
+    composer.requester.editingFinished.emit()
+    assert "would be refused" not in composer.notice.text()
+    composer.seeds.count.setValue(6)
+    assert composer.notice.text() == (
+        "Too many at once: a batch of 6 jobs is more than the 5 one requester may have "
+        "unfinished: split it."
+    )
+
+
 def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) -> None:
     from core.controller.status import Connection
 
