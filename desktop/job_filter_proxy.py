@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 
 from desktop.job_table_model import JobTableModel
 
@@ -19,7 +19,12 @@ class JobFilterProxyModel(QSortFilterProxyModel):
 
     Sorting (a header click) is done by the source model, which computes each row's key once;
     this proxy keeps the source's order.
+
+    Signals:
+        filter_changed(): the states or the batch chosen changed.
     """
+
+    filter_changed = Signal()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -33,11 +38,13 @@ class JobFilterProxyModel(QSortFilterProxyModel):
         self.beginFilterChange()
         self._states = frozenset(states)
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self.filter_changed.emit()
 
     def set_batch(self, batch: str | None) -> None:
         self.beginFilterChange()
         self._batch = batch or None
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self.filter_changed.emit()
 
     @property
     def states(self) -> frozenset[JobState]:

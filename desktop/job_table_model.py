@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     Slot,
 )
 
+from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
@@ -32,22 +33,22 @@ if TYPE_CHECKING:
 
 
 class Column(IntEnum):
+    """The fixed columns; each varied input's own column follows them (``value_key``)."""
+
     job = 0
     batch = 1
-    values = 2
-    state = 3
-    attempt = 4
-    position = 5
-    progress = 6
-    elapsed = 7
-    reason = 8
-    warning = 9
+    state = 2
+    attempt = 3
+    position = 4
+    progress = 5
+    elapsed = 6
+    reason = 7
+    warning = 8
 
 
 HEADERS = {
     Column.job: "Job",
     Column.batch: "Batch",
-    Column.values: "Seed / values",
     Column.state: "State",
     Column.attempt: "Attempt",
     Column.position: "In queue",
@@ -86,6 +87,10 @@ STALLED_NOTE = (
     "Running longer than the stall limit: ComfyUI may be stuck. Cancel it, or restart ComfyUI "
     "(the job is then retried)."
 )
+WARNING_HEADER_TIP = (
+    "⚠ Warnings: a job running past the stall limit (ComfyUI may be stuck), or one ComfyUI "
+    "took with a warning (output nodes it dropped: fewer pictures). Point at a ⚠ to read it."
+)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
@@ -97,13 +102,20 @@ class JobTableModel(QAbstractTableModel):
     of the event loop; then the feed is polled every ``poll_ms``. ``data()`` never queries the
     ledger. Queue positions and progress come from the controller's status.
 
+    After the fixed columns (``Column``) comes one per input a batch varies (grid axes, list
+    values) and per seed input, in the order they were first seen: a job's own value there, in
+    full. What a whole batch shares is said once for it (``batch_line``).
+
     Signals:
         feed_read(list): the JobRecords just read from the feed (new or changed).
         loaded(): the backlog has been read; from now on the feed is followed.
+        values_changed(): a batch's varied inputs or shared values changed (a new batch, or a
+            job setting a value differently from the others).
     """
 
     feed_read = Signal(list)
     loaded = Signal()
+    values_changed = Signal()
 
     def __init__(self, ledger: Ledger, parent: Any = None, *, chunk: int = 1000) -> None:
         super().__init__(parent)
@@ -120,9 +132,10 @@ class JobTableModel(QAbstractTableModel):
         self._progress: dict[str, Progress] = {}
         self._stalled: frozenset[str] = frozenset()
         self._waiting_for: tuple[str, str] | None = None  # short, long: why pending jobs wait
-        self._values: dict[str, str] = {}
-        self._value_keys: dict[str, tuple[tuple[str, int, Any], ...]] = {}
-        self._sorting: tuple[Column, bool] | None = None  # column, descending; None: creation
+        self._batch_values: dict[str, BatchValues] = {}
+        self._value_keys: list[str] = []  # the input of each column after the fixed ones
+        self._value_labels: dict[str, str] = {}
+        self._sorting: tuple[int, bool] | None = None  # column, descending; None: creation
         self._resort = QTimer(self)
         self._resort.setSingleShot(True)
         self._resort.timeout.connect(self._reorder)
@@ -195,8 +208,9 @@ class JobTableModel(QAbstractTableModel):
                 self._jobs[row] = job
                 changed.append(row)
         first_new = len(self._jobs)
+        self._gather_values(new)
         self._insert(new)
-        self._emit_changed(changed, Column.job, Column.warning)
+        self._emit_changed(changed, 0, self.columnCount() - 1)
         if not self._backlog and self._out_of_order(changed, range(first_new, len(self._jobs))):
             self._schedule_reorder()
         if jobs:
@@ -213,7 +227,7 @@ class JobTableModel(QAbstractTableModel):
         are put in place by one reorder a little later (see ``_schedule_reorder``).
         """
         descending = order == Qt.SortOrder.DescendingOrder
-        sorting = (Column(column), descending) if 0 <= column < len(Column) else None
+        sorting = (column, descending) if 0 <= column < self.columnCount() else None
         if sorting == self._sorting and not self._resort.isActive():
             return  # already in this order (QTableView.sortByColumn asks twice)
         self._sorting = sorting
@@ -284,10 +298,67 @@ class JobTableModel(QAbstractTableModel):
             self._jobs.append(job)
         self.endInsertRows()
 
-    def _emit_changed(self, rows: list[int], first: Column, last: Column) -> None:
+    def _emit_changed(self, rows: list[int], first: int, last: int) -> None:
         """One dataChanged per run of consecutive rows."""
         for start, end in _runs(sorted(set(rows))):
             self.dataChanged.emit(self.index(start, first), self.index(end, last))
+
+    # --- the values batches vary ------------------------------------------------------------------
+
+    def _gather_values(self, new: list[JobRecord]) -> None:
+        """Count the new jobs' values in their batches; add a column per input newly shown."""
+        changed = False
+        for job in new:
+            values = self._batch_values.get(job.batch)
+            if values is None:
+                values = self._batch_values[job.batch] = BatchValues()
+                changed = True
+            changed = values.add(job.params) or changed
+        if not changed:
+            return
+        known = set(self._value_keys)
+        shown = set().union(*(v.columns() for v in self._batch_values.values()))
+        added = sorted(shown - known, key=_seeds_first)
+        if added:
+            first = len(Column) + len(self._value_keys)
+            self.beginInsertColumns(QModelIndex(), first, first + len(added) - 1)
+            self._value_keys.extend(added)
+            self._value_labels = input_labels(self._value_keys)
+            self.endInsertColumns()
+            if first > len(Column):  # a name may now need its node id
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, len(Column), first - 1)
+        self.values_changed.emit()
+
+    def value_key(self, column: int) -> str | None:
+        """The input (``NODE_ID.INPUT``) a column after the fixed ones shows; None for those."""
+        offset = column - len(Column)
+        return self._value_keys[offset] if 0 <= offset < len(self._value_keys) else None
+
+    def value_column(self, key: str) -> int | None:
+        """The column showing input ``key``, if any job shows it."""
+        try:
+            return len(Column) + self._value_keys.index(key)
+        except ValueError:
+            return None
+
+    def value_columns_of(self, batch: str | None) -> list[int]:
+        """The value columns that batch's jobs fill (None: every batch's)."""
+        if batch is None:
+            return list(range(len(Column), self.columnCount()))
+        values = self._batch_values.get(batch)
+        shown = values.columns() if values is not None else set()
+        return [len(Column) + i for i, key in enumerate(self._value_keys) if key in shown]
+
+    def batch_line(self, batch: str) -> str:
+        """What every job of the batch sets alike, said once: ``steps 30 · cfg 7.5 (all 40)``."""
+        values = self._batch_values.get(batch)
+        if values is None:
+            return ""
+        shared = values.shared()
+        labels = input_labels(shared)
+        parts = [f"{labels[key]} {value_text(value)}" for key, value in shared.items()]
+        every = f"all {values.jobs}" if values.jobs > 1 else "its one job"
+        return f"{' · '.join(parts)} ({every})" if parts else ""
 
     # --- the controller's status ----------------------------------------------------------------
 
@@ -332,7 +403,7 @@ class JobTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._jobs)
 
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
+        return 0 if parent.isValid() else len(Column) + len(self._value_keys)
 
     def canFetchMore(self, parent: AnyIndex) -> bool:
         return not parent.isValid() and self._backlog
@@ -342,24 +413,44 @@ class JobTableModel(QAbstractTableModel):
             self.read_chunk()
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < self.columnCount():
             return None
+        key = self.value_key(section)
+        if key is not None:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self._value_labels[key]
+            return f"{key}: each job's own value" if role == Qt.ItemDataRole.ToolTipRole else None
         if role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[Column(section)]
         if role == Qt.ItemDataRole.ToolTipRole and section == Column.warning:
-            return "Warnings (outputs ComfyUI dropped)"
+            return WARNING_HEADER_TIP
         return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._jobs):
             return None
         job = self._jobs[index.row()]
+        if role == JOB_ROLE:
+            return job
+        key = self.value_key(index.column())
+        if key is not None:
+            return self._value_data(job, key, role)
         column = Column(index.column())
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(job, column)
-        if role == JOB_ROLE:
-            return job
         return self._decoration(job, column, role)
+
+    @staticmethod
+    def _value_data(job: JobRecord, key: str, role: int) -> Any:
+        """A job's own value of input ``key``: in full, numbers to the right."""
+        if key not in job.params:
+            return None
+        value = job.params[key]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return value_text(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole and value_order(value)[0] == 0:
+            return int(_RIGHT)
+        return None
 
     def _display(self, job: JobRecord, column: Column) -> str:
         match column:
@@ -367,8 +458,6 @@ class JobTableModel(QAbstractTableModel):
                 return job.id
             case Column.batch:
                 return job.batch
-            case Column.values:
-                return self._values_text(job)
             case Column.state:
                 return state_label(job.state)
             case Column.attempt:
@@ -401,25 +490,31 @@ class JobTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if self._waiting_for and job.state is JobState.pending and column in _WAIT_SHOWN:
                 return self._waiting_for[1]
+            if column == Column.batch:
+                line = self.batch_line(job.batch)
+                return f"Batch {job.batch} · {line}" if line else f"Batch {job.batch}"
             if column != Column.warning:
                 return reason_label(job.reason) or None
             notes = [STALLED_NOTE] if job.id in self._stalled else []
-            return "\n".join([*notes, job.warning] if job.warning else notes) or None
+            if job.warning:
+                notes.append(f"ComfyUI took the job with a warning: {job.warning}")
+            return "\n".join(notes) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
             return int(_RIGHT)
         return None
 
-    def _column_key(self, column: Column) -> Callable[[JobRecord], Any]:
+    def _column_key(self, column: int) -> Callable[[JobRecord], Any]:
         """A function giving each job's raw value in ``column`` (made once per sort: fast)."""
         positions, progress, now = self._positions, self._progress, time.time()
         stalled = self._stalled
-        match column:
+        key = self.value_key(column)
+        if key is not None:
+            return lambda job: value_order(job.params.get(key))
+        match Column(column):
             case Column.job:
                 return lambda _job: 0  # creation order breaks the tie
             case Column.batch:
                 return attrgetter("batch")
-            case Column.values:
-                return self._values_key
             case Column.state:
                 return lambda job: _STATE_ORDER[job.state]
             case Column.attempt:
@@ -434,19 +529,6 @@ class JobTableModel(QAbstractTableModel):
                 return lambda job: reason_label(job.reason)
             case Column.warning:
                 return lambda job: bool(job.warning) or job.id in stalled
-
-    def _values_text(self, job: JobRecord) -> str:
-        """A job's varied values never change: their text and sort key are made once."""
-        text = self._values.get(job.id)
-        if text is None:
-            text = self._values[job.id] = values_text(job.params)
-        return text
-
-    def _values_key(self, job: JobRecord) -> tuple[tuple[str, int, Any], ...]:
-        key = self._value_keys.get(job.id)
-        if key is None:
-            key = self._value_keys[job.id] = values_key(job.params)
-        return key
 
     @staticmethod
     def _elapsed(job: JobRecord, now: float | None = None) -> float | None:
@@ -465,22 +547,12 @@ _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})
 
 def values_text(params: dict[str, Any]) -> str:
     """``{"3.seed": 5, "6.text": "a cat"}`` → ``seed=5, text=a cat`` (node ids only if needed)."""
-    names = [key.partition(".")[2] or key for key in params]
-    parts = []
-    for key, value in sorted(params.items(), key=lambda item: item[0]):
-        name = key.partition(".")[2] or key
-        label = name if names.count(name) == 1 else key
-        text = value if isinstance(value, str) else repr(value)
-        parts.append(f"{label}={text[:40]}")
-    return ", ".join(parts)
+    labels = input_labels(sorted(params))
+    return ", ".join(f"{labels[key]}={value_text(params[key])[:40]}" for key in labels)
 
 
-def values_key(params: dict[str, Any]) -> tuple[tuple[str, int, Any], ...]:
-    """Sorts by each varied value, numbers as numbers (seed 9 before seed 10)."""
-    return tuple(
-        (key, 0, value) if isinstance(value, int | float) else (key, 1, str(value))
-        for key, value in sorted(params.items())
-    )
+def _seeds_first(key: str) -> tuple[bool, str]:
+    return not is_seed(key), key
 
 
 def _created(job: JobRecord) -> tuple[float, str]:

@@ -1,10 +1,11 @@
-"""The jobs table view: multi-select rows, a progress bar in the Progress column."""
+"""The jobs table view: multi-select rows, a progress bar in the Progress column, each varied
+input's column after the Batch column."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -16,7 +17,8 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column
+from desktop.job_filter_proxy import JobFilterProxyModel
+from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPainter
@@ -47,8 +49,15 @@ class ProgressDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)
 
 
+_VALUE_MAX_CHARS = 24  # a long text value (a prompt) is cut here; numbers always fit whole
+
+
 class JobTableView(QTableView):
-    """A table of jobs; the model is a JobFilterProxyModel over a JobTableModel."""
+    """A table of jobs; the model is a JobFilterProxyModel over a JobTableModel.
+
+    The value columns (one per varied input) stand right after the Batch column; filtered on
+    one batch, only that batch's are shown; on all batches, every batch's.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -73,7 +82,6 @@ class JobTableView(QTableView):
         widths = {
             Column.job: 138,
             Column.batch: 150,
-            Column.values: 100,
             Column.state: 86,
             Column.attempt: 56,
             Column.position: 62,
@@ -86,6 +94,42 @@ class JobTableView(QTableView):
             self.setColumnWidth(column, width)
         header.setSectionResizeMode(Column.reason, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(24)
+        proxy, source = self._models()
+        proxy.columnsInserted.connect(self._place_value_columns)
+        proxy.filter_changed.connect(self.show_value_columns)
+        source.values_changed.connect(self.show_value_columns)
+        source.loaded.connect(self.show_value_columns)
+        if source.columnCount() > len(Column):
+            self._place_value_columns(QModelIndex(), len(Column), source.columnCount() - 1)
+
+    def _models(self) -> tuple[JobFilterProxyModel, JobTableModel]:
+        proxy = self.model()
+        assert isinstance(proxy, JobFilterProxyModel)
+        source = proxy.sourceModel()
+        assert isinstance(source, JobTableModel)
+        return proxy, source
+
+    @Slot(QModelIndex, int, int)
+    def _place_value_columns(self, _parent: QModelIndex, first: int, last: int) -> None:
+        """New value columns go after the Batch column, in the model's order (seeds first)."""
+        header = self.horizontalHeader()
+        after_batch = header.visualIndex(Column.batch) + 1
+        for column in range(max(first, len(Column)), last + 1):
+            header.moveSection(header.visualIndex(column), after_batch + column - len(Column))
+        self.show_value_columns()
+
+    @Slot()
+    def show_value_columns(self) -> None:
+        """Show the value columns of the batch filtered on (all of them on all batches), each
+        wide enough for its values in full (long text is cut)."""
+        proxy, source = self._models()
+        shown = set(source.value_columns_of(proxy.batch))
+        widest = self.fontMetrics().horizontalAdvance("M" * _VALUE_MAX_CHARS)
+        for column in range(len(Column), source.columnCount()):
+            self.setColumnHidden(column, column not in shown)
+            if column in shown:
+                self.resizeColumnToContents(column)
+                self.setColumnWidth(column, min(self.columnWidth(column), widest))
 
     def selected_jobs(self) -> list[JobRecord]:
         rows = self.selectionModel().selectedRows() if self.selectionModel() else []

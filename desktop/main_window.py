@@ -373,13 +373,11 @@ class MainWindow(QMainWindow):
         if row is not None and top.row() <= row <= bottom.row() and top.column() == 0:
             self.details.show_job(self.model.job_at(row))
             self.job_actions.update_enabled()
-        self._show_count()
 
     @Slot(QModelIndex, int, int)
     def on_rows_inserted(self, _parent: QModelIndex, _first: int, _last: int) -> None:
         if not self._batches_timer.isActive():
             self._batches_timer.start()
-        self._show_count()
 
     @Slot()
     def refresh_batches(self) -> None:
@@ -387,9 +385,6 @@ class MainWindow(QMainWindow):
         names = {batch.id: batch.name for batch in self.ledger.batches() if batch.name}
         self.filter_bar.set_batches(batches, names)
         self.gallery.set_batches(batches)
-
-    def _show_count(self) -> None:
-        self.filter_bar.show_count(self.proxy.rowCount(), self.model.rowCount(), self.model.loading)
 
     @Slot(str)
     def show_banner(self, text: str) -> None:

@@ -150,3 +150,20 @@ def test_a_job_faster_than_a_second_shows_its_time(model, ledger, preset_name) -
     ledger.observe_succeeded(prompt_id, [], times=(1000.0, 1000.4))
     model.load_all()
     assert model.index(0, Column.elapsed).data() == "0.4 s"
+
+
+def test_the_warning_column_explains_itself(model, ledger, preset_name) -> None:
+    ids = make_jobs(ledger, preset_name, 2)
+    ledger.submit_attempt(ids[0], "p-warn", "http://127.0.0.1:9", "hash")
+    ledger.observe_queued("p-warn", 1, "ComfyUI dropped output node(s) 9: no images")
+    model.load_all()
+    tip = Qt.ItemDataRole.ToolTipRole
+    header = model.headerData(Column.warning, Qt.Orientation.Horizontal, tip)
+    assert "stall limit" in header
+    assert "dropped" in header
+    warned, other = (model.index(model.row_of(i), Column.warning) for i in ids)
+    assert warned.data() == "⚠"
+    assert warned.data(tip) == (
+        "ComfyUI took the job with a warning: ComfyUI dropped output node(s) 9: no images"
+    )
+    assert other.data(tip) is None

@@ -1,0 +1,87 @@
+"""What a batch's jobs vary and what they all share, gathered job by job: the jobs table's
+value columns and its batch line ("steps 30 · cfg 7 (all 40)")."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from core.presets.seeds import SEED_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+
+def input_name(key: str) -> str:
+    """``3.seed`` → ``seed``: the input a ``NODE_ID.INPUT`` key sets."""
+    return key.partition(".")[2] or key
+
+
+def is_seed(key: str) -> bool:
+    return input_name(key) in SEED_NAMES
+
+
+def input_labels(keys: Iterable[str]) -> dict[str, str]:
+    """Each ``NODE_ID.INPUT`` key named by its input alone, or in full where two keys share an
+    input name (``3.seed`` and ``9.seed``)."""
+    keys = list(keys)
+    counts = Counter(input_name(key) for key in keys)
+    return {key: input_name(key) if counts[input_name(key)] == 1 else key for key in keys}
+
+
+def value_text(value: Any) -> str:
+    """A value in full, as it is sent: ``1234567890123``, ``7.5``, ``euler``, ``true``."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def value_order(value: Any) -> tuple[int, Any]:
+    """A sort key: numbers by their value (seed 9 before seed 10), then text, then no value."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return 0, value
+    if value is None:
+        return 2, ""
+    return 1, value_text(value)
+
+
+class BatchValues:
+    """One batch's jobs' values, one job at a time: the inputs that vary between them, and the
+    values they all share."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+        self.varied: set[str] = set()
+        self._first: dict[str, Any] = {}
+
+    def add(self, params: Mapping[str, Any]) -> bool:
+        """Count one more job of the batch; True when an input starts to vary with it."""
+        self.jobs += 1
+        if self.jobs == 1:
+            self._first = dict(params)
+            return False
+        before = len(self.varied)
+        first, varied = self._first, self.varied
+        for key, value in params.items():
+            if key not in varied and (key not in first or not _same(first[key], value)):
+                varied.add(key)
+        if params.keys() != first.keys():
+            varied.update(key for key in first if key not in params)
+        return len(varied) != before
+
+    def columns(self) -> set[str]:
+        """The inputs each job shows on its own: those that vary, and its seeds always."""
+        return self.varied | {key for key in self._first if is_seed(key)}
+
+    def shared(self) -> dict[str, Any]:
+        """The values every job of the batch sets alike (its seeds aside)."""
+        return {
+            key: value
+            for key, value in self._first.items()
+            if key not in self.varied and not is_seed(key)
+        }
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
