@@ -62,11 +62,13 @@ class JobActions(QObject):
         retried_as(str): retry smaller created this job.
         recall_requested(str, bool): put this job's values (True: its seed alone) into the
             composer.
+        again_requested(str): queue this job again with its seed and values, in a new batch.
     """
 
     failed = Signal(str)
     retried_as = Signal(str)
     recall_requested = Signal(str, bool)
+    again_requested = Signal(str)
 
     def __init__(
         self,
@@ -124,6 +126,12 @@ class JobActions(QObject):
             "Ctrl+Shift+E",
             lambda: self._recall(seed_only=True),
         )
+        self.queue_again = self._action(
+            "Queue &again with this seed",
+            "Queue one job with exactly this job's values and seed, in a new batch",
+            "Ctrl+Shift+Return",
+            self._again,
+        )
         self.update_enabled()
 
     def _action(self, text: str, tip: str, keys: str, slot: Callable[[], None]) -> QAction:
@@ -165,8 +173,8 @@ class JobActions(QObject):
         ]
 
     def recall_actions(self) -> list[QAction]:
-        """Back to the composer: a job's values, or its seed alone."""
-        return [self.send_to_composer, self.use_seed]
+        """Back to the composer (a job's values, or its seed alone), or queued again."""
+        return [self.send_to_composer, self.use_seed, self.queue_again]
 
     @Slot()
     def update_enabled(self) -> None:
@@ -255,6 +263,11 @@ class JobActions(QObject):
         jobs = self._selection()
         if len(jobs) == 1:
             self.recall_requested.emit(jobs[0].id, seed_only)
+
+    def _again(self) -> None:
+        jobs = self._selection()
+        if len(jobs) == 1:
+            self.again_requested.emit(jobs[0].id)
 
     @Slot()
     def on_pause(self) -> None:

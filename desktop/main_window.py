@@ -44,6 +44,7 @@ from desktop.job_table_view import JobTableView
 from desktop.notifications import BatchNotifier
 from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
+from desktop.queue_again import queue_again
 from desktop.recall import connect_recall
 from desktop.retry_smaller_dialog import RetrySmallerDialog
 from desktop.status_bar import JobStatusBar
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
         self.job_actions.failed.connect(self.show_error)
         self.job_actions.retried_as.connect(self.on_retried_as)
         self.job_actions.recall_requested.connect(self.on_recall)
+        self.job_actions.again_requested.connect(self.queue_again)
         self.gallery.recall_requested.connect(self.on_recall)
         self.table.activated.connect(self.on_job_activated)
         connect_recall(self.presets, self.composer)
@@ -346,13 +348,31 @@ class MainWindow(QMainWindow):
     def open_viewer(self, job_id: str) -> None:
         """Show the job's picture in the viewer (one window, reused), among its batch's."""
         if self.viewer is None:
-            self.viewer = PictureViewer(self.ledger, self.details.output_dir, self)
+            self.viewer = PictureViewer(self.ledger, self.controller, self.details.output_dir, self)
+            self.viewer.recall_requested.connect(self.recall_from_viewer)
+            self.viewer.queued.connect(self.on_batch_queued)
         if not self.viewer.open_job(job_id):
             self.show_banner(f"{job_id} has no pictures to show.")
             return
         self.viewer.show()
         self.viewer.raise_()
         self.viewer.activateWindow()
+
+    @Slot(str)
+    def queue_again(self, job_id: str) -> None:
+        """Queue the job again with its seed and values, in a new batch; say what was queued."""
+        text, batch_id = queue_again(self.ledger, self.controller, job_id)
+        if batch_id is None:
+            self.show_error(text)
+            return
+        self.show_banner(text)
+        self.on_batch_queued(batch_id, 1)
+
+    @Slot(str, bool)
+    def recall_from_viewer(self, job_id: str, seed_only: bool) -> None:
+        self.on_recall(job_id, seed_only)
+        self.raise_()
+        self.activateWindow()
 
     @Slot(QModelIndex)
     def on_job_activated(self, index: QModelIndex) -> None:

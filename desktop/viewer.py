@@ -4,60 +4,151 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QImage, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QImage,
+    QKeySequence,
+)
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
+from core.batch.picture_facts import PictureFacts, batch_values, picture_facts
 from core.batch.pictures import Picture, batch_pictures
+from core.batch.trash import check_trashable, trash_picture
+from core.batch.varied import value_text
+from core.errors import BatchlineError
+from core.ledger.marks import Mark
 from desktop.picture_loader import PictureLoader
+from desktop.questions import confirm
+from desktop.queue_again import queue_again
+from desktop.toast import Toast
 from desktop.viewer_canvas import ZOOM_STEP, PictureCanvas
+from desktop.viewer_panel import ViewerPanel
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from PySide6.QtCore import QPointF
+
+    from core.batch.varied import BatchValues
     from core.ledger import Ledger
+    from desktop.controller_port import ControllerPort
+
+PREFERRED_SIZE = (1200, 800)
 
 
 class PictureViewer(QWidget):
-    """A window over one batch's pictures in job order: Left/Right (Home/End) step through
-    them, the canvas fits, zooms and pans, Escape closes."""
+    """A window over one batch's pictures in job order (seeds, then grid values; a job's several
+    pictures one after another): Left/Right, Home/End step through them, the canvas fits
+    (F), shows 100 % (A), zooms (wheel, +/-) around the cursor and pans by dragging, Escape
+    closes. The side panel shows the picture's values and acts on it.
 
-    def __init__(self, ledger: Ledger, output_dir: Path | None = None, parent: Any = None) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+    Signals:
+        recall_requested(str, bool): put this job's values (True: its seed alone) in the composer.
+        queued(str, int): "Queue again with this seed" made this batch of that many jobs.
+        changed(str): this job's mark changed, or one of its pictures went to the trash.
+    """
+
+    recall_requested = Signal(str, bool)
+    queued = Signal(str, int)
+    changed = Signal(str)
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        controller: ControllerPort,
+        output_dir: Path | None = None,
+        parent: Any = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window)
         self.ledger = ledger
+        self.controller = controller
         self.output_dir = output_dir
         self.setWindowTitle("Batchline — Picture")
         self.pictures: list[Picture] = []
         self.index = -1
         self.batch_id: str | None = None
+        self.facts: PictureFacts | None = None
+        self._values: BatchValues | None = None
         self.loader = PictureLoader(self)
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_failed)
         self.canvas = PictureCanvas(self)
+        self.actions_by_name: dict[str, QAction] = {}
+        self.panel = ViewerPanel(self._actions(), self)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
         layout.addWidget(self.canvas, 1)
-        self._keys()
+        layout.addWidget(self.panel)
+        self.toast = Toast(self.canvas)
+        self.resize(*PREFERRED_SIZE)
 
-    def _keys(self) -> None:
-        keys = {
-            Qt.Key.Key_Left: self.previous,
-            Qt.Key.Key_Right: self.next,
-            Qt.Key.Key_Home: self.first,
-            Qt.Key.Key_End: self.last,
-            Qt.Key.Key_Escape: self.close,
-            Qt.Key.Key_Plus: lambda: self.canvas.zoom_by(ZOOM_STEP, self._cursor()),
-            Qt.Key.Key_Equal: lambda: self.canvas.zoom_by(ZOOM_STEP, self._cursor()),
-            Qt.Key.Key_Minus: lambda: self.canvas.zoom_by(1 / ZOOM_STEP, self._cursor()),
-            Qt.Key.Key_F: self.canvas.fit,
-        }
-        for key, slot in keys.items():
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.activated.connect(slot)
-        actual = QShortcut(QKeySequence("Ctrl+0"), self)
-        actual.activated.connect(self.canvas.actual_size)
+    def _actions(self) -> list[list[QAction]]:
+        """The buttons' actions in the panel's rows; each has its keys in the whole window."""
 
-    def _cursor(self) -> Any:
+        def make(name: str, text: str, slot: Any, *keys: str, tip: str = "") -> QAction:
+            action = QAction(text, self)
+            action.setObjectName(name)
+            action.setShortcuts([QKeySequence(key) for key in keys])
+            shown = ", ".join(keys)
+            action.setToolTip(f"{tip or text.replace('&', '')} ({shown})" if keys else tip)
+            action.triggered.connect(slot)
+            self.addAction(action)
+            self.actions_by_name[name] = action
+            return action
+
+        zoom_in = lambda: self.canvas.zoom_by(ZOOM_STEP, self._cursor())  # noqa: E731
+        zoom_out = lambda: self.canvas.zoom_by(1 / ZOOM_STEP, self._cursor())  # noqa: E731
+        rows = [
+            [
+                make("previous", "◀ Previous", self.previous, "Left"),
+                make("next", "Next ▶", self.next, "Right"),
+            ],
+            [
+                make("fit", "&Fit", self.canvas.fit, "F", tip="Show the whole picture"),
+                make("actual", "100 %", self.canvas.actual_size, "A", tip="One pixel per pixel"),
+            ],
+            [
+                make("star", "★ Star", lambda: self.toggle_mark(Mark.star), "1"),
+                make("reject", "✕ Reject", lambda: self.toggle_mark(Mark.reject), "0"),
+            ],
+            [make("copy_seed", "&Copy seed", self.copy_seed, "Ctrl+C")],
+            [
+                make(
+                    "again",
+                    "&Queue again with this seed",
+                    self.queue_again,
+                    "Ctrl+Return",
+                    tip="Queue one job with exactly this picture's values and seed",
+                )
+            ],
+            [
+                make(
+                    "composer",
+                    "Send to co&mposer",
+                    lambda: self._recall(seed_only=False),
+                    tip="Put this picture's exact values in the composer",
+                )
+            ],
+            [
+                make("open", "&Open file", self.open_file, tip="Open in the system's viewer"),
+                make("folder", "Show in fol&der", self.show_folder, tip="Open the batch's folder"),
+            ],
+            [make("trash", "Move to &trash", self.move_to_trash, "Delete")],
+        ]
+        make("first", "First", self.first, "Home")
+        make("last", "Last", self.last, "End")
+        make("zoom_in", "Zoom in", zoom_in, "+", "=")
+        make("zoom_out", "Zoom out", zoom_out, "-")
+        make("close", "Close", self.close, "Escape")
+        return rows
+
+    def _cursor(self) -> QPointF | None:
         """The cursor on the canvas when it is over it (zoom keeps that point), else None."""
         point = self.canvas.mapFromGlobal(self.cursor().pos()).toPointF()
         return point if self.canvas.rect().contains(point.toPoint()) else None
@@ -72,6 +163,7 @@ class PictureViewer(QWidget):
         if index is None:
             return False
         self.batch_id = batch_id
+        self._values = batch_values(self.ledger, batch_id)
         self.pictures = pictures
         self.show_index(index)
         return True
@@ -82,23 +174,45 @@ class PictureViewer(QWidget):
     def show_index(self, index: int) -> None:
         if not self.pictures:
             self.index = -1
+            self.facts = None
             self.canvas.set_image(None, "No pictures left in this batch.")
+            self.panel.show_facts(None, None, "")
+            self._enable()
             return
         self.index = min(max(index, 0), len(self.pictures) - 1)
         picture = self.pictures[self.index]
         path = str(picture.path)
-        self.setWindowTitle(
-            f"{picture.path.name} — {self.index + 1} of {len(self.pictures)} — Batchline"
-        )
+        self.setWindowTitle(f"{picture.path.name} — Batchline")
+        assert self._values is not None
+        self.facts = picture_facts(self.ledger, picture.job_id, self._values)
         image = self.loader.cached(path)
         if image is not None:
             self.canvas.set_image(image)
         else:
             self.canvas.set_image(None, "Loading…")
             self.loader.request(path)
+        self._show_facts()
+        self._enable()
         for neighbour in (self.index + 1, self.index - 1):
             if 0 <= neighbour < len(self.pictures):
                 self.loader.request(str(self.pictures[neighbour].path))
+
+    def _show_facts(self) -> None:
+        where = f"{self.index + 1} of {len(self.pictures)} · {self.batch_id}"
+        self.panel.show_facts(self.facts, self.canvas.picture_size(), where)
+
+    def _enable(self) -> None:
+        shown = self.current() is not None
+        for name, action in self.actions_by_name.items():
+            if name != "close":
+                action.setEnabled(shown)
+        self.actions_by_name["previous"].setEnabled(self.index > 0)
+        self.actions_by_name["next"].setEnabled(0 <= self.index < len(self.pictures) - 1)
+        self.actions_by_name["copy_seed"].setEnabled(bool(self.facts and self.facts.seeds))
+        mark = self.facts.mark if self.facts else None
+        for name, value in (("star", Mark.star), ("reject", Mark.reject)):
+            self.actions_by_name[name].setCheckable(True)
+            self.actions_by_name[name].setChecked(mark is value)
 
     @Slot()
     def next(self) -> None:
@@ -106,7 +220,7 @@ class PictureViewer(QWidget):
 
     @Slot()
     def previous(self) -> None:
-        self.show_index(self.index - 1)
+        self.show_index(max(self.index - 1, 0))
 
     @Slot()
     def first(self) -> None:
@@ -121,12 +235,98 @@ class PictureViewer(QWidget):
         picture = self.current()
         if picture is not None and str(picture.path) == path:
             self.canvas.set_image(image)
+            self._show_facts()
 
     @Slot(str, str)
     def _on_failed(self, path: str, why: str) -> None:
         picture = self.current()
         if picture is not None and str(picture.path) == path:
             self.canvas.set_image(None, why)
+
+    # --- acting on the picture ------------------------------------------------------------------
+
+    @Slot()
+    def copy_seed(self) -> None:
+        if self.facts is None or not self.facts.seeds:
+            return
+        seeds = list(dict.fromkeys(value_text(v) for v in self.facts.seeds.values()))
+        QGuiApplication.clipboard().setText(", ".join(seeds))
+        self.toast.show_message(f"Copied seed {', '.join(seeds)}.")
+
+    @Slot()
+    def queue_again(self) -> None:
+        picture = self.current()
+        if picture is None:
+            return
+        text, batch_id = queue_again(self.ledger, self.controller, picture.job_id)
+        self.toast.show_message(text, error=batch_id is None)
+        if batch_id is not None:
+            self.queued.emit(batch_id, 1)
+
+    def _recall(self, *, seed_only: bool) -> None:
+        picture = self.current()
+        if picture is not None:
+            self.recall_requested.emit(picture.job_id, seed_only)
+
+    @Slot()
+    def open_file(self) -> None:
+        picture = self.current()
+        if picture is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(picture.path)))
+
+    @Slot()
+    def show_folder(self) -> None:
+        """Open the batch's folder: the download puts each batch's pictures in a folder of its
+        own (``<output folder>/<batch>/``), so it is the picture's."""
+        picture = self.current()
+        if picture is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(picture.path.parent)))
+
+    def toggle_mark(self, mark: Mark) -> None:
+        """Mark the job ``mark``, or take the mark off when it has it already."""
+        if self.facts is None:
+            return
+        new = None if self.facts.mark is mark else mark
+        try:
+            self.ledger.marks.set([self.facts.job_id], new)
+        except BatchlineError as exc:
+            self.toast.show_message(str(exc), error=True)
+            return
+        assert self._values is not None
+        self.facts = picture_facts(self.ledger, self.facts.job_id, self._values)
+        self.panel.show_mark(self.facts.mark)
+        self._enable()
+        self.changed.emit(self.facts.job_id)
+
+    @Slot()
+    def move_to_trash(self) -> None:
+        """Ask, then move the picture to the system trash and show the next one; a starred
+        picture is refused (its star has to come off first)."""
+        picture = self.current()
+        if picture is None:
+            return
+        try:
+            check_trashable(self.ledger, picture.job_id, picture.path)
+        except BatchlineError as exc:
+            self.toast.show_message(str(exc), error=True)
+            return
+        question = f"Move {picture.path.name} to the trash?\nIts job stays in the history."
+        if not confirm(self, "Move to trash", question):
+            return
+        try:
+            trash_picture(self.ledger, picture.job_id, picture.path)
+        except BatchlineError as exc:
+            self.toast.show_message(str(exc), error=True)
+            return
+        self.loader.forget(str(picture.path))
+        del self.pictures[self.index]
+        self.show_index(self.index)
+        self.toast.show_message(f"Moved {picture.path.name} to the trash.")
+        self.changed.emit(picture.job_id)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.toast.dismiss()
+        super().closeEvent(event)
 
     def shutdown(self) -> None:
         self.loader.shutdown()

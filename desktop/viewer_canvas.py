@@ -155,7 +155,7 @@ class PictureCanvas(QWidget):
         if self._drag is not None:
             delta = event.position() - self._drag
             self._drag = event.position()
-            self.center -= delta / self.scale
+            self.center = self.center - delta / self.scale  # a new point: never shared
             self.fitting = False
             self.update()
         super().mouseMoveEvent(event)

@@ -40,11 +40,12 @@ def move_to_trash(path: Path) -> None:
         raise TrashError(f"cannot move {path} to the trash: {why}") from None
 
 
-def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
-    """Move one of job ``job_id``'s pictures to the trash, unless the job is starred.
+def check_trashable(ledger: Ledger, job_id: str, path: Path) -> None:
+    """Raise unless job ``job_id``'s picture ``path`` may go to the trash (asked before the
+    artist is asked to confirm).
 
     Raises:
-        TrashError: the job is starred, or the file cannot go to the trash.
+        TrashError: the job is starred.
         UnknownRecord: no such job.
     """
     ledger.job(job_id)
@@ -52,4 +53,14 @@ def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
         raise TrashError(
             f"{path.name} is starred: take its star off first (key 1) to move it to the trash"
         )
+
+
+def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
+    """Move one of job ``job_id``'s pictures to the trash, unless the job is starred.
+
+    Raises:
+        TrashError: the job is starred, or the file cannot go to the trash.
+        UnknownRecord: no such job.
+    """
+    check_trashable(ledger, job_id, path)
     move_to_trash(path)

@@ -1,0 +1,75 @@
+"""What the viewer says beside a picture: its job's seeds, the values its batch varies, its
+prompts, how long it took, its state and mark."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.batch.recall import literal_values
+from core.batch.varied import BatchValues, is_seed
+from core.batch.workflow import build_workflow
+from core.catalogue import Catalogue
+from core.presets.parameters import list_parameters
+
+if TYPE_CHECKING:
+    from core.job_state import JobState
+    from core.ledger import Ledger
+    from core.ledger.marks import Mark
+
+
+@dataclass(frozen=True)
+class PictureFacts:
+    """One job's facts (``NODE_ID.INPUT`` keys); ``seconds`` is None until it has run."""
+
+    job_id: str
+    batch_id: str
+    state: JobState
+    reason: str | None
+    seeds: dict[str, Any]
+    varied: dict[str, Any]
+    prompts: list[tuple[str, str]]  # (title, text): "Positive prompt", "a fox in the snow"
+    seconds: float | None
+    mark: Mark | None
+
+
+def batch_values(ledger: Ledger, batch_id: str) -> BatchValues:
+    """What the batch's jobs vary and share (read once per batch)."""
+    values = BatchValues()
+    for job in ledger.jobs(batch=batch_id):
+        values.add(job.params)
+    return values
+
+
+def picture_facts(
+    ledger: Ledger, job_id: str, values: BatchValues, catalogue: Catalogue | None = None
+) -> PictureFacts:
+    """The facts of job ``job_id``, whose batch's values are ``values``.
+
+    Raises:
+        UnknownRecord: no such job.
+    """
+    job = ledger.job(job_id)
+    api = build_workflow(ledger.workflow(ledger.batch(job.batch).workflow_hash), job.params)
+    parameters = list_parameters(api, catalogue or Catalogue.bundled())
+    prompts = [(p.node_title, str(p.value)) for p in parameters if p.multiline and p.value]
+    seconds = (
+        job.finished_at - job.started_at
+        if job.started_at is not None and job.finished_at is not None
+        else None
+    )
+    return PictureFacts(
+        job_id=job.id,
+        batch_id=job.batch,
+        state=job.state,
+        reason=job.reason,
+        seeds={key: value for key, value in literal_values(api).items() if is_seed(key)},
+        varied={
+            key: job.params[key]
+            for key in sorted(values.varied)
+            if key in job.params and not is_seed(key)
+        },
+        prompts=prompts,
+        seconds=seconds,
+        mark=ledger.marks.of([job_id]).get(job_id),
+    )
