@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from peewee import PeeweeException
 
 from cli import (
+    again_cmd,
     control_cmd,
     grid_cmd,
     gui_cmd,
@@ -45,6 +46,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     simulate_cmd,
     preset_cmd,
     queue_cmd,
+    again_cmd,
     run_cmd,
     jobs_cmd,
     grid_cmd,

@@ -1,4 +1,4 @@
-"""`batchline mark` and `batchline starred`, on jobs run by the simulator."""
+"""`batchline mark`, `batchline starred` and `batchline again`, on jobs run by the simulator."""
 
 from __future__ import annotations
 
@@ -40,3 +40,17 @@ def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: P
     nothing = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
     none = cli("starred", nothing, "--to", str(tmp_path))
     assert none.out == f"no starred picture in {nothing}\n"
+
+
+def test_again_queues_one_job_with_that_seed_and_values(cli: Cli, noise: str) -> None:
+    ids = cli("queue", noise, "--seeds", "11,12", "--set", "2.strength=0.25").out.split()
+    result = cli("again", ids[1], "--json")
+    assert result.code == 0, result.err
+    made = result.json()
+    assert made["seeds"] == {"2.seed": 12}
+    assert made["of"] == ids[1]
+    shown = json.loads(cli("show", made["id"], "--json").out)
+    assert shown["batch"] == made["batch"]
+    assert shown["params"] == {"2.seed": 12, "2.strength": 0.25}
+    unknown = cli("again", "job_19990101_0001")
+    assert (unknown.code, unknown.err) == (2, "batchline: no job 'job_19990101_0001'\n")
