@@ -20,9 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch.pictures import job_outputs
 from core.controller.previews import preview_file
 from core.errors import UnknownRecord
-from desktop.gallery import PATH_ROLE, GalleryModel, job_outputs
+from desktop.job_outputs import PATH_ROLE, OutputsModel
 from desktop.job_states import STATE_COLOURS, reason_label, state_label
 from desktop.job_table_model import values_text
 from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
@@ -74,7 +75,7 @@ class JobDetailsWidget(QWidget):
         self.preview.setToolTip("What the sampler has made so far (ComfyUI's preview)")
         self.preview.hide()
         self._preview_count: int | None = None
-        self.outputs = GalleryModel(ledger, thumbnails, self)
+        self.outputs = OutputsModel(thumbnails, self)
         self.outputs_view = self._outputs_view()
         self.open_folder = QPushButton("Open output &folder", self)
         self.open_folder.setAccessibleName("Open output folder")
@@ -163,16 +164,14 @@ class JobDetailsWidget(QWidget):
         failed = [failure_text(a) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
-        self.outputs.set_items(
-            [(job.id, p) for p in job_outputs(self._ledger, job.id, self.output_dir)]
-        )
+        self.outputs.set_paths(job_outputs(self._ledger, job.id, self.output_dir))
 
     def _clear(self) -> None:
         self.header.setText("Select a job to see its story.")
         self.attempts.set_records([])
         self.transitions.set_records([])
         self.failure.hide()
-        self.outputs.set_items([])
+        self.outputs.set_paths([])
 
     @Slot(QModelIndex)
     def open_output(self, index: QModelIndex) -> None:

@@ -1,11 +1,20 @@
-"""The main window: presets and composer, the jobs table, details and gallery, status bar."""
+"""The main window: presets and composer, the batch as pictures or as a table, details, status
+bar."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -32,8 +41,8 @@ from core.batch import shrink_choices
 from core.errors import BatchlineError
 from desktop.batch_composer import BatchComposerWidget
 from desktop.batch_names import ask_and_name
+from desktop.contact_sheet import ContactSheetWidget
 from desktop.drop_overlay import DropOverlay
-from desktop.gallery import GalleryWidget
 from desktop.icon import app_icon
 from desktop.job_actions import JobActions
 from desktop.job_details import JobDetailsWidget
@@ -111,6 +120,7 @@ class MainWindow(QMainWindow):
         self._fit_once_shown = False
         self._initial_load = True  # batches already over at start are not announced
         self.confirm_close: Callable[[], bool] | None = None
+        self._syncing_selection = False
         self.viewer: PictureViewer | None = None
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
@@ -124,13 +134,12 @@ class MainWindow(QMainWindow):
         self.table = JobTableView(self)
         self.table.setModel(self.proxy)
         self.table.size_columns()
+        self.sheet = ContactSheetWidget(self.ledger, self.thumbnails, self)
+        self.sheet.model.output_dir = output_dir
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
-        self.gallery = GalleryWidget(self.ledger, self.thumbnails, self)
-        self.gallery.model.output_dir = output_dir
         self.tabs = QTabWidget(self)
         self.tabs.addTab(_scrolled(self.details), "&Details")
-        self.tabs.addTab(_scrolled(self.gallery), "&Gallery")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
@@ -138,6 +147,7 @@ class MainWindow(QMainWindow):
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
         self.table.addActions(self.job_actions.all() + self.job_actions.recall_actions())
+        self.sheet.add_view_actions(self.job_actions.all() + self.job_actions.recall_actions())
         self.job_actions.choose_smaller = self.ask_smaller
         central = self._layout()
         self.setCentralWidget(central)
@@ -150,13 +160,17 @@ class MainWindow(QMainWindow):
         left.addWidget(self.composer)
         left.setStretchFactor(1, 3)
         self._left = left
-        middle = QWidget(self)
-        column = QVBoxLayout(middle)
+        jobs = QWidget(self)
+        column = QVBoxLayout(jobs)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.filter_bar)
         column.addWidget(self.table, 1)
+        self.middle = QTabWidget(self)  # the batch as pictures first, the table one click away
+        self.middle.setDocumentMode(True)
+        self.middle.addTab(self.sheet, "&Pictures")
+        self.middle.addTab(jobs, "T&able")
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        for widget in (_scrolled(left), _scrolled(middle), self.tabs):
+        for widget in (_scrolled(left), _scrolled(self.middle), self.tabs):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
@@ -213,7 +227,10 @@ class MainWindow(QMainWindow):
         self.job_actions.retried_as.connect(self.on_retried_as)
         self.job_actions.recall_requested.connect(self.on_recall)
         self.job_actions.again_requested.connect(self.queue_again)
-        self.gallery.recall_requested.connect(self.on_recall)
+        self.sheet.selection_changed.connect(self.on_sheet_selection)
+        self.sheet.open_requested.connect(self.open_viewer)
+        self.sheet.notice.connect(self.show_banner)
+        self.sheet.failed.connect(self.show_error)
         self.table.activated.connect(self.on_job_activated)
         connect_recall(self.presets, self.composer)
         self._batches_timer = QTimer(self)
@@ -259,7 +276,6 @@ class MainWindow(QMainWindow):
         """Start following the ledger (the first chunk is read at once)."""
         self.model.refresh()
         self.model.start()
-        self.gallery.start()
         if self.presets.model.rowCount():
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
 
@@ -279,7 +295,7 @@ class MainWindow(QMainWindow):
         self.banner.dismiss()
         self.presets.stop()
         self.model.stop()
-        self.gallery.stop()
+        self.sheet.stop()
         if self.viewer is not None:
             self.viewer.close()
             self.viewer.shutdown()
@@ -315,16 +331,17 @@ class MainWindow(QMainWindow):
         self.status.show_status(status)
         self.job_actions.show_status(status)
         self.details.show_previews(status.previews)
+        self.sheet.set_status(status)
 
     @Slot(str, int)
     def on_batch_queued(self, batch_id: str, _count: int) -> None:
         self.model.refresh()
-        self.refresh_batches()
-        self.gallery.set_batches(self.model.batch_ids(), batch_id)
+        self.refresh_batches(batch_id)
 
     @Slot(list)
     def on_feed_read(self, jobs: list[Any]) -> None:
         self.job_actions.update_enabled()  # the batches' counts in the actions' texts
+        self.sheet.update_jobs(jobs)
         if self._initial_load:
             self.notifier.seed(jobs)
         else:
@@ -351,6 +368,7 @@ class MainWindow(QMainWindow):
             self.viewer = PictureViewer(self.ledger, self.controller, self.details.output_dir, self)
             self.viewer.recall_requested.connect(self.recall_from_viewer)
             self.viewer.queued.connect(self.on_batch_queued)
+            self.viewer.fit_to_screen()
         if not self.viewer.open_job(job_id):
             self.show_banner(f"{job_id} has no pictures to show.")
             return
@@ -385,6 +403,36 @@ class MainWindow(QMainWindow):
         self.job_actions.update_enabled()
         jobs = self.table.selected_jobs()
         self.details.show_job(jobs[-1] if jobs else None)
+        if self._syncing_selection:
+            return
+        self._syncing_selection = True
+        try:
+            if jobs and jobs[-1].batch != self.sheet.batch_id():
+                self.refresh_batches(jobs[-1].batch)
+            self.sheet.select_jobs([job.id for job in jobs])
+        finally:
+            self._syncing_selection = False
+
+    @Slot(list)
+    def on_sheet_selection(self, job_ids: list[str]) -> None:
+        """The cells chosen in the sheet are the rows selected in the table: the actions act on
+        them (rows the table's filter hides cannot be)."""
+        if self._syncing_selection:
+            return
+        selection = QItemSelection()
+        for job_id in job_ids:
+            row = self.model.row_of(job_id)
+            index = self.proxy.mapFromSource(self.model.index(row, 0)) if row is not None else None
+            if index is not None and index.isValid():
+                selection.select(index, index)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+        self._syncing_selection = True
+        try:
+            self.table.selectionModel().select(
+                selection, flags | QItemSelectionModel.SelectionFlag.Rows
+            )
+        finally:
+            self._syncing_selection = False
 
     @Slot(QModelIndex, QModelIndex, list)
     def on_model_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: list[int]) -> None:
@@ -400,11 +448,12 @@ class MainWindow(QMainWindow):
             self._batches_timer.start()
 
     @Slot()
-    def refresh_batches(self) -> None:
+    def refresh_batches(self, current: str | None = None) -> None:
+        """The batches to filter on and to show as pictures (``current``: show this one)."""
         batches = self.model.batch_ids()
         names = {batch.id: batch.name for batch in self.ledger.batches() if batch.name}
         self.filter_bar.set_batches(batches, names)
-        self.gallery.set_batches(batches)
+        self.sheet.set_batches(batches, names, current)
 
     @Slot(str)
     def show_banner(self, text: str) -> None:
@@ -457,6 +506,14 @@ class MainWindow(QMainWindow):
         stops = [w for w in tab_stops(self) if self.composer.isAncestorOf(w)]
         if stops:
             stops[0].setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_pictures(self) -> None:
+        self.middle.setCurrentWidget(self.sheet)
+        self.sheet.current_view().setFocus()
+
+    def show_table(self) -> None:
+        self.middle.setCurrentIndex(1)
+        self.table.setFocus()
 
     def show_tab(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)

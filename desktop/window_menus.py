@@ -60,9 +60,9 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     view_menu.addAction(toolbar)
     view_menu.addSeparator()
     view_menu.addAction(_action(window, "&Composer", "Ctrl+1", window.focus_composer))
-    view_menu.addAction(_action(window, "&Jobs table", "Ctrl+2", window.table.setFocus))
+    view_menu.addAction(_action(window, "&Jobs table", "Ctrl+2", window.show_table))
     view_menu.addAction(_action(window, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
-    view_menu.addAction(_action(window, "&Gallery", "Ctrl+4", lambda: window.show_tab(1)))
+    view_menu.addAction(_action(window, "&Pictures", "Ctrl+4", window.show_pictures))
 
     help_menu = bar.addMenu("&Help")
     menus = [file_menu, edit_menu, jobs_menu, view_menu, help_menu]

@@ -4,7 +4,7 @@ Usage: .venv/bin/python docs/make_screenshots.py [--out docs]
 Runs offscreen unless QT_QPA_PLATFORM or a display says otherwise (xvfb-run works too).
 Writes screenshot-main.png (jobs table mid-batch, job details), the same window laid out for
 1366x768 and 1600x1000 screens (screenshot-1366x768.png, screenshot-1600x1000.png) and
-screenshot-gallery.png.
+screenshots/contact-sheet.png (the batch as pictures).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ async def scenario(out: Path, data: Path) -> None:
     await wait_for(lambda: states(session).get(JobState.succeeded, 0) >= 6)
     await wait_for(lambda: bool(session.controller and session.controller.status.progress))
     succeeded = [j for j in window.model.jobs() if j.state is JobState.succeeded]
+    window.show_table()
     window.select_job(succeeded[1].id)
     await asyncio.sleep(0.6)  # thumbnails are made in worker threads
     window.grab().save(str(out / "screenshot-main.png"))
@@ -71,11 +72,10 @@ async def scenario(out: Path, data: Path) -> None:
         await asyncio.sleep(0.3)
         window.grab().save(str(out / f"screenshot-{width}x{height}.png"))
     window.resize(1680, 940)
-    window.show_tab(1)
-    window.gallery.refresh()
-    await wait_for(lambda: window.gallery.model.rowCount() >= 6)
+    window.show_pictures()
     await asyncio.sleep(0.8)
-    window.grab().save(str(out / "screenshot-gallery.png"))
+    (out / "screenshots").mkdir(exist_ok=True)
+    window.grab().save(str(out / "screenshots" / "contact-sheet.png"))
     await session.close()
 
 
@@ -87,7 +87,7 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     with tempfile.TemporaryDirectory(prefix="batchline-shots-") as data:
         qasync.run(scenario(args.out, Path(data)))
-    print(f"wrote {args.out / 'screenshot-main.png'} and {args.out / 'screenshot-gallery.png'}")
+    print(f"wrote {args.out / 'screenshot-main.png'} and {args.out / 'screenshots'}")
     return 0
 
 

@@ -16,6 +16,7 @@ from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
+from desktop.thumbnails import ThumbnailLoader
 from tests.desktop.background_helpers import FAST, ledger_free
 from tests.desktop.fakes import FakeController
 from tests.leaks import tasks_left
@@ -61,6 +62,13 @@ def preset_name(ledger: Ledger) -> str:
     result = add_preset_file(ledger, TXT2IMG)
     assert result.name, result.error
     return result.name
+
+
+@pytest.fixture
+def thumbnails(qapp, tmp_path: Path):
+    loader = ThumbnailLoader(tmp_path / "thumbs")
+    yield loader
+    loader.shutdown()
 
 
 @pytest.fixture

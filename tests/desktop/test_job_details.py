@@ -5,19 +5,13 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
+from core.batch.pictures import job_outputs
 from core.job_state import AttemptResult, Reason
-from desktop.gallery import GalleryModel, GalleryWidget, job_outputs
 from desktop.job_details import JobDetailsWidget
-from desktop.thumbnails import ThumbnailLoader, make_thumbnail, thumbnail_path
+from desktop.job_outputs import OutputsModel
+from desktop.thumbnails import make_thumbnail, thumbnail_path
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import fail_job, succeed_job
-
-
-@pytest.fixture
-def thumbnails(qapp, tmp_path):
-    loader = ThumbnailLoader(tmp_path / "thumbs")
-    yield loader
-    loader.shutdown()
 
 
 @pytest.fixture
@@ -68,27 +62,11 @@ def test_thumbnail_is_cached_on_disk(tmp_path, image) -> None:
     assert make_thumbnail(image, folder) == first
 
 
-def test_gallery_lists_a_batch_contact_sheet(qtbot, ledger, preset_name, thumbnails, tmp_path):
-    ids = make_jobs(ledger, preset_name, 3)
-    paths = []
-    for n, job_id in enumerate(ids[:2]):
-        path = tmp_path / f"img{n}.png"
-        Image.new("RGB", (64, 64), "red").save(path)
-        succeed_job(ledger, job_id, [str(path)])
-        paths.append(str(path))
-    gallery = GalleryWidget(ledger, thumbnails)
-    qtbot.addWidget(gallery)
-    gallery.set_batches([ledger.job(ids[0]).batch])
-    assert [gallery.model.index(r).data(256) for r in range(gallery.model.rowCount())] == paths
-    assert gallery.empty.isHidden()
-
-
 @pytest.mark.expect_log("desktop.thumbnails")
-def test_gallery_model_passes_the_tester(qtmodeltester, ledger, thumbnails) -> None:
-    model = GalleryModel(ledger, thumbnails)
+def test_outputs_model_passes_the_tester(qtmodeltester, thumbnails) -> None:
+    model = OutputsModel(thumbnails)
     qtmodeltester.check(model)
-    model.set_items([("job_1", "/nonexistent/a.png")])
-    model.set_items([("job_1", "/nonexistent/a.png"), ("job_2", "/nonexistent/b.png")])
+    model.set_paths(["/nonexistent/a.png", "/nonexistent/b.png"])
     assert model.rowCount() == 2
 
 

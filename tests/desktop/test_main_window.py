@@ -229,17 +229,14 @@ def test_a_job_goes_back_to_the_composer_from_the_table(window, ledger, qtbot) -
     assert window.composer.seeds.plan().values == (job.params["3.seed"],)
 
 
-def test_a_gallery_picture_sends_its_job_to_the_composer(window, ledger, tmp_path) -> None:
-    from PIL import Image
-
+def test_a_contact_sheet_cell_sends_its_job_to_the_composer(window, ledger, qtbot) -> None:
     window.composer.seeds.count.setValue(2)
     window.composer.queue_button.click()
     job = window.model.job_at(1)
-    picture = tmp_path / "picture.png"
-    Image.new("RGB", (8, 8)).save(picture)
-    window.gallery.model.set_items([(job.id, str(picture))])
-    window.gallery.view.setCurrentIndex(window.gallery.model.index(0))
-    assert window.gallery.use_seed in window.gallery.view.actions()
+    qtbot.waitUntil(lambda: window.sheet.model.index_of(job.id).isValid())
+    view = window.sheet.list_view
+    view.setCurrentIndex(window.sheet.model.index_of(job.id))
+    assert window.job_actions.use_seed in view.actions()
     window.composer.seeds.count.setValue(5)
-    window.gallery.use_seed.trigger()
+    window.job_actions.use_seed.trigger()
     assert window.composer.seeds.plan().values == (job.params["3.seed"],)

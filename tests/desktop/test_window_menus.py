@@ -45,20 +45,26 @@ def test_the_menus_hold_every_action_with_a_shortcut(window) -> None:
 
 def test_tab_goes_top_to_bottom_and_the_table_is_one_stop(window, qtbot) -> None:
     assert not window.table.tabKeyNavigation()
-    stops = [w for w in tab_stops(window) if not isinstance(w, QScrollBar)]
+    assert not window.sheet.list_view.tabKeyNavigation()
+
+    def stops() -> list:
+        return [w for w in tab_stops(window) if not isinstance(w, QScrollBar)]
 
     def first(widget) -> int:
-        return next(i for i, w in enumerate(stops) if w is widget or widget.isAncestorOf(w))
+        return next(i for i, w in enumerate(stops()) if w is widget or widget.isAncestorOf(w))
 
+    order = [first(window.presets), first(window.composer), first(window.sheet), first(window.tabs)]
+    assert order == sorted(order), order
+    assert sum(w is window.sheet.list_view for w in stops()) == 1
+    window.show_table()
     order = [
-        first(window.presets),
         first(window.composer),
         first(window.filter_bar),
         first(window.table),
         first(window.tabs),
     ]
     assert order == sorted(order), order
-    assert sum(w is window.table for w in stops) == 1
+    assert sum(w is window.table for w in stops()) == 1
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Tab)
     assert window.focusWidget() is not window.table
@@ -68,7 +74,10 @@ def test_view_menu_moves_the_focus(window) -> None:
     view = {a.text(): a for a in window.menus[3].actions()}
     view["&Jobs table"].trigger()
     assert window.focusWidget() is window.table
-    view["&Gallery"].trigger()
-    assert window.tabs.currentIndex() == 1
+    view["&Pictures"].trigger()
+    assert window.middle.currentWidget() is window.sheet
+    assert window.focusWidget() is window.sheet.list_view
+    view["&Details"].trigger()
+    assert window.tabs.currentIndex() == 0
     view["&Composer"].trigger()
     assert window.composer.isAncestorOf(window.focusWidget())

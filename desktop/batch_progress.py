@@ -1,0 +1,107 @@
+"""A batch's progress line: which batch, how many of its jobs are done, failed, running, about
+how long the rest will take, and a bar."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
+
+from core.job_state import JobState
+
+if TYPE_CHECKING:
+    from core.ledger import JobRecord
+
+
+def progress_text(jobs: list[JobRecord], seconds_left: float | None) -> str:
+    """``12 of 40 done · 1 failed · 1 running · about 2 min left``."""
+    counts = Counter(job.state for job in jobs)
+    parts = [f"{counts[JobState.succeeded]} of {len(jobs)} done"]
+    if counts[JobState.failed]:
+        parts.append(f"{counts[JobState.failed]} failed")
+    if counts[JobState.cancelled]:
+        parts.append(f"{counts[JobState.cancelled]} cancelled")
+    running = counts[JobState.running] + counts[JobState.cancelling]
+    if running:
+        parts.append(f"{running} running")
+    if any(job.state.is_active for job in jobs):
+        parts.append(f"about {time_left_text(seconds_left)} left" if seconds_left else "")
+    return " · ".join(part for part in parts if part)
+
+
+def time_left_text(seconds: float) -> str:
+    if seconds < 60:
+        return "1 min" if seconds >= 30 else "less than a minute"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class BatchProgress(QWidget):
+    """The batch chooser (names where the batch has one), the counts and the bar.
+
+    Signals:
+        batch_chosen(str): the artist chose another batch ("" when there is none).
+    """
+
+    batch_chosen = Signal(str)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.batch = QComboBox(self)
+        self.batch.setAccessibleName("Batch shown")
+        self.batch.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.batch.setMinimumContentsLength(12)
+        self.summary = QLabel("No batch yet: queue one with the composer.", self)
+        self.summary.setAccessibleName("Batch progress")
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.bar = QProgressBar(self)
+        self.bar.setAccessibleName("Batch done")
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(8)
+        self.bar.setMaximumWidth(160)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.batch)
+        layout.addWidget(self.summary, 1)
+        layout.addWidget(self.bar)
+        self._chosen: str | None = None
+        self.batch.currentIndexChanged.connect(self._on_index)
+
+    def current(self) -> str | None:
+        return self.batch.currentData() or None
+
+    def set_batches(self, batch_ids: list[str], names: dict[str, str], current: str | None) -> None:
+        """List the batches, newest first; keep the shown one unless ``current`` says."""
+        keep = current or self.current()
+        wanted = [(names.get(b) or b, b) for b in reversed(batch_ids)]
+        shown = [
+            (self.batch.itemText(i), self.batch.itemData(i)) for i in range(self.batch.count())
+        ]
+        if wanted != shown:
+            self.batch.blockSignals(True)
+            self.batch.clear()
+            for text, batch_id in wanted:
+                self.batch.addItem(text, batch_id)
+            self.batch.setCurrentIndex(max(0, self.batch.findData(keep)) if keep else 0)
+            self.batch.blockSignals(False)
+        elif keep and keep != self.current():
+            self.batch.blockSignals(True)
+            self.batch.setCurrentIndex(max(0, self.batch.findData(keep)))
+            self.batch.blockSignals(False)
+        self._on_index(self.batch.currentIndex())
+
+    def show_jobs(self, jobs: list[JobRecord], seconds_left: float | None) -> None:
+        self.summary.setText(progress_text(jobs, seconds_left) if jobs else "")
+        finished = sum(1 for job in jobs if job.state.is_terminal)
+        self.bar.setMaximum(max(1, len(jobs)))
+        self.bar.setValue(finished)
+
+    @Slot(int)
+    def _on_index(self, _index: int) -> None:
+        if self.current() != self._chosen:
+            self._chosen = self.current()
+            self.batch_chosen.emit(self._chosen or "")

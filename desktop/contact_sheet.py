@@ -1,0 +1,380 @@
+"""The contact sheet: the chosen batch as pictures, one cell per job, live; its progress line,
+marks (1 star, 0 reject), a filter by mark, and exports (the starred pictures, a grid sheet)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListView,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.batch import grid_sheet
+from core.batch.picks import export_marked
+from core.errors import BatchlineError
+from core.estimate import position_estimate, typical_run_seconds
+from core.job_state import JobState
+from core.ledger.marks import Mark
+from core.settings import Settings
+from desktop.batch_progress import BatchProgress
+from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
+from desktop.sheet_cell import SheetCellDelegate, cell_size
+
+if TYPE_CHECKING:
+    from core.controller.status import ControllerStatus
+    from core.ledger import JobRecord, Ledger
+    from desktop.thumbnails import ThumbnailLoader
+
+ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often
+_SPACING = 4
+
+
+class ContactSheetWidget(QWidget):
+    """One batch's cells; the batch chooser and progress above them.
+
+    Signals:
+        open_requested(str): the artist opened a cell (double-click, Enter): this job.
+        selection_changed(list): the job ids now selected in the sheet (by the artist).
+        notice(str): something to tell the artist in passing (an export's folder).
+        failed(str): something the artist asked for went wrong; why, in one line.
+    """
+
+    open_requested = Signal(str)
+    selection_changed = Signal(list)
+    notice = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._ledger = ledger
+        self.model = ContactSheetModel(ledger, thumbnails, self)
+        self.delegate = SheetCellDelegate(self)
+        self.progress = BatchProgress(self)
+        self.progress.batch_chosen.connect(self.show_batch)
+        self.mark_filter = QComboBox(self)
+        self.mark_filter.setAccessibleName("Show pictures")
+        self.mark_filter.setToolTip("Show all pictures, or only the starred, rejected or unmarked")
+        for choice in MarkFilter:
+            self.mark_filter.addItem(choice.value, choice)
+        self.mark_filter.currentIndexChanged.connect(self._on_filter)
+        self.export_starred = QPushButton("Export &starred…", self)
+        self.export_starred.setToolTip("Copy the batch's starred pictures to a folder")
+        self.export_starred.clicked.connect(self.ask_export_starred)
+        self.export_grid = QPushButton("Export &grid…", self)
+        self.export_grid.setToolTip("Write the X/Y grid as one labelled picture")
+        self.export_grid.clicked.connect(self.ask_export_grid)
+        self.axes = QLabel(self)
+        self.axes.setAccessibleName("Grid axes")
+        self.list_view = self._list_view()
+        self.grid_view = self._grid_view()
+        self.views = QStackedWidget(self)
+        self.views.addWidget(self.list_view)
+        self.views.addWidget(self.grid_view)
+        self.star = self._mark_action("S&tar", "1", Mark.star)
+        self.reject = self._mark_action("&Reject", "0", Mark.reject)
+        self.empty = QLabel("Queue a batch with the composer: its pictures appear here.", self)
+        self.empty.setWordWrap(True)
+        self._layout()
+        self._estimate = QTimer(self)
+        self._estimate.setSingleShot(True)
+        self._estimate.setInterval(ESTIMATE_MS)
+        self._estimate.timeout.connect(self.refresh_estimate)
+        self._seconds_left: float | None = None
+        self._syncing = False
+        self._stopped = False
+        self.show_batch("")
+
+    # --- building -------------------------------------------------------------------------------
+
+    def _list_view(self) -> QListView:
+        view = QListView(self)
+        view.setAccessibleName("Contact sheet")
+        view.setViewMode(QListView.ViewMode.IconMode)
+        view.setResizeMode(QListView.ResizeMode.Adjust)
+        view.setMovement(QListView.Movement.Static)
+        view.setUniformItemSizes(True)
+        view.setSpacing(_SPACING)
+        view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        view.setItemDelegate(self.delegate)
+        self._prepare(view)
+        return view
+
+    def _grid_view(self) -> QTableView:
+        view = QTableView(self)
+        view.setAccessibleName("Grid")
+        view.setShowGrid(False)
+        view.setItemDelegate(self.delegate)
+        view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        for header in (view.horizontalHeader(), view.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        view.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._prepare(view)
+        return view
+
+    def _prepare(self, view: QAbstractItemView) -> None:
+        view.setModel(self.model)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        view.activated.connect(self._on_activated)
+        view.selectionModel().selectionChanged.connect(self._on_selection)
+        view.setTabKeyNavigation(False)
+
+    def _mark_action(self, text: str, key: str, mark: Mark) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(f"{text.replace('&', '')} the selected pictures ({key}; again: unmark)")
+        action.triggered.connect(lambda: self.toggle_mark(mark))
+        return action
+
+    def _layout(self) -> None:
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        tools.addWidget(QLabel("Show", self))
+        tools.addWidget(self.mark_filter)
+        tools.addWidget(self.export_starred)
+        tools.addWidget(self.export_grid)
+        tools.addWidget(self.axes, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.progress)
+        layout.addLayout(tools)
+        layout.addWidget(self.views, 1)
+        layout.addWidget(self.empty)
+        for view in (self.list_view, self.grid_view):
+            view.addActions([self.star, self.reject])
+
+    def add_view_actions(self, actions: list[QAction]) -> None:
+        """More actions on the selected cells (the context menu), after the marks."""
+        for view in (self.list_view, self.grid_view):
+            view.addActions(actions)
+
+    # --- the batch ------------------------------------------------------------------------------
+
+    def set_batches(
+        self, batch_ids: list[str], names: dict[str, str], current: str | None = None
+    ) -> None:
+        """The batches to choose from; ``current`` comes into view (a newly queued one)."""
+        self.progress.set_batches(batch_ids, names, current)
+
+    def batch_id(self) -> str | None:
+        return self.model.batch_id
+
+    @Slot(str)
+    def show_batch(self, batch_id: str) -> None:
+        self.model.load_batch(batch_id or None)
+        grid = self.model.grid
+        self.views.setCurrentWidget(self.grid_view if grid is not None else self.list_view)
+        self.export_grid.setVisible(grid is not None)
+        self.export_grid.setEnabled(grid is not None)
+        self.export_starred.setEnabled(bool(batch_id))
+        self.axes.setText(_axes_text(grid.axes) if grid is not None else "")
+        self.empty.setVisible(not batch_id)
+        self._size_cells()
+        self._seconds_left = None
+        self.refresh_estimate()
+
+    def _size_cells(self) -> None:
+        size = cell_size(self.fontMetrics().height())
+        self.list_view.setGridSize(size + QSize(2 * _SPACING, 2 * _SPACING))
+        self.grid_view.horizontalHeader().setDefaultSectionSize(size.width())
+        self.grid_view.verticalHeader().setDefaultSectionSize(size.height())
+
+    def current_view(self) -> QAbstractItemView:
+        return self.grid_view if self.model.grid is not None else self.list_view
+
+    # --- live -----------------------------------------------------------------------------------
+
+    @Slot(list)
+    def update_jobs(self, jobs: list[JobRecord]) -> None:
+        """Jobs the feed just read: the shown batch's cells, progress and line follow."""
+        if not any(job.batch == self.model.batch_id for job in jobs):
+            if any(job.state is not JobState.pending for job in jobs):
+                self._estimate_soon()  # others moved up: the places in line change
+            return
+        selected = self.selected_job_ids()
+        self.model.update_jobs(jobs)
+        if self.selected_job_ids() != selected:  # the batch was read again
+            self.select_jobs(selected)
+        self._show_progress()
+        self._estimate_soon()
+
+    def set_status(self, status: ControllerStatus) -> None:
+        self.model.set_status(status)
+
+    def stop(self) -> None:
+        """Stop following the ledger (it may be closed next)."""
+        self._stopped = True
+        self._estimate.stop()
+
+    def _estimate_soon(self) -> None:
+        if not self._estimate.isActive() and not self._stopped:
+            self._estimate.start()
+
+    @Slot()
+    def refresh_estimate(self) -> None:
+        """Pending jobs' places in line and the time the batch has left (a few small reads)."""
+        if self._stopped:
+            return
+        jobs = self.model.jobs()
+        mine = {job.id for job in jobs if job.state is JobState.pending}
+        places: dict[str, int] = {}
+        seconds_left = None
+        if any(job.state.is_active for job in jobs):
+            counts = self._ledger.count_by_state()
+            sent = sum(n for state, n in counts.items() if state.is_active) - counts.get(
+                JobState.pending, 0
+            )
+            if mine:
+                line = self._ledger.job_ids(states=[JobState.pending])
+                places = {job_id: n + 1 for n, job_id in enumerate(line) if job_id in mine}
+            last = max(places.values(), default=0) + sent
+            servers = len(Settings.load(self._ledger).servers)
+            seconds_left = position_estimate(0, last, typical_run_seconds(self._ledger), servers)[1]
+        self.model.set_line(places)
+        self._seconds_left = seconds_left
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        self.progress.show_jobs(self.model.jobs(), self._seconds_left)
+
+    # --- selection ------------------------------------------------------------------------------
+
+    def selected_job_ids(self) -> list[str]:
+        view = self.current_view()
+        indexes = sorted(
+            view.selectionModel().selectedIndexes(), key=lambda i: (i.row(), i.column())
+        )
+        found = (self.model.job_id_at(index) for index in indexes)
+        return [job_id for job_id in found if job_id is not None]
+
+    def select_jobs(self, job_ids: list[str]) -> None:
+        """Select these jobs' cells (those of the shown batch), and no other; no signal."""
+        view = self.current_view()
+        selection = QItemSelection()
+        for job_id in job_ids:
+            index = self.model.index_of(job_id)
+            if index.isValid():
+                selection.select(index, index)
+        self._syncing = True
+        try:
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+            view.selectionModel().select(selection, flags)
+            if not selection.isEmpty():
+                view.selectionModel().setCurrentIndex(
+                    selection.indexes()[-1], QItemSelectionModel.SelectionFlag.NoUpdate
+                )
+                view.scrollTo(selection.indexes()[-1])
+        finally:
+            self._syncing = False
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        if not self._syncing:
+            self.selection_changed.emit(self.selected_job_ids())
+
+    @Slot(QModelIndex)
+    def _on_activated(self, index: QModelIndex) -> None:
+        job_id = self.model.job_id_at(index)
+        if job_id is not None:
+            self.open_requested.emit(job_id)
+
+    # --- marks and exports ----------------------------------------------------------------------
+
+    def toggle_mark(self, mark: Mark) -> None:
+        """Mark the selected cells; when every one has that mark already, unmark them."""
+        job_ids = self.selected_job_ids()
+        if not job_ids:
+            return
+        unmark = all(self.model.mark_of(job_id) is mark for job_id in job_ids)
+        new = None if unmark else mark
+        try:
+            self._ledger.marks.set(job_ids, new)
+        except BatchlineError as exc:
+            self.failed.emit(f"Could not mark the pictures: {exc}")
+            return
+        self.model.set_marks(job_ids, new)
+        self.select_jobs(job_ids)
+
+    @Slot(int)
+    def _on_filter(self, _index: int) -> None:
+        selected = self.selected_job_ids()
+        self.model.set_mark_filter(MarkFilter(self.mark_filter.currentData()))
+        self.select_jobs(selected)
+
+    def default_folder(self) -> Path:
+        """The batch's picture folder."""
+        return Settings.load(self._ledger).output_folder / (self.model.batch_id or "")
+
+    @Slot()
+    def ask_export_starred(self) -> None:
+        folder = self._ask_folder("Export the starred pictures to")
+        if folder is not None:
+            self.export_starred_to(folder)
+
+    @Slot()
+    def ask_export_grid(self) -> None:
+        folder = self._ask_folder("Write the grid picture to")
+        if folder is not None:
+            self.export_grid_to(folder)
+
+    def _ask_folder(self, title: str) -> Path | None:
+        chosen = QFileDialog.getExistingDirectory(self, title, str(self.default_folder()))
+        return Path(chosen) if chosen else None
+
+    def export_starred_to(self, folder: Path) -> list[Path]:
+        batch_id = self.model.batch_id
+        if batch_id is None:
+            return []
+        try:
+            copies = export_marked(self._ledger, batch_id, folder)
+        except (OSError, BatchlineError) as exc:
+            self.failed.emit(f"Could not export to {folder}: {exc}")
+            return []
+        if copies:
+            self.notice.emit(f"Copied {len(copies)} starred pictures to {folder}")
+        else:
+            self.notice.emit("No starred pictures to export: star some with 1.")
+        return copies
+
+    def export_grid_to(self, folder: Path) -> list[Path]:
+        batch_id = self.model.batch_id
+        if batch_id is None:
+            return []
+        try:
+            written = grid_sheet.export(self._ledger, batch_id, folder)
+        except (OSError, BatchlineError) as exc:
+            self.failed.emit(f"Could not write the grid to {folder}: {exc}")
+            return []
+        names = ", ".join(path.name for path in written)
+        self.notice.emit(f"Wrote {names} in {folder}")
+        return written
+
+
+def _axes_text(axes: list[grid_sheet.Axis]) -> str:
+    text = f"→ {axes[0].name}"
+    return text + (f"   ↓ {axes[1].name}" if len(axes) > 1 else "")

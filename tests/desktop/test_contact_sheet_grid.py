@@ -1,0 +1,64 @@
+"""An X/Y grid batch in the contact sheet: a labelled grid, exported as one picture."""
+
+from __future__ import annotations
+
+from PIL import Image
+from PySide6.QtCore import Qt
+
+from desktop.contact_sheet import ContactSheetWidget
+from desktop.contact_sheet_model import JOB_ROLE, STATUS_ROLE
+from tests.core.test_grid_sheet import grid_batch
+
+
+def headers(sheet: ContactSheetWidget, orientation: Qt.Orientation) -> list[str]:
+    count = (
+        sheet.model.columnCount()
+        if orientation == Qt.Orientation.Horizontal
+        else sheet.model.rowCount()
+    )
+    return [
+        sheet.model.headerData(n, orientation, Qt.ItemDataRole.DisplayRole) for n in range(count)
+    ]
+
+
+def test_a_grid_batch_shows_its_axes_on_the_edges_and_exports_one_picture(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    batch, _ids = grid_batch(ledger, tmp_path)
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.views.currentWidget() is sheet.grid_view
+    assert headers(sheet, Qt.Orientation.Horizontal) == [
+        "strength 0.1",
+        "strength 0.5",
+        "strength 0.9",
+    ]
+    assert headers(sheet, Qt.Orientation.Vertical) == ["width 64", "width 128"]
+    assert "strength" in sheet.axes.text()
+    assert "width" in sheet.axes.text()
+    corner = sheet.model.index(1, 2)
+    params = corner.data(JOB_ROLE).params
+    assert (params["2.strength"], params["1.width"]) == (0.9, 128)
+    assert corner.data(STATUS_ROLE) == ("failed: out of memory", "failed")
+    assert not sheet.export_grid.isHidden()
+    told: list[str] = []
+    sheet.notice.connect(told.append)
+    (written,) = sheet.export_grid_to(tmp_path / "grids")
+    assert list((tmp_path / "grids").iterdir()) == [written]
+    with Image.open(written) as picture:
+        assert picture.width > picture.height > 0
+    assert told == [f"Wrote {written.name} in {tmp_path / 'grids'}"]
+    sheet.stop()
+
+
+def test_a_plain_batch_has_no_grid_export(qtbot, ledger, preset_name, thumbnails) -> None:
+    from tests.desktop.conftest import make_jobs
+
+    ids = make_jobs(ledger, preset_name, 2)
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.set_batches([ledger.job(ids[0]).batch], {}, None)
+    assert sheet.views.currentWidget() is sheet.list_view
+    assert sheet.export_grid.isHidden()
+    sheet.stop()

@@ -1,0 +1,104 @@
+"""Marks in the contact sheet: 1 stars, 0 rejects, kept in the ledger; the filter by mark; the
+starred pictures exported."""
+
+from __future__ import annotations
+
+from PIL import Image
+from PySide6.QtCore import QItemSelectionModel, Qt
+
+from core.ledger import Ledger
+from core.ledger.marks import Mark
+from desktop.contact_sheet import ContactSheetWidget
+from desktop.contact_sheet_model import MARK_ROLE, MarkFilter
+from tests.desktop.conftest import make_jobs
+from tests.desktop.helpers import succeed_job
+
+
+def sheet_of(qtbot, ledger, thumbnails, batch: str) -> ContactSheetWidget:
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    return sheet
+
+
+def select(sheet: ContactSheetWidget, job_ids: list[str]) -> None:
+    view = sheet.current_view()
+    view.selectionModel().clearSelection()
+    for job_id in job_ids:
+        index = sheet.model.index_of(job_id)
+        view.selectionModel().select(index, QItemSelectionModel.SelectionFlag.Select)
+    view.setFocus()
+
+
+def labels(sheet: ContactSheetWidget) -> list[str]:
+    return [sheet.model.index(row, 0).data() for row in range(sheet.model.rowCount())]
+
+
+def test_keys_mark_the_selected_cells_and_the_marks_survive_reopening(
+    qtbot, tmp_path, preset_name, ledger, thumbnails
+) -> None:
+    ids = make_jobs(ledger, preset_name, 4)
+    batch = ledger.job(ids[0]).batch
+    sheet = sheet_of(qtbot, ledger, thumbnails, batch)
+    with qtbot.waitActive(sheet):
+        sheet.show()
+        sheet.activateWindow()
+    select(sheet, ids[:2])
+    qtbot.keyClick(sheet.list_view, Qt.Key.Key_1)
+    select(sheet, [ids[3]])
+    qtbot.keyClick(sheet.list_view, Qt.Key.Key_0)
+    assert sheet.model.index_of(ids[0]).data(MARK_ROLE) == Mark.star
+    select(sheet, [ids[1]])
+    qtbot.keyClick(sheet.list_view, Qt.Key.Key_1)  # again: unmarked
+    sheet.close()
+    ledger.close()
+    with Ledger(tmp_path / "ledger") as reopened:
+        assert reopened.marks.in_batch(batch) == {ids[0]: Mark.star, ids[3]: Mark.reject}
+        again = sheet_of(qtbot, reopened, thumbnails, batch)
+        marks = [again.model.index_of(job).data(MARK_ROLE) for job in ids]
+        assert marks == [Mark.star, None, None, Mark.reject]
+        again.stop()
+
+
+def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thumbnails) -> None:
+    ids = make_jobs(ledger, preset_name, 4)
+    ledger.marks.set([ids[1]], Mark.star)
+    ledger.marks.set([ids[2]], Mark.reject)
+    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(ids[0]).batch)
+    expected = {
+        MarkFilter.starred: ["seed 1"],
+        MarkFilter.rejected: ["seed 2"],
+        MarkFilter.unmarked: ["seed 0", "seed 3"],
+        MarkFilter.all: ["seed 0", "seed 1", "seed 2", "seed 3"],
+    }
+    for choice, shown in expected.items():
+        sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(choice))
+        assert labels(sheet) == shown, choice
+    sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(MarkFilter.starred))
+    select(sheet, [ids[1]])
+    sheet.star.trigger()  # unstarred: it leaves the starred view
+    assert labels(sheet) == []
+    sheet.stop()
+
+
+def test_export_starred_copies_the_starred_pictures(
+    qtbot, tmp_path, preset_name, ledger, thumbnails
+) -> None:
+    ids = make_jobs(ledger, preset_name, 3)
+    pictures = []
+    for n, job_id in enumerate(ids):
+        path = tmp_path / f"picture-{n}.png"
+        Image.new("RGB", (32, 32), (n * 100, 0, 0)).save(path)
+        succeed_job(ledger, job_id, [str(path)])
+        pictures.append(path)
+    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(ids[0]).batch)
+    select(sheet, [ids[0], ids[2]])
+    sheet.star.trigger()
+    told: list[str] = []
+    sheet.notice.connect(told.append)
+    out = tmp_path / "chosen"
+    copies = sheet.export_starred_to(out)
+    assert sorted(p.name for p in out.iterdir()) == ["picture-0.png", "picture-2.png"]
+    assert [p.read_bytes() for p in copies] == [pictures[0].read_bytes(), pictures[2].read_bytes()]
+    assert told == [f"Copied 2 starred pictures to {out}"]
+    sheet.stop()
