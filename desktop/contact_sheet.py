@@ -223,6 +223,11 @@ class ContactSheetWidget(QWidget):
         self._show_progress()
         self._estimate_soon()
 
+    @Slot(str)
+    def refresh_job(self, job_id: str) -> None:
+        """The job's mark or pictures changed elsewhere (the viewer): show them again."""
+        self.model.refresh_job(job_id)
+
     def set_status(self, status: ControllerStatus) -> None:
         self.model.set_status(status)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Slot
@@ -28,8 +29,6 @@ from core.ledger.marks import Mark
 from desktop.job_states import reason_label
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from core.batch.grid_sheet import Axis
     from core.controller.status import ControllerStatus
     from core.ledger import JobRecord, Ledger
@@ -95,6 +94,7 @@ class ContactSheetModel(QAbstractTableModel):
         self._pictures: dict[str, str | None] = {}  # succeeded job -> its first picture
         self._jobs_of_picture: dict[str, str] = {}
         self._marks: dict[str, Mark] = {}
+        self._deleted: set[str] = set()  # succeeded jobs whose pictures went to the trash
         self._filter = MarkFilter.all
         self._positions: dict[str, int] = {}
         self._progress: dict[str, float] = {}
@@ -117,6 +117,7 @@ class ContactSheetModel(QAbstractTableModel):
         self._order = [job.id for job in order]
         self._marks = self._ledger.marks.in_batch(batch_id) if batch_id else {}
         self._pictures.clear()
+        self._deleted.clear()
         self._jobs_of_picture.clear()
         self._previews.clear()
         self._preview_counts.clear()
@@ -167,9 +168,12 @@ class ContactSheetModel(QAbstractTableModel):
             return
         for job_id, attempts in self._ledger.attempts_of(job_ids).items():
             paths = recorded_outputs(attempts, self.output_dir)
-            self._pictures[job_id] = str(paths[0]) if paths else None
-            if paths:
-                self._jobs_of_picture[str(paths[0])] = job_id
+            there = [path for path in paths if path.is_file()]
+            self._pictures[job_id] = str(there[0]) if there else None
+            if there:
+                self._jobs_of_picture[str(there[0])] = job_id
+            elif paths:
+                self._deleted.add(job_id)
 
     @property
     def grid(self) -> GridLayout | None:
@@ -242,6 +246,18 @@ class ContactSheetModel(QAbstractTableModel):
         }
         self._line = {j: n for j, n in places.items() if j in self._jobs}
         self._changed(sorted(touched))
+
+    def refresh_job(self, job_id: str) -> None:
+        """Read the job's mark again, and whether its picture is still there (another window
+        marked it, or moved it to the trash)."""
+        if job_id not in self._jobs:
+            return
+        mark = self._ledger.marks.of([job_id]).get(job_id)
+        picture = self._pictures.get(job_id)
+        if picture is not None and not Path(picture).is_file():
+            self._pictures[job_id] = None
+            self._deleted.add(job_id)
+        self.set_marks([job_id], mark)
 
     def set_marks(self, job_ids: list[str], mark: Mark | None) -> None:
         for job_id in job_ids:
@@ -375,8 +391,13 @@ class ContactSheetModel(QAbstractTableModel):
             case JobState.cancelled:
                 return "cancelled", "cancelled"
             case JobState.succeeded:
-                picture = self._pictures.get(job.id)
-                return ("", "done") if picture else ("no picture", "failed")
+                if self._pictures.get(job.id):
+                    return "", "done"
+                return (
+                    ("deleted", "cancelled")
+                    if job.id in self._deleted
+                    else ("no picture", "failed")
+                )
 
 
 def _labels(

@@ -9,7 +9,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.contact_sheet import ContactSheetWidget
-from desktop.contact_sheet_model import MARK_ROLE, MarkFilter
+from desktop.contact_sheet_model import MARK_ROLE, STATUS_ROLE, MarkFilter
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import succeed_job
 
@@ -101,4 +101,21 @@ def test_export_starred_copies_the_starred_pictures(
     assert sorted(p.name for p in out.iterdir()) == ["picture-0.png", "picture-2.png"]
     assert [p.read_bytes() for p in copies] == [pictures[0].read_bytes(), pictures[2].read_bytes()]
     assert told == [f"Copied 2 starred pictures to {out}"]
+    sheet.stop()
+
+
+def test_a_mark_or_a_trashed_picture_from_the_viewer_shows_in_the_cell(
+    qtbot, tmp_path, preset_name, ledger, thumbnails
+) -> None:
+    (job,) = make_jobs(ledger, preset_name, 1)
+    path = tmp_path / "picture.png"
+    Image.new("RGB", (32, 32), "red").save(path)
+    succeed_job(ledger, job, [str(path)])
+    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(job).batch)
+    assert sheet.model.index_of(job).data(STATUS_ROLE) == ("", "done")
+    ledger.marks.set([job], Mark.reject)  # as the viewer does
+    path.unlink()
+    sheet.refresh_job(job)
+    assert sheet.model.index_of(job).data(MARK_ROLE) == Mark.reject
+    assert sheet.model.index_of(job).data(STATUS_ROLE) == ("deleted", "cancelled")
     sheet.stop()
