@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from desktop.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1200, 800)
+_SCREEN_MARGIN = 24  # the window manager's title bar and a little room
 
 
 class PictureViewer(QWidget):
@@ -78,6 +79,7 @@ class PictureViewer(QWidget):
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_failed)
         self.canvas = PictureCanvas(self)
+        self.canvas.scale_changed.connect(lambda _scale: self._title())
         self.actions_by_name: dict[str, QAction] = {}
         self.panel = ViewerPanel(self._actions(), self)
         layout = QHBoxLayout(self)
@@ -148,6 +150,19 @@ class PictureViewer(QWidget):
         make("close", "Close", self.close, "Escape")
         return rows
 
+    def fit_to_screen(self) -> None:
+        """The preferred size, or the screen's room less a margin, centred on that screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        if room is None or not room.isValid():
+            return
+        width = min(PREFERRED_SIZE[0], room.width() - 2 * _SCREEN_MARGIN)
+        height = min(PREFERRED_SIZE[1], room.height() - 2 * _SCREEN_MARGIN)
+        self.resize(max(width, self.minimumSizeHint().width()), height)
+        frame = self.frameGeometry()
+        frame.moveCenter(room.center())
+        self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
+
     def _cursor(self) -> QPointF | None:
         """The cursor on the canvas when it is over it (zoom keeps that point), else None."""
         point = self.canvas.mapFromGlobal(self.cursor().pos()).toPointF()
@@ -182,7 +197,7 @@ class PictureViewer(QWidget):
         self.index = min(max(index, 0), len(self.pictures) - 1)
         picture = self.pictures[self.index]
         path = str(picture.path)
-        self.setWindowTitle(f"{picture.path.name} — Batchline")
+        self._title()
         assert self._values is not None
         self.facts = picture_facts(self.ledger, picture.job_id, self._values)
         image = self.loader.cached(path)
@@ -197,6 +212,13 @@ class PictureViewer(QWidget):
             if 0 <= neighbour < len(self.pictures):
                 self.loader.request(str(self.pictures[neighbour].path))
 
+    def _title(self) -> None:
+        """The picture's file name and the scale it is shown at."""
+        picture = self.current()
+        if picture is not None:
+            zoom = f" — {self.canvas.scale:.0%}" if self.canvas.has_picture() else ""
+            self.setWindowTitle(f"{picture.path.name}{zoom} — Batchline")
+
     def _show_facts(self) -> None:
         where = f"{self.index + 1} of {len(self.pictures)} · {self.batch_id}"
         self.panel.show_facts(self.facts, self.canvas.picture_size(), where)
@@ -207,15 +229,24 @@ class PictureViewer(QWidget):
             if name != "close":
                 action.setEnabled(shown)
         self.actions_by_name["previous"].setEnabled(self.index > 0)
-        self.actions_by_name["next"].setEnabled(0 <= self.index < len(self.pictures) - 1)
         self.actions_by_name["copy_seed"].setEnabled(bool(self.facts and self.facts.seeds))
         mark = self.facts.mark if self.facts else None
         for name, value in (("star", Mark.star), ("reject", Mark.reject)):
             self.actions_by_name[name].setCheckable(True)
             self.actions_by_name[name].setChecked(mark is value)
 
+    def _reload(self) -> None:
+        """Read the batch's pictures again (jobs finished since), keeping the one shown."""
+        shown = self.current()
+        if self.batch_id is None or shown is None:
+            return
+        self.pictures = batch_pictures(self.ledger, self.batch_id, self.output_dir)
+        self.index = next((i for i, p in enumerate(self.pictures) if p == shown), self.index)
+
     @Slot()
     def next(self) -> None:
+        if self.index >= len(self.pictures) - 1:
+            self._reload()  # at the end: the batch may have finished more since
         self.show_index(self.index + 1)
 
     @Slot()
@@ -228,6 +259,7 @@ class PictureViewer(QWidget):
 
     @Slot()
     def last(self) -> None:
+        self._reload()
         self.show_index(len(self.pictures) - 1)
 
     @Slot(str, QImage)

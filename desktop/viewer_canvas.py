@@ -131,7 +131,9 @@ class PictureCanvas(QWidget):
             painter.setPen(self.palette().brightText().color())
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._message)
             return
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale < 1.0)
+        # Smooth when fitted or shrunk; zoomed in past 100 %, each pixel shows as a square.
+        smooth = self.fitting or self.scale < 1.0
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, smooth)
         painter.drawPixmap(self.picture_rect(), self._pixmap, QRectF(self._pixmap.rect()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -16,14 +17,14 @@ from core.batch.prompt import prompt_for
 from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import JobState
-from core.ledger import Ledger
+from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.main_window import MainWindow
 from desktop.viewer import PictureViewer
 from tests.core.helpers import FAST
-from tests.desktop.helpers import until
+from tests.desktop.helpers import succeed_job, until
 from tests.trash_home import use_trash
 
 SEEDS = (700, 701, 702)
@@ -109,6 +110,19 @@ def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, batc
     assert "2 of 3" in viewer.panel.facts.text()
     qtbot.keyClick(viewer, Qt.Key.Key_Escape)
     assert not viewer.isVisible()
+
+
+def test_pictures_finished_after_opening_come_after_the_last(qtbot, viewer, ledger, batch):
+    batch_id = ledger.job(batch[0]).batch
+    (later,) = ledger.add_jobs(batch_id, [NewJob({"3.seed": 703})])
+    picture = Path(job_outputs(ledger, batch[2])[0]).with_name(f"{later}_0.png")
+    Image.new("RGB", (32, 32), "#aa3344").save(picture)
+    succeed_job(ledger, later, [str(picture)])
+    qtbot.keyClick(viewer, Qt.Key.Key_End)
+    assert viewer.current().job_id == later
+    assert viewer.facts.seeds == {"3.seed": 703}
+    qtbot.waitUntil(lambda: viewer.canvas.picture_size() == (32, 32))
+    assert viewer.windowTitle() == f"{picture.name} — {viewer.canvas.scale:.0%} — Batchline"
 
 
 def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
