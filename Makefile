@@ -38,7 +38,7 @@ pytest: $(STAMP)
 
 # `make bench`: whether Batchline keeps a fast GPU fed (bench/feed.py, BENCHMARKS.md): one
 # table of figures, targets and same-run baselines, written to bench/results.json (~10 min).
-# `make bench-more`: the ledger, bulk commands, controller kills and the GUI.
+# `make bench-more`: the ledger, bulk commands, controller kills, the GUI and its contact sheet.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
 
@@ -49,6 +49,7 @@ bench-more: $(STAMP)
 	$(BIN)/python -m bench.controller_kills
 	$(BIN)/python -m bench.controller_kills --servers 2
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.sheet_scroll
 
 # `make chaos`: 1,000 jobs against a faulty, restarting simulator while the controller is
 # SIGKILLed 50 times; prints figures and exits 1 if an exactly-once invariant breaks (minutes).
