@@ -83,6 +83,19 @@ def why_waiting(status: ControllerStatus) -> tuple[str, str] | None:
     return None
 
 
+def checking_since(status: ControllerStatus) -> float | None:
+    """Queued and running jobs last written before this moment may have moved on the server
+    unseen, until the controller (being started, or started then) finds them in ComfyUI's queue
+    (``positions``) or writes their news. None when no controller runs to ask."""
+    if status.stopped or status.started_at <= 0:
+        return None
+    return status.started_at
+
+
+CHECKING = "checking…"
+CHECKING_TIP = "Batchline is asking ComfyUI about this job"
+_ON_SERVER = frozenset({JobState.queued, JobState.running})
+
 STALLED_NOTE = (
     "Running longer than the stall limit: ComfyUI may be stuck. Cancel it, or restart ComfyUI "
     "(the job is then retried)."
@@ -132,6 +145,7 @@ class JobTableModel(QAbstractTableModel):
         self._progress: dict[str, Progress] = {}
         self._stalled: frozenset[str] = frozenset()
         self._waiting_for: tuple[str, str] | None = None  # short, long: why pending jobs wait
+        self._checking_since: float | None = None  # see checking_since
         self._batch_values: dict[str, BatchValues] = {}
         self._value_keys: list[str] = []  # the input of each column after the fixed ones
         self._value_labels: dict[str, str] = {}
@@ -371,11 +385,19 @@ class JobTableModel(QAbstractTableModel):
         self._progress = dict(status.progress)
         self._stalled = status.stalled
         rows = [self._rows[job_id] for job_id in touched if job_id in self._rows]
-        waiting_for = why_waiting(status)
-        if waiting_for != self._waiting_for:
-            self._waiting_for = waiting_for
+        waiting_for, since = why_waiting(status), checking_since(status)
+        if (waiting_for, since) != (self._waiting_for, self._checking_since):
+            self._waiting_for, self._checking_since = waiting_for, since
             rows = list(range(len(self._jobs)))  # every pending row says it, or stops
         self._emit_changed(rows, Column.state, Column.warning)
+
+    def _checking(self, job: JobRecord) -> bool:
+        """Whether the row's queued or running state, from before the controller started, is not
+        yet confirmed by the server."""
+        since = self._checking_since
+        if since is None or job.state not in _ON_SERVER or job.updated_at >= since:
+            return False
+        return job.id not in self._positions
 
     @Slot()
     def tick_elapsed(self) -> None:
@@ -459,7 +481,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.batch:
                 return job.batch
             case Column.state:
-                return state_label(job.state)
+                return CHECKING if self._checking(job) else state_label(job.state)
             case Column.attempt:
                 return str(job.attempt)
             case Column.position:
@@ -483,13 +505,15 @@ class JobTableModel(QAbstractTableModel):
 
     def _decoration(self, job: JobRecord, column: Column, role: int) -> Any:
         if role == Qt.ItemDataRole.BackgroundRole and column == Column.state:
-            return state_colour(job.state)
+            return None if self._checking(job) else state_colour(job.state)
         if role == PROGRESS_ROLE and column == Column.progress:
             progress = self._progress.get(job.id)
             return progress.fraction if progress else None
         if role == Qt.ItemDataRole.ToolTipRole:
             if self._waiting_for and job.state is JobState.pending and column in _WAIT_SHOWN:
                 return self._waiting_for[1]
+            if column == Column.state and self._checking(job):
+                return CHECKING_TIP
             if column == Column.batch:
                 line = self.batch_line(job.batch)
                 return f"Batch {job.batch} · {line}" if line else f"Batch {job.batch}"

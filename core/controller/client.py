@@ -39,10 +39,19 @@ class ControllerClient(LedgerCommands):
         self.ledger = ledger
         self.running: Published | None = None
         self.status = ControllerStatus(connection=Connection.offline, stopped=NOT_RUNNING)
-        self.starting = False  # one is being started: until it runs, say "connecting"
+        self._starting_since = 0.0  # when one began being started (0: none is)
         self.failed = ""  # the error the last controller stopped for, while none runs
         self._listeners: list[StatusListener] = []
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def starting(self) -> bool:
+        """One is being started: until it runs, the status says "connecting", since when."""
+        return bool(self._starting_since)
+
+    @starting.setter
+    def starting(self, starting: bool) -> None:
+        self._starting_since = (self._starting_since or time.time()) if starting else 0.0
 
     def server_count(self) -> int:
         return max(1, len(self.status.servers))
@@ -74,7 +83,10 @@ class ControllerClient(LedgerCommands):
         self.failed = published.status.stopped if published else ""
         server = published.status.server if published else self.status.server
         if self.starting:
-            self._emit(ControllerStatus(connection=Connection.connecting, server=server))
+            since = self._starting_since
+            self._emit(
+                ControllerStatus(connection=Connection.connecting, server=server, started_at=since)
+            )
             return
         reason = f"the controller stopped: {self.failed}" if self.failed else NOT_RUNNING
         self._emit(ControllerStatus(connection=Connection.offline, server=server, stopped=reason))

@@ -114,6 +114,7 @@ class Controller(LedgerCommands):
         self._fatal = None
         self.stop_requested.clear()
         self.publisher.new_run()
+        self._emit(replace(self.status, started_at=time.time()))
         self._ledger_read = False  # a work loop went round (the status is then published)
         for link in self.links:
             self._spawn(f"work on {link.url}", partial(self._main_loop, link))
@@ -354,6 +355,7 @@ class Controller(LedgerCommands):
                 output_full=self._health.output_full,
                 stopped=str(self._fatal or ""),
                 servers=servers,
+                started_at=self.status.started_at,
             )
         )
 

@@ -68,6 +68,9 @@ class ControllerStatus:
         stopped: why the controller stopped (an error it cannot survive: a refused token, the
             ledger file not writable); empty while it runs.
         servers: each server's own status.
+        started_at: when this controller took the lease, or a client began starting one
+            (wall clock; 0: unknown). A job queued or running since before then, and not in
+            ``positions``, may have moved on the server unseen.
     """
 
     connection: Connection = Connection.connecting
@@ -87,6 +90,7 @@ class ControllerStatus:
     output_full: str = ""
     stopped: str = ""
     servers: tuple[ServerStatus, ...] = ()
+    started_at: float = 0.0
 
     @property
     def capacity(self) -> int:
