@@ -26,18 +26,19 @@ def progress_text(jobs: list[JobRecord], seconds_left: float | None) -> str:
     running = counts[JobState.running] + counts[JobState.cancelling]
     if running:
         parts.append(f"{running} running")
-    if any(job.state.is_active for job in jobs):
-        parts.append(f"about {time_left_text(seconds_left)} left" if seconds_left else "")
-    return " · ".join(part for part in parts if part)
+    if seconds_left is not None and any(job.state.is_active for job in jobs):
+        parts.append(time_left_text(seconds_left))
+    return " · ".join(parts)
 
 
 def time_left_text(seconds: float) -> str:
-    if seconds < 60:
-        return "1 min" if seconds >= 30 else "less than a minute"
-    minutes = round(seconds / 60)
+    """``about 2 min left``; under half a minute ``less than a minute left``."""
+    if seconds < 30:
+        return "less than a minute left"
+    minutes = max(1, round(seconds / 60))
     if minutes < 90:
-        return f"{minutes} min"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
+        return f"about {minutes} min left"
+    return f"about {minutes // 60} h {minutes % 60:02d} min left"
 
 
 class BatchProgress(QWidget):
@@ -95,6 +96,8 @@ class BatchProgress(QWidget):
         self._on_index(self.batch.currentIndex())
 
     def show_jobs(self, jobs: list[JobRecord], seconds_left: float | None) -> None:
+        self.batch.setVisible(self.batch.count() > 0)
+        self.bar.setVisible(bool(jobs))
         self.summary.setText(progress_text(jobs, seconds_left) if jobs else "")
         finished = sum(1 for job in jobs if job.state.is_terminal)
         self.bar.setMaximum(max(1, len(jobs)))
