@@ -48,9 +48,13 @@ class BatchComposerWidget(QWidget):
 
     Signals:
         batch_queued(str, int): a batch id and its number of jobs.
+        message(str): what queueing did, for the window's notice (nothing in the form moves).
+        failed(str): why it could not (the window shows it as an error notice).
     """
 
     batch_queued = Signal(str, int)
+    message = Signal(str)
+    failed = Signal(str)
 
     def __init__(self, ledger: Ledger, controller: ControllerPort, parent: Any = None) -> None:
         super().__init__(parent)
@@ -73,9 +77,6 @@ class BatchComposerWidget(QWidget):
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet(_NOTICE_STYLE)
         self.notice.setAccessibleName("Wait estimate")
-        self.message = QLabel(self)  # what queueing did, or why it could not
-        self.message.setWordWrap(True)
-        self.message.setAccessibleName("Composer message")
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
         self.memory = ComposerMemory(self, ledger)
@@ -133,7 +134,6 @@ class BatchComposerWidget(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.notice)
-        layout.addWidget(self.message)
         layout.addWidget(self.queue_button)
 
     def hideEvent(self, event: QHideEvent) -> None:
@@ -152,7 +152,7 @@ class BatchComposerWidget(QWidget):
         try:
             preset = self._preset_of(self._ledger.presets.get(name))
         except BatchlineError as exc:
-            self._show(str(exc), _ERROR_STYLE)
+            self.show_error(str(exc))
             return
         with self.memory.quiet():
             self._show_preset(name, preset)
@@ -250,7 +250,6 @@ class BatchComposerWidget(QWidget):
         count = self.job_count()
         self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
         self.queue_button.setEnabled(count > 0 and self._preset is not None)
-        self._show("", "")  # an earlier message is about another batch
         self.check_room()
 
     @Slot()
@@ -295,18 +294,13 @@ class BatchComposerWidget(QWidget):
                 self._preset_name, self.spec(), self.seeds.varied_refs()
             )
         except BatchlineError as exc:
-            self._show(str(exc), _ERROR_STYLE)
+            self.show_error(str(exc))
             return
-        self._show(queued_message(len(job_ids), batch.id, self._controller.status), "")
+        self.message.emit(queued_message(len(job_ids), batch.id, self._controller.status))
         self.batch_queued.emit(batch.id, len(job_ids))
 
     def show_error(self, text: str) -> None:
-        self._show(text, _ERROR_STYLE)
-
-    def _show(self, text: str, style: str) -> None:
-        self.message.setText(text)
-        self.message.setStyleSheet(style)
-        self.message.setVisible(bool(text))
+        self.failed.emit(text)
 
 
 def _os_user() -> str:

@@ -217,6 +217,9 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.presets.preset_selected.connect(self.composer.set_preset)
         self.composer.batch_queued.connect(self.on_batch_queued)
+        self.composer.message.connect(self.show_banner)
+        self.composer.failed.connect(self.show_error)
+        self.presets.failed.connect(self.show_error)
         self.table.selectionModel().selectionChanged.connect(self.on_selection)
         self.model.dataChanged.connect(self.on_model_changed)
         self.model.rowsInserted.connect(self.on_rows_inserted)

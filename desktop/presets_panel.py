@@ -1,4 +1,5 @@
-"""The presets panel: the stored presets, Open..., and the errors of files that did not load."""
+"""The presets panel: the stored presets, Open..., and the errors of files that did not load
+(told to the window, which shows them as a notice)."""
 
 from __future__ import annotations
 
@@ -84,10 +85,12 @@ class PresetsPanel(QWidget):
         preset_selected(str): the artist chose a preset (by name).
         values_recalled(str, dict): recalled values for a preset's composer: its name and a
             composer state (`desktop.recall.apply_recalled` applies it).
+        failed(str): files that did not load, or an action refused, one line each.
     """
 
     preset_selected = Signal(str)
     values_recalled = Signal(str, dict)
+    failed = Signal(str)
     FILTER = "ComfyUI workflows (*.json *.png);;All files (*)"
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
@@ -103,17 +106,12 @@ class PresetsPanel(QWidget):
         self.open_button = QPushButton("&Open preset…", self)
         self.open_button.setAccessibleName("Open preset file")
         self.open_button.clicked.connect(self.open_files)
-        self.errors = QLabel(self)
-        self.errors.setWordWrap(True)
-        self.errors.setAccessibleName("Preset errors")
-        self.errors.setStyleSheet("color: #a4262c;")
-        self.errors.hide()
         hint = QLabel("Drop .json or .png workflows anywhere on the window.", self)
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(mid);")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.list, self.open_button, self.errors, hint):
+        for widget in (self.list, self.open_button, hint):
             layout.addWidget(widget)
         # Presets added or removed by another process (the CLI) show up within a few seconds.
         self._follow = QTimer(self)
@@ -253,7 +251,6 @@ class PresetsPanel(QWidget):
         except BatchlineError as exc:
             self._show_error(str(exc))
             return False
-        self._show_error("")
         self.model.reload()
         self.select(new_name)
         return True
@@ -294,8 +291,8 @@ class PresetsPanel(QWidget):
     confirm = staticmethod(confirm)  # tests replace it with an answer
 
     def _show_error(self, text: str) -> None:
-        self.errors.setText(text)
-        self.errors.setVisible(bool(text))
+        if text:
+            self.failed.emit(text)
 
     @staticmethod
     def ask_recall(parent: QWidget, recall: Recall, file_name: str) -> RecallChoice | None:

@@ -89,10 +89,12 @@ def test_queue_writes_the_batch_through_the_controller(composer, controller, led
 
 
 def test_composition_errors_are_shown_not_raised(composer, ledger) -> None:
+    failed: list[str] = []
+    composer.failed.connect(failed.append)
     composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
     composer.seeds.values.setText("5, 5")
     composer.queue_button.click()
-    assert "repeats 5" in composer.message.text()
+    assert "repeats 5" in failed[-1]
     assert ledger.jobs() == []
 
 
@@ -161,13 +163,15 @@ def test_a_batch_past_the_quota_is_said_while_composing_not_only_on_queue(
 def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) -> None:
     from core.controller.status import Connection
 
+    told: list[str] = []
+    composer.message.connect(told.append)
     controller.push(connection=Connection.connected, stopped="")
     composer.seeds.count.setValue(1)
     composer.queue_button.click()
-    assert composer.message.text().startswith("Queued 1 job as ")
+    assert told[-1].startswith("Queued 1 job as ")
     controller.push(connection=Connection.offline, stopped="")
     composer.queue_button.click()
-    assert composer.message.text().endswith("; it waits for the server (ComfyUI does not answer).")
+    assert told[-1].endswith("; it waits for the server (ComfyUI does not answer).")
 
 
 def finish_one(ledger, preset_name, seconds: float) -> None:

@@ -36,7 +36,7 @@ def test_dropping_a_valid_file_adds_and_selects_it(window, ledger, preset_copy) 
     assert ledger.presets.names() == ["fox"]
     assert window.presets.current_name() == "fox"
     assert window.composer.title.text() == "fox"
-    assert window.presets.errors.isHidden()
+    assert window.banner.isHidden()
 
 
 def test_dropping_a_broken_file_shows_its_error_and_changes_nothing(
@@ -48,8 +48,8 @@ def test_dropping_a_broken_file_shows_its_error_and_changes_nothing(
     window.dropEvent(StubDropEvent([broken]))
     assert ledger.presets.names() == [preset_name]
     assert window.presets.current_name() == preset_name
-    assert not window.presets.errors.isHidden()
-    message = window.presets.errors.text()
+    assert not window.banner.isHidden()
+    message = window.banner.text()
     assert message.startswith("broken.json: ")
     assert "\n" not in message
     assert "Traceback" not in message
@@ -151,13 +151,14 @@ def test_rename_follows_in_the_list_and_keeps_the_composer_state(panel, ledger, 
 
 
 def test_renaming_to_a_taken_name_is_refused_with_one_line(panel, ledger, preset_name) -> None:
+    failed: list[str] = []
+    panel.failed.connect(failed.append)
     add_named(ledger, "taken")
     assert not panel.rename(preset_name, "taken")
-    assert panel.errors.text() == "a preset named 'taken' already exists"
-    assert not panel.errors.isHidden()
+    assert failed == ["a preset named 'taken' already exists"]
     assert sorted(ledger.presets.names()) == sorted([preset_name, "taken"])
     assert panel.rename(preset_name, preset_name.upper())  # its own name in other case is fine
-    assert panel.errors.isHidden()
+    assert len(failed) == 1
 
 
 def test_duplicate_selects_a_copy_with_the_composer_state(panel, ledger, preset_name) -> None:

@@ -99,8 +99,8 @@ def test_a_job_whose_preset_is_gone_comes_back_as_a_new_preset(
 
 def test_an_unknown_job_says_so_in_one_line(window) -> None:
     assert window.presets.recall_job("job_20990101_0001") is None
-    assert "job_20990101_0001" in window.presets.errors.text()
-    assert "\n" not in window.presets.errors.text()
+    assert "job_20990101_0001" in window.banner.text()
+    assert "\n" not in window.banner.text()
 
 
 def test_a_dropped_batchline_picture_asked_applies_its_values(
@@ -118,7 +118,7 @@ def test_a_dropped_batchline_picture_asked_applies_its_values(
     assert ledger.presets.names() == [preset_name]  # no new preset
     assert window.composer.preset_name == preset_name
     assert composed_hashes(window, ledger, preset_name) == [sent_workflow_hash(ledger, job_ids[1])]
-    assert window.presets.errors.isHidden()
+    assert window.banner.isHidden()
 
 
 def test_a_dropped_batchline_picture_can_become_its_own_preset(
