@@ -220,7 +220,8 @@ class PictureViewer(QWidget):
             self.setWindowTitle(f"{picture.path.name}{zoom} — Batchline")
 
     def _show_facts(self) -> None:
-        where = f"{self.index + 1} of {len(self.pictures)} · {self.batch_id}"
+        batch = (self.facts.batch_name if self.facts else None) or self.batch_id
+        where = f"{self.index + 1} of {len(self.pictures)} · {batch}"
         self.panel.show_facts(self.facts, self.canvas.picture_size(), where)
 
     def _enable(self) -> None:

@@ -1,4 +1,5 @@
-"""The viewer's side panel: the picture's values (seed first) and the buttons acting on it."""
+"""The viewer's side panel: the picture's values (seed and grid values first) and the buttons
+acting on it."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 PANEL_WIDTH = 260
 _MARKS = {Mark.star: "★ Starred", Mark.reject: "✕ Rejected", None: "Not marked"}
-_MARK_COLOURS = {Mark.star: "#b8860b", Mark.reject: "#b02a37", None: "palette(mid)"}
+_QUIET = "#666666"  # names and "not marked": quieter than the values, still readable
+_MARK_COLOURS = {Mark.star: "#b8860b", Mark.reject: "#b02a37", None: _QUIET}
 
 
 class ViewerPanel(QScrollArea):
@@ -53,6 +55,7 @@ class ViewerPanel(QScrollArea):
         font.setBold(True)
         self.seed.setFont(font)
         self.seed.setWordWrap(True)
+        self.seed.setTextFormat(Qt.TextFormat.RichText)
         self.mark = QLabel(body)
         self.mark.setAccessibleName("Mark")
         self.facts = _text_label(body, "Values")
@@ -90,17 +93,20 @@ class ViewerPanel(QScrollArea):
             for label in (self.seed, self.mark, self.facts, self.prompts):
                 label.clear()
             return
-        self.seed.setText(_seed_text(facts.seeds))
-        self.show_mark(facts.mark)
         labels = input_labels(facts.varied)
-        rows = [(labels[key], value_text(value)) for key, value in facts.varied.items()]
-        rows.append(("size", f"{size[0]} × {size[1]} px" if size else "…"))
+        varied = " · ".join(f"{labels[k]} {value_text(v)}" for k, v in facts.varied.items())
+        headline = html.escape(_seed_text(facts.seeds))
+        if varied:  # what the grid varies, as prominent as the seed
+            headline += f"<div style='font-size: 80%'>{html.escape(varied)}</div>"
+        self.seed.setText(headline)
+        self.show_mark(facts.mark)
+        rows = [("size", f"{size[0]} × {size[1]} px" if size else "…")]
         if facts.seconds is not None:
             rows.append(("took", duration_text(facts.seconds)))
         state = facts.state.value + (f" ({facts.reason})" if facts.reason else "")
         rows += [("state", state), ("job", facts.job_id)]
         table = "".join(
-            f"<tr><td style='color: palette(mid); padding-right: 8px'>{html.escape(name)}</td>"
+            f"<tr><td style='color: {_QUIET}; padding-right: 8px'>{html.escape(name)}</td>"
             f"<td>{html.escape(value)}</td></tr>"
             for name, value in rows
         )

@@ -24,6 +24,7 @@ class PictureFacts:
 
     job_id: str
     batch_id: str
+    batch_name: str | None
     state: JobState
     reason: str | None
     seeds: dict[str, Any]
@@ -50,7 +51,8 @@ def picture_facts(
         UnknownRecord: no such job.
     """
     job = ledger.job(job_id)
-    api = build_workflow(ledger.workflow(ledger.batch(job.batch).workflow_hash), job.params)
+    batch = ledger.batch(job.batch)
+    api = build_workflow(ledger.workflow(batch.workflow_hash), job.params)
     parameters = list_parameters(api, catalogue or Catalogue.bundled())
     prompts = [(p.node_title, str(p.value)) for p in parameters if p.multiline and p.value]
     seconds = (
@@ -61,6 +63,7 @@ def picture_facts(
     return PictureFacts(
         job_id=job.id,
         batch_id=job.batch,
+        batch_name=batch.name,
         state=job.state,
         reason=job.reason,
         seeds={key: value for key, value in literal_values(api).items() if is_seed(key)},

@@ -88,7 +88,7 @@ def answer(button: QMessageBox.StandardButton) -> None:
     QTimer.singleShot(0, press)
 
 
-def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, batch) -> None:
+def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, ledger, batch):
     assert viewer.isVisible()
     seen = [(viewer.current().job_id, viewer.facts.seeds)]
     for _ in range(3):  # the last Right stays on the last picture
@@ -107,7 +107,10 @@ def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, batc
     qtbot.waitUntil(lambda: "× " in viewer.panel.facts.text())
     width, height = viewer.canvas.picture_size()
     assert f"{width} × {height} px" in viewer.panel.facts.text()
-    assert "2 of 3" in viewer.panel.facts.text()
+    assert f"2 of 3 · {ledger.job(batch[1]).batch}" in viewer.panel.facts.text()
+    ledger.name_batch(ledger.job(batch[1]).batch, "fox study")
+    qtbot.keyClick(viewer, Qt.Key.Key_Right)
+    assert "3 of 3 · fox study" in viewer.panel.facts.text()
     qtbot.keyClick(viewer, Qt.Key.Key_Escape)
     assert not viewer.isVisible()
 
@@ -284,7 +287,8 @@ def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_valu
         (ids[2], 41, {"3.cfg": 5.0}),
         (ids[3], 41, {"3.cfg": 9.0}),
     ]
-    assert "cfg" in viewer.panel.facts.text()
+    viewer.previous()
+    assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>cfg 5.0</div>"
     assert any(title == "Positive prompt" for title, _ in viewer.facts.prompts)
 
 
