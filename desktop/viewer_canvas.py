@@ -42,7 +42,7 @@ class PictureCanvas(QWidget):
         self.setAccessibleName("Picture")
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self._pixmap: QPixmap | None = None
-        self._message = ""
+        self.message = ""
         self.fitting = True
         self.scale = 1.0
         self.center = QPointF()
@@ -55,7 +55,7 @@ class PictureCanvas(QWidget):
         self._pixmap = (
             QPixmap.fromImage(image) if image is not None and not image.isNull() else None
         )
-        self._message = message
+        self.message = message
         self.fit()
 
     def has_picture(self) -> bool:
@@ -129,7 +129,8 @@ class PictureCanvas(QWidget):
         painter.fillRect(self.rect(), self.palette().dark())
         if self._pixmap is None:
             painter.setPen(self.palette().brightText().color())
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._message)
+            flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+            painter.drawText(self.rect().adjusted(12, 12, -12, -12), flags, self.message)
             return
         # Smooth when fitted or shrunk; zoomed in past 100 %, each pixel shows as a square.
         smooth = self.fitting or self.scale < 1.0

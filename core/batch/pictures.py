@@ -39,13 +39,6 @@ def job_outputs(ledger: Ledger, job_id: str, output_dir: Path | None = None) -> 
     return [str(p) for p in recorded_outputs(ledger.attempts(job_id), output_dir) if p.is_file()]
 
 
-def outputs_deleted(ledger: Ledger, job_id: str, output_dir: Path | None = None) -> bool:
-    """Whether the job recorded pictures and none of them exists any more (moved to the trash
-    or deleted by hand): the job stays in the ledger, as history, without pictures."""
-    recorded = recorded_outputs(ledger.attempts(job_id), output_dir)
-    return bool(recorded) and not any(p.is_file() for p in recorded)
-
-
 def batch_pictures(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> list[Picture]:
     """The batch's existing pictures in job order (the order the batch was composed in: seeds,
     then grid values), a job's several outputs one after another; jobs without any are

@@ -1,8 +1,9 @@
 """A picture moved to the system trash: the file goes, the job and its attempts stay (history).
 
-A job whose recorded pictures are all gone is shown as such (`pictures.outputs_deleted`); the
-ledger is not written. A starred picture is refused: the star says "keep this", so it has to
-be taken off first (the viewer's key 1), and a key pressed by mistake never loses a pick.
+A job whose recorded pictures are all gone (`pictures.recorded_outputs`, none a file) is shown
+as deleted; the ledger is not written. A starred picture is refused: the star says "keep
+this", so it has to be taken off first (the viewer's key 1), and a key pressed by mistake never
+loses a pick.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheel
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-from core.batch.pictures import job_outputs, outputs_deleted
+from core.batch.pictures import job_outputs
 from core.batch.prompt import prompt_for
 from core.comfy import ComfyClient
 from core.controller import Controller
@@ -231,7 +231,7 @@ def test_move_to_trash_sends_the_file_there_and_shows_the_next(
     assert (trash / picture.name).is_file()
     assert viewer.current().job_id == batch[1]
     assert [p.job_id for p in viewer.pictures] == batch[1:]
-    assert outputs_deleted(ledger, batch[0])
+    assert job_outputs(ledger, batch[0]) == []
     assert ledger.job(batch[0]).state is JobState.succeeded  # the job is history, kept
     assert viewer.toast.text() == f"Moved {picture.name} to the trash."
     # Cancelled: nothing moves.
@@ -290,6 +290,17 @@ def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_valu
     viewer.previous()
     assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>cfg 5.0</div>"
     assert any(title == "Positive prompt" for title, _ in viewer.facts.prompts)
+
+
+def test_a_picture_that_cannot_be_read_says_why(qtbot, window, ledger, preset_name, tmp_path):
+    _, (job,) = queue_batch(ledger, preset_name, BatchSpec())
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    succeed_job(ledger, job, [str(broken)])
+    window.open_viewer(job)
+    canvas = window.viewer.canvas
+    qtbot.waitUntil(lambda: canvas.message.startswith(f"cannot read {broken}: "))
+    assert not canvas.has_picture()
 
 
 def test_a_job_without_pictures_says_so(window, ledger, preset_name) -> None:
