@@ -7,7 +7,15 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.job_state import JobState
 
@@ -54,21 +62,29 @@ class BatchProgress(QWidget):
         super().__init__(parent)
         self.batch = QComboBox(self)
         self.batch.setAccessibleName("Batch shown")
-        self.batch.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.batch.setMinimumContentsLength(12)
-        self.summary = QLabel("No batch yet: queue one with the composer.", self)
+        # Shrinks with a narrow pane (a long name is elided) rather than widening it.
+        self.batch.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.batch.setMinimumContentsLength(10)
+        self.batch.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.batch.setMaximumWidth(self.batch.fontMetrics().horizontalAdvance("M" * 24))
+        self.summary = QLabel(self)
         self.summary.setAccessibleName("Batch progress")
+        self.summary.setWordWrap(True)  # on its own line: read whole in a narrow pane
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar(self)
         self.bar.setAccessibleName("Batch done")
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(8)
-        self.bar.setMaximumWidth(160)
-        layout = QHBoxLayout(self)
+        self.bar.setMinimumWidth(40)
+        row = QHBoxLayout()
+        row.addWidget(self.batch, 1)
+        row.addWidget(self.bar, 1)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.batch)
-        layout.addWidget(self.summary, 1)
-        layout.addWidget(self.bar)
+        layout.addLayout(row)
+        layout.addWidget(self.summary)
         self._chosen: str | None = None
         self.batch.currentIndexChanged.connect(self._on_index)
 

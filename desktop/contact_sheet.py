@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListView,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -88,6 +89,8 @@ class ContactSheetWidget(QWidget):
         self.export_grid.clicked.connect(self.ask_export_grid)
         self.axes = QLabel(self)
         self.axes.setAccessibleName("Grid axes")
+        self.axes.setWordWrap(True)
+        self.axes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.list_view = self._list_view()
         self.grid_view = self._grid_view()
         self.views = QStackedWidget(self)
@@ -154,15 +157,15 @@ class ContactSheetWidget(QWidget):
     def _layout(self) -> None:
         tools = QHBoxLayout()
         tools.setContentsMargins(0, 0, 0, 0)
-        tools.addWidget(QLabel("Show", self))
         tools.addWidget(self.mark_filter)
         tools.addWidget(self.export_starred)
         tools.addWidget(self.export_grid)
-        tools.addWidget(self.axes, 1)
+        tools.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
         layout.addLayout(tools)
+        layout.addWidget(self.axes)
         layout.addWidget(self.views, 1)
         layout.addWidget(self.empty)
         for view in (self.list_view, self.grid_view):
@@ -193,6 +196,7 @@ class ContactSheetWidget(QWidget):
         self.export_grid.setEnabled(grid is not None)
         self.export_starred.setEnabled(bool(batch_id))
         self.axes.setText(_axes_text(grid.axes) if grid is not None else "")
+        self.axes.setVisible(grid is not None)
         self.empty.setVisible(not batch_id)
         self._size_cells()
         self._seconds_left = None

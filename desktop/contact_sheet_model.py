@@ -48,7 +48,7 @@ PIXMAP_CACHE_KB = 96 * 1024  # a screenful of thumbnails many times over
 
 
 class MarkFilter(StrEnum):
-    all = "All"
+    all = "All pictures"
     starred = "Starred"
     rejected = "Rejected"
     unmarked = "Unmarked"

@@ -167,10 +167,10 @@ class MainWindow(QMainWindow):
         column.addWidget(self.table, 1)
         self.middle = QTabWidget(self)  # the batch as pictures first, the table one click away
         self.middle.setDocumentMode(True)
-        self.middle.addTab(self.sheet, "&Pictures")
-        self.middle.addTab(jobs, "T&able")
+        self.middle.addTab(_scrolled(self.sheet), "&Pictures")  # each page scrolls on its own
+        self.middle.addTab(_scrolled(jobs), "T&able")
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        for widget in (_scrolled(left), _scrolled(self.middle), self.tabs):
+        for widget in (_scrolled(left), self.middle, self.tabs):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
@@ -513,7 +513,7 @@ class MainWindow(QMainWindow):
             stops[0].setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def show_pictures(self) -> None:
-        self.middle.setCurrentWidget(self.sheet)
+        self.middle.setCurrentIndex(0)
         self.sheet.current_view().setFocus()
 
     def show_table(self) -> None:

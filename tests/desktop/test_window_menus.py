@@ -75,7 +75,7 @@ def test_view_menu_moves_the_focus(window) -> None:
     view["&Jobs table"].trigger()
     assert window.focusWidget() is window.table
     view["&Pictures"].trigger()
-    assert window.middle.currentWidget() is window.sheet
+    assert window.middle.currentWidget().isAncestorOf(window.sheet)
     assert window.focusWidget() is window.sheet.list_view
     view["&Details"].trigger()
     assert window.tabs.currentIndex() == 0
