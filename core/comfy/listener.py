@@ -91,6 +91,7 @@ class Listener:
         self._connected_at = 0.0
         self._window_start = 0.0
         self._window_count = 0
+        self.skipped = 0  # malformed messages skipped so far: what they said is unknown
         self._malformed_seen = False
         self._malformed_unreported = 0
         self._malformed_last: tuple[float, str] = (0.0, "")  # when reported, the latest error
@@ -227,6 +228,7 @@ class Listener:
 
     def _malformed(self, exc: ComfyProtocolError) -> None:
         """Log the first malformed message; count the others, reported once per interval."""
+        self.skipped += 1
         if not self._malformed_seen:
             self._malformed_seen = True
             self._malformed_last = (time.monotonic(), str(exc))

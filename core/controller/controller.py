@@ -241,7 +241,7 @@ class Controller(LedgerCommands):
     async def _follow_events(self, link: ServerLink, name: str) -> None:
         async with link.client.listener() as events:
             async for event in events:
-                link.on_event(event)
+                link.on_event(event, events.skipped)
                 self._healthy(name)
 
     def _live_on(self, link: ServerLink) -> list[AttemptRecord]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import statistics
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.batch import workflow_hash
@@ -12,6 +13,7 @@ from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
+from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
     ComfyProtocolError,
     ComfyRejected,
@@ -56,13 +58,16 @@ class Dispatcher:
         inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
             return written
-        for n, candidate in enumerate(admit(inputs)):
-            if n and PAUSED.get(self._ledger):  # the tick read it before the first
-                break  # paused meanwhile (by the artist, or because the server is unusable)
-            self._last_served = candidate.requester
-            pid = await self._submit(self._ledger.job(candidate.job_id))
-            if pid is not None:
-                written[pid] = candidate.job_id
+        try:
+            for n, candidate in enumerate(admit(inputs)):
+                if n and PAUSED.get(self._ledger):  # the tick read it before the first
+                    break  # paused meanwhile (by the artist, or because the server is unusable)
+                self._last_served = candidate.requester
+                pid = await self._submit(self._ledger.job(candidate.job_id))
+                if pid is not None:
+                    written[pid] = candidate.job_id
+        finally:
+            self._reconciler.held.commit()  # the answers, in one transaction
         return written
 
     def _admission_input(
@@ -99,6 +104,7 @@ class Dispatcher:
             self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
         except IllegalTransition:
             return None  # cancelled (or taken) since admission read it
+        self._reconciler.socket.expect(pid, quiet_nodes(prompt))
         try:
             result = await self._client.submit(prompt, pid, extra_data=extra)
         except ComfyRejected as exc:
@@ -125,7 +131,7 @@ class Dispatcher:
             dropped = ", ".join(result.dropped_outputs) or "some outputs"
             problems = "; ".join(e.describe() for e in result.node_errors)
             warning = f"ComfyUI dropped output node(s) {dropped}: {problems}"
-        self._ledger.observe_queued(pid, result.number, warning)
+        self._reconciler.held.add(partial(self._ledger.observe_queued, pid, result.number, warning))
 
     def _server_ignores_prompt_ids(self, pid: str, theirs: str) -> None:
         """A ComfyUI older than client-chosen prompt ids (2025-07) cannot be followed safely.

@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from functools import partial
 from typing import TYPE_CHECKING
 
 from core.controller.causes import failure_detail, reason_for_failure
+from core.controller.group_commit import GroupCommit
 from core.controller.outputs import fetch_outputs
+from core.controller.socket_outcomes import SocketOutcomes
 from core.errors import OutputFolderFull
 from core.job_state import AttemptResult, Reason
 
@@ -45,6 +48,8 @@ class Reconciler:
         self._missing_since: dict[str, float] = {}
         self._cancel_sent: dict[str, float] = {}
         self.output_full = False  # the last download found no room: nothing more is sent
+        self.socket = SocketOutcomes()  # successes the WebSocket saw whole: no history read
+        self.held = GroupCommit(ledger)  # the tick's successes, committed together
         self.durations: deque[float] = deque(maxlen=20)
         self.finished_at: deque[float] = deque(maxlen=200)
 
@@ -61,6 +66,10 @@ class Reconciler:
         """Bring one live attempt up to date with ``snapshot`` (and history when needed);
         ``cancelling``: its job is ``cancelling`` (as the tick read it)."""
         pid = attempt.prompt_id
+        seen = self.socket.take(pid)
+        if seen is not None:  # finished since the snapshot, maybe: the socket is the newer news
+            await self._finish(attempt, cancelling, seen)
+            return
         place = snapshot.place_of(pid)
         if cancelling and place is not None:
             await self._push_cancel(pid)
@@ -114,7 +123,8 @@ class Reconciler:
                 self.output_full = True
                 raise
             self.output_full = False
-            self._ledger.observe_succeeded(pid, paths, "; ".join(warnings), times)
+            note = "; ".join(warnings)
+            self.held.add(partial(self._ledger.observe_succeeded, pid, paths, note, times))
             self._record_duration(attempt, entry)
             return
         failure = entry.failure

@@ -105,11 +105,14 @@ class ServerLink:
         the server's errors of those that could not be followed now (next time)."""
         cancelling = self._cancelling(live)
         missed: list[TransientComfyError] = []
-        for attempt in live:
-            try:
-                await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
-            except TransientComfyError as exc:  # this one next time; the others go on now
-                missed.append(exc)
+        try:
+            for attempt in live:
+                try:
+                    await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
+                except TransientComfyError as exc:  # this one next time; the others go on now
+                    missed.append(exc)
+        finally:
+            self.reconciler.held.commit()
         return missed
 
     def _cancelling(self, live: list[AttemptRecord]) -> set[str]:
@@ -148,7 +151,9 @@ class ServerLink:
 
     # --- WebSocket events ------------------------------------------------------------------------
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Event, skipped: int = 0) -> None:
+        """One WebSocket event, read after the listener had skipped ``skipped`` messages."""
+        self.reconciler.socket.see(event, skipped)
         match event:
             case WsConnected():
                 self._set_connection(Connection.connected)

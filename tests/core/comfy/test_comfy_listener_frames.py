@@ -124,6 +124,7 @@ async def test_junk_is_skipped_and_the_unattributed_executing_kept(
         ExecutionStart("p1", 2),
         Executing("p1", None),
     ]
+    assert listener.skipped == 2, "the short frame and the broken text: what they said is unknown"
 
 
 def with_metadata(meta: dict[str, Any], image: bytes) -> bytes:

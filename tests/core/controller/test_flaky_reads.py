@@ -20,17 +20,20 @@ MakeSimulator = Callable[..., object]
 async def test_one_unreadable_history_does_not_stop_the_others(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
+    # No WebSocket: history is the only way to learn how a prompt ended.
+    no_socket = {"error_rate": 1.0, "routes": ["GET /ws"]}
+    simulator: Simulator = await make_simulator(job_seconds=0.2, faults=no_socket)  # type: ignore[misc]
     first, *others = queue(ledger, 3)
     controller = await make_controller(ledger, simulator)
     await wait_for(lambda: ledger.attempts(first) != [])
     (attempt,) = ledger.attempts(first)
     # Every read of the first job's history fails from now on: a flaky proxy, say.
-    simulator.set_faults(error_rate=1.0, routes=[f"GET /history/{attempt.prompt_id}"])
+    simulator.set_faults(error_rate=1.0, routes=[f"GET /history/{attempt.prompt_id}", "GET /ws"])
 
     await wait_for(lambda: all(ledger.job(j).state == JobState.succeeded for j in others), 20)
     assert ledger.job(first).state.is_active  # finished, but not readable yet
-    assert controller.status.connection == Connection.connected
+    # Not taken offline (only its WebSocket is, here: "reconnecting").
+    assert controller.status.connection == Connection.reconnecting
     assert "HTTP 500" in controller.status.last_error
 
     simulator.set_faults(error_rate=0.0)

@@ -1,0 +1,79 @@
+"""A tick commits the answers to its POSTs together and its successes together: one sync to
+disk each, not one a job; every attempt is still committed on its own before its POST."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.comfy import ComfyClient, new_prompt_id
+from core.controller.group_commit import GroupCommit
+from core.controller.server_link import ServerLink
+from core.errors import UnknownRecord
+from core.job_state import AttemptResult, JobState
+from core.ledger import Ledger
+from core.simulator import Simulator
+from tests.core.controller.conftest import queue
+from tests.core.helpers import FAST, wait_for
+
+
+def job_transactions(ledger: Ledger) -> list[list[str]]:
+    """The statements of each transaction that moves a job on ``ledger``'s connection, from now
+    on (filled as they run)."""
+    found: list[list[str]] = []
+    current: list[str] = []
+
+    def trace(statement: str) -> None:
+        nonlocal current
+        words = statement.split()
+        first = words[0].upper() if words else ""
+        if first == "BEGIN":
+            current = []
+        elif first == "COMMIT":
+            if any(s.startswith("UPDATE job ") for s in current):
+                found.append(current)
+        else:
+            current.append(statement)
+
+    ledger.handle.database.connection().set_trace_callback(trace)
+    return found
+
+
+@pytest.mark.asyncio
+async def test_a_ticks_answers_and_its_successes_are_committed_together(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    ids = queue(ledger, 3)
+    async with ComfyClient(simulator.url) as client:
+        link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
+        sent = job_transactions(ledger)
+        await link.tick(ledger.live_attempts(), paused=False)
+        assert [ledger.job(i).state for i in ids] == [JobState.queued] * 3
+        # Each attempt alone before its POST, then the three answers in one transaction.
+        assert len(sent) == 4
+        assert all('INSERT INTO "attempt"' in " ".join(tx) for tx in sent[:3])
+        assert sum(s.startswith("UPDATE attempt ") for s in sent[3]) == 3
+        live = ledger.live_attempts()
+        for attempt in live:
+            await wait_for(lambda a=attempt: simulator.state.history.get(a.prompt_id) is not None)
+        finished = job_transactions(ledger)
+        await link.tick(live, paused=False)
+    assert [ledger.job(i).state for i in ids] == [JobState.succeeded] * 3
+    assert len(finished) == 1, "three successes, one transaction"
+
+
+def test_a_group_is_written_whole_or_not_at_all(ledger: Ledger) -> None:
+    (job_id,) = queue(ledger, 1)
+    pid = new_prompt_id()
+    ledger.submit_attempt(job_id, pid, "http://127.0.0.1:1", "hash")
+    group = GroupCommit(ledger)
+    group.add(lambda: ledger.observe_queued(pid, 1))
+    group.add(lambda: ledger.job("no such job"))
+    with pytest.raises(UnknownRecord):
+        group.commit()
+    assert ledger.attempts(job_id)[0].result == AttemptResult.submitting
+    group.commit()  # nothing left to write
+    group.add(lambda: ledger.observe_queued(pid, 1))
+    group.commit()
+    assert ledger.attempts(job_id)[0].result == AttemptResult.queued
