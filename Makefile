@@ -45,7 +45,7 @@ bench: $(STAMP)
 bench-more: $(STAMP)
 	$(BIN)/python bench/ledger.py
 	$(BIN)/python bench/bulk.py
-	$(BIN)/python bench/overhead.py
+	$(BIN)/python -m bench.overhead
 	$(BIN)/python -m bench.controller_kills
 	$(BIN)/python -m bench.controller_kills --servers 2
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py

@@ -5,7 +5,7 @@ waited for (the fastest any client can get the work done). Batchline: the same b
 ledger and the controller with the default caps (3 in ComfyUI at a time), outputs downloaded.
 Both run in this process against their own simulator, with the same per-job time. Then the same
 batch through Batchline driving two simulated servers at once.
-Run: `.venv/bin/python bench/overhead.py [--jobs 30] [--job-seconds 0.2]`.
+Run: `.venv/bin/python -m bench.overhead [--jobs 30] [--job-seconds 0.2]`.
 """
 
 from __future__ import annotations
@@ -18,34 +18,20 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from core.batch import BatchSpec, SeedPlan, build_workflow, queue_batch
-from core.comfy import ComfyClient, new_prompt_id
+from bench.feed import WORKFLOW, all_at_once
+from core.batch import BatchSpec, SeedPlan, queue_batch
+from core.comfy import ComfyClient
 from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from core.simulator import Simulator, SimulatorConfig
 
-WORKFLOW = {
-    "1": {
-        "class_type": "EmptyImage",
-        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
-    },
-    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
-    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "bench"}},
-}
-
 
 async def baseline(jobs: int, sim_config: SimulatorConfig) -> float:
-    async with Simulator(sim_config) as sim, ComfyClient(sim.url) as client:
-        ids = [new_prompt_id() for _ in range(jobs)]
-        start = time.perf_counter()
-        for seed, pid in enumerate(ids, start=1):
-            await client.submit(build_workflow(WORKFLOW, {"2.seed": seed}), pid)
-        # ComfyUI runs prompts in the order sent: the last one done, the batch is.
-        while await client.history(ids[-1]) is None:  # noqa: ASYNC110 (polls a server)
-            await asyncio.sleep(0.01)
-        return time.perf_counter() - start
+    async with Simulator(sim_config) as sim:
+        _, elapsed = await all_at_once(sim.url, jobs)
+        return elapsed
 
 
 async def through_batchline(
