@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -356,6 +356,16 @@ class PictureViewer(QWidget):
         self.show_index(self.index)
         self.toast.show_message(f"Moved {picture.path.name} to the trash.")
         self.changed.emit(picture.job_id)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Coming back to the viewer, its facts are read again: a mark set in the contact
+        sheet or the table meanwhile shows."""
+        super().changeEvent(event)
+        activated = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
+        if activated and self.facts is not None and self._values is not None:
+            self.facts = picture_facts(self.ledger, self.facts.job_id, self._values)
+            self._show_facts()
+            self._enable()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.toast.dismiss()

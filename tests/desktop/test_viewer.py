@@ -207,7 +207,7 @@ def test_send_to_composer_fills_the_composers_values(viewer, window, batch) -> N
     assert window.composer.values()["3.steps"] == 7
 
 
-def test_marks_by_key_persist_after_reopening_the_ledger(qtbot, viewer, ledger, batch) -> None:
+def test_marks_by_key_persist_after_reopening_the_ledger(qtbot, viewer, window, ledger, batch):
     qtbot.keyClick(viewer, Qt.Key.Key_1)
     assert viewer.panel.mark.text() == "★ Starred"
     qtbot.keyClick(viewer, Qt.Key.Key_Right)
@@ -218,6 +218,15 @@ def test_marks_by_key_persist_after_reopening_the_ledger(qtbot, viewer, ledger, 
     assert viewer.panel.mark.text() == "Not marked"
     with Ledger(ledger.folder) as reopened:
         assert reopened.marks.of(batch) == {batch[0]: Mark.star, batch[1]: Mark.reject}
+    # Marked elsewhere (the contact sheet, the table) while the viewer was in the background.
+    ledger.marks.set([batch[2]], Mark.reject)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: not viewer.isActiveWindow())
+    viewer.activateWindow()
+    qtbot.waitUntil(viewer.isActiveWindow)
+    assert viewer.panel.mark.text() == "✕ Rejected"
+    assert viewer.actions_by_name["reject"].isChecked()
 
 
 def test_move_to_trash_sends_the_file_there_and_shows_the_next(
