@@ -38,6 +38,10 @@ class JobFilterBar(QWidget):
         self.states.setAccessibleName("Filter by state")
         for choice, _states in STATE_CHOICES:
             self.states.addItem(choice)
+        self.states.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.states.setMinimumContentsLength(7)  # "Running"; longer choices are cut when narrow
         self.batch = QComboBox(self)
         self.batch.setAccessibleName("Filter by batch")
         self.batch.addItem("All batches", None)

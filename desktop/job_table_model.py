@@ -222,8 +222,10 @@ class JobTableModel(QAbstractTableModel):
                 self._jobs[row] = job
                 changed.append(row)
         first_new = len(self._jobs)
-        self._gather_values(new)
+        values_changed = self._gather_values(new)
         self._insert(new)
+        if values_changed:  # once the rows are in: the view sizes the columns to them
+            self.values_changed.emit()
         self._emit_changed(changed, 0, self.columnCount() - 1)
         if not self._backlog and self._out_of_order(changed, range(first_new, len(self._jobs))):
             self._schedule_reorder()
@@ -319,8 +321,9 @@ class JobTableModel(QAbstractTableModel):
 
     # --- the values batches vary ------------------------------------------------------------------
 
-    def _gather_values(self, new: list[JobRecord]) -> None:
-        """Count the new jobs' values in their batches; add a column per input newly shown."""
+    def _gather_values(self, new: list[JobRecord]) -> bool:
+        """Count the new jobs' values in their batches; add a column per input newly shown.
+        Returns whether a batch's varied inputs or shared values changed."""
         changed = False
         for job in new:
             values = self._batch_values.get(job.batch)
@@ -329,7 +332,7 @@ class JobTableModel(QAbstractTableModel):
                 changed = True
             changed = values.add(job.params) or changed
         if not changed:
-            return
+            return False
         known = set(self._value_keys)
         shown = set().union(*(v.columns() for v in self._batch_values.values()))
         added = sorted(shown - known, key=_seeds_first)
@@ -341,7 +344,7 @@ class JobTableModel(QAbstractTableModel):
             self.endInsertColumns()
             if first > len(Column):  # a name may now need its node id
                 self.headerDataChanged.emit(Qt.Orientation.Horizontal, len(Column), first - 1)
-        self.values_changed.emit()
+        return True
 
     def value_key(self, column: int) -> str | None:
         """The input (``NODE_ID.INPUT``) a column after the fixed ones shows; None for those."""

@@ -56,7 +56,8 @@ class JobTableView(QTableView):
     """A table of jobs; the model is a JobFilterProxyModel over a JobTableModel.
 
     The value columns (one per varied input) stand right after the Batch column; filtered on
-    one batch, only that batch's are shown; on all batches, every batch's.
+    one batch, only that batch's are shown, and not the Batch column (the same in every row);
+    on all batches, every batch's.
     """
 
     def __init__(self, parent: Any = None) -> None:
@@ -123,6 +124,7 @@ class JobTableView(QTableView):
         """Show the value columns of the batch filtered on (all of them on all batches), each
         wide enough for its values in full (long text is cut)."""
         proxy, source = self._models()
+        self.setColumnHidden(Column.batch, proxy.batch is not None)
         shown = set(source.value_columns_of(proxy.batch))
         widest = self.fontMetrics().horizontalAdvance("M" * _VALUE_MAX_CHARS)
         for column in range(len(Column), source.columnCount()):

@@ -88,14 +88,16 @@ def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbo
     table, model, header = window.table, window.model, window.table.horizontalHeader()
     seed, cfg, steps = (model.value_column(k) for k in ("3.seed", "3.cfg", "3.steps"))
     assert [header.visualIndex(c) for c in (seed, cfg, steps)] == [2, 3, 4], "after Batch"
-    assert not any(table.isColumnHidden(c) for c in (seed, cfg, steps))
+    assert not any(table.isColumnHidden(c) for c in (Column.batch, seed, cfg, steps))
+    whole_seed = table.fontMetrics().horizontalAdvance(str(BIG_SEED))
+    assert table.columnWidth(seed) > whole_seed, "sized to the rows read with the column"
     window.filter_bar.batch.setCurrentIndex(window.filter_bar.batch.findData(_batch.id))
     assert not table.isColumnHidden(seed)
+    assert table.isColumnHidden(Column.batch), "the same in every row"
     assert table.isColumnHidden(cfg)
     assert table.isColumnHidden(steps)
     assert window.filter_bar.shared.text() == ""
     window.filter_bar.batch.setCurrentIndex(window.filter_bar.batch.findData(grid))
     assert not table.isColumnHidden(cfg)
     assert "denoise 0.8" in window.filter_bar.shared.text()
-    width = table.fontMetrics().horizontalAdvance(str(BIG_SEED))
-    assert table.columnWidth(seed) > width, "the whole seed fits"
+    assert table.columnWidth(seed) > whole_seed, "the whole seed fits"
