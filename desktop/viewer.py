@@ -216,7 +216,7 @@ class PictureViewer(QWidget):
         """The picture's file name and the scale it is shown at."""
         picture = self.current()
         if picture is not None:
-            zoom = f" — {self.canvas.scale:.0%}" if self.canvas.has_picture() else ""
+            zoom = f" — {self.canvas.zoom():.0%}" if self.canvas.has_picture() else ""
             self.setWindowTitle(f"{picture.path.name}{zoom} — Batchline")
 
     def _show_facts(self) -> None:

@@ -22,7 +22,8 @@ MAX_SCALE = 32.0
 
 
 class PictureCanvas(QWidget):
-    """Paints one picture at ``scale`` screen pixels per picture pixel.
+    """Paints one picture at ``scale`` logical pixels per picture pixel (``zoom()``: device
+    pixels, what "100 %" means on a high-density screen too).
 
     In fit mode (the default, and after ``fit()``) the scale follows the canvas's size so the
     whole picture shows; zooming or ``actual_size()`` leaves fit mode. ``center`` is the picture
@@ -73,8 +74,12 @@ class PictureCanvas(QWidget):
         self.update()
 
     def actual_size(self) -> None:
-        """One picture pixel per screen pixel, the centre kept."""
-        self._set_scale(1.0, None)
+        """One picture pixel per device pixel, the centre kept."""
+        self._set_scale(1.0 / self.devicePixelRatioF(), None)
+
+    def zoom(self) -> float:
+        """Device pixels per picture pixel: 1.0 is "100 %"."""
+        return self.scale * self.devicePixelRatioF()
 
     def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
         """Zoom by ``factor`` keeping the picture point under ``anchor`` (canvas coordinates;
@@ -133,7 +138,7 @@ class PictureCanvas(QWidget):
             painter.drawText(self.rect().adjusted(12, 12, -12, -12), flags, self.message)
             return
         # Smooth when fitted or shrunk; zoomed in past 100 %, each pixel shows as a square.
-        smooth = self.fitting or self.scale < 1.0
+        smooth = self.fitting or self.zoom() < 1.0
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, smooth)
         painter.drawPixmap(self.picture_rect(), self._pixmap, QRectF(self._pixmap.rect()))
 

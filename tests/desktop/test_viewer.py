@@ -125,7 +125,7 @@ def test_pictures_finished_after_opening_come_after_the_last(qtbot, viewer, ledg
     assert viewer.current().job_id == later
     assert viewer.facts.seeds == {"3.seed": 703}
     qtbot.waitUntil(lambda: viewer.canvas.picture_size() == (32, 32))
-    assert viewer.windowTitle() == f"{picture.name} — {viewer.canvas.scale:.0%} — Batchline"
+    assert viewer.windowTitle() == f"{picture.name} — {viewer.canvas.zoom():.0%} — Batchline"
 
 
 def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
@@ -135,10 +135,12 @@ def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
     assert canvas.fitting
     assert canvas.scale == pytest.approx(fitted)
     qtbot.keyClick(viewer, Qt.Key.Key_A)
-    assert canvas.scale == 1.0
+    assert canvas.zoom() == 1.0  # one picture pixel per device pixel, at any screen scale
+    assert canvas.scale == 1.0 / canvas.devicePixelRatioF()
+    assert viewer.windowTitle().endswith(" — 100% — Batchline")
     assert not canvas.fitting
     qtbot.keyClick(viewer, Qt.Key.Key_Plus)
-    assert canvas.scale == pytest.approx(1.25)
+    assert canvas.zoom() == pytest.approx(1.25)
     # The wheel zooms around the cursor: the picture point under it stays there.
     at = QPointF(canvas.width() * 0.25, canvas.height() * 0.3)
     before = canvas.to_picture(at)
@@ -153,7 +155,7 @@ def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
         False,
     )
     QApplication.sendEvent(canvas, wheel)
-    assert canvas.scale == pytest.approx(1.25 * 1.25)
+    assert canvas.zoom() == pytest.approx(1.25 * 1.25)
     assert canvas.to_picture(at).x() == pytest.approx(before.x())
     assert canvas.to_picture(at).y() == pytest.approx(before.y())
     centre = canvas.center
