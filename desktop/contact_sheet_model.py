@@ -125,7 +125,7 @@ class ContactSheetModel(QAbstractTableModel):
         self._grid = self._grid_layout(batch_id) if batch_id else None
         if self._grid is not None:
             axis_keys = {axis.key for axis in self._grid.axes}
-            self._labels = _labels(jobs, leave_out=axis_keys)[1]
+            self._labels = _labels(jobs, leave_out=axis_keys, seeds_always=False)[1]
         self._lay_out()
         self.endResetModel()
 
@@ -401,14 +401,18 @@ class ContactSheetModel(QAbstractTableModel):
 
 
 def _labels(
-    jobs: list[JobRecord], leave_out: set[str] | frozenset[str] = frozenset()
+    jobs: list[JobRecord],
+    leave_out: set[str] | frozenset[str] = frozenset(),
+    *,
+    seeds_always: bool = True,
 ) -> tuple[list[str], dict[str, str]]:
-    """The inputs that tell the batch's jobs apart (those that vary, and the seeds), and each
-    job's label made of them: "seed 1234", "cfg 7 · steps 20"."""
+    """The inputs that tell the batch's jobs apart (those that vary, and the seeds unless
+    ``seeds_always`` is False), and each job's label made of them: "seed 1234", "cfg 7 ·
+    steps 20"."""
     values = BatchValues()
     for job in jobs:
         values.add(job.params)
-    keys = sorted(values.columns() - set(leave_out))
+    keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
     names = input_labels(keys)
     labels = {
         job.id: " · ".join(

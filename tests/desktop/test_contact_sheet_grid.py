@@ -41,6 +41,7 @@ def test_a_grid_batch_shows_its_axes_on_the_edges_and_exports_one_picture(
     params = corner.data(JOB_ROLE).params
     assert (params["2.strength"], params["1.width"]) == (0.9, 128)
     assert corner.data(STATUS_ROLE) == ("failed: out of memory", "failed")
+    assert corner.data() == "", "the edges say the values; one seed needs no label"
     assert not sheet.export_grid.isHidden()
     told: list[str] = []
     sheet.notice.connect(told.append)
