@@ -43,6 +43,7 @@ from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
 from desktop.sheet_cell import SheetCellDelegate, cell_size
+from desktop.waiting_line import WaitingLine
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
@@ -72,6 +73,7 @@ class ContactSheetWidget(QWidget):
         super().__init__(parent)
         self._ledger = ledger
         self.model = ContactSheetModel(ledger, thumbnails, self)
+        self.line = WaitingLine()
         self.delegate = SheetCellDelegate(self)
         self.progress = BatchProgress(self)
         self.progress.batch_chosen.connect(self.show_batch)
@@ -215,7 +217,9 @@ class ContactSheetWidget(QWidget):
 
     @Slot(list)
     def update_jobs(self, jobs: list[JobRecord]) -> None:
-        """Jobs the feed just read: the shown batch's cells, progress and line follow."""
+        """Jobs the feed just read (every job once at start, then each change): the shown
+        batch's cells, progress and line follow."""
+        self.line.observe(jobs)
         if not any(job.batch == self.model.batch_id for job in jobs):
             if any(job.state is not JobState.pending for job in jobs):
                 self._estimate_soon()  # others moved up: the places in line change
@@ -246,22 +250,16 @@ class ContactSheetWidget(QWidget):
 
     @Slot()
     def refresh_estimate(self) -> None:
-        """Pending jobs' places in line and the time the batch has left (a few small reads)."""
+        """Pending jobs' places in line (from the feed) and the time the batch has left (two
+        small reads: the typical run time, the servers)."""
         if self._stopped:
             return
         jobs = self.model.jobs()
-        mine = {job.id for job in jobs if job.state is JobState.pending}
-        places: dict[str, int] = {}
+        places = self.line.places(jobs)
         seconds_left = None
         if any(job.state.is_active for job in jobs):
-            counts = self._ledger.count_by_state()
-            sent = sum(n for state, n in counts.items() if state.is_active) - counts.get(
-                JobState.pending, 0
-            )
-            if mine:
-                line = self._ledger.job_ids(states=[JobState.pending])
-                places = {job_id: n + 1 for n, job_id in enumerate(line) if job_id in mine}
-            last = max(places.values(), default=0) + sent
+            sent_of_batch = sum(1 for job in jobs if job.state.is_active) - len(places)
+            last = max(places.values(), default=0) + self.line.sent if places else sent_of_batch
             servers = len(Settings.load(self._ledger).servers)
             seconds_left = position_estimate(0, last, typical_run_seconds(self._ledger), servers)[1]
         self.model.set_line(places)
