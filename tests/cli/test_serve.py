@@ -125,3 +125,35 @@ def _wait_for(probe: Callable[[], _T | None], what: str, timeout: float = 30.0) 
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_serve_stops_with_one_line_when_its_data_folder_is_deleted(
+    cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread
+) -> None:
+    """The ledger file gone (its folder deleted under a running controller) ends the process
+    within seconds, saying so once, instead of working on for ever on a file nobody can reach."""
+    import shutil
+
+    cli("queue", "noise", "--count", "20")
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            _wait_for(lambda: _connected(ledger), "the connected status")
+        shutil.rmtree(home)
+        deleted = time.monotonic()
+        _out, err = server.communicate(timeout=30)
+        took = time.monotonic() - deleted
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 1, err
+    assert took < 5.0, took
+    assert "Traceback" not in err
+    gone = [line for line in err.splitlines() if "is gone" in line]
+    assert gone == [
+        f"batchline: stopping: the ledger {home / 'ledger.sqlite3'} is gone (its data folder "
+        "deleted?)"
+    ]
