@@ -9,10 +9,9 @@ import socket
 from dataclasses import replace
 from pathlib import Path
 
-from core.batch.composer_state import load_composer_state, save_composer_state
-from core.ledger import Ledger, PresetContent
+from core.ledger import Ledger
 from core.presets import load_preset
-from core.presets.storing import free_name
+from core.presets.storing import copy_preset, free_name
 from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
@@ -88,18 +87,7 @@ def copy_presets(demo: Ledger, real: Ledger, names: list[str]) -> list[str]:
     taken there gets a number. Returns the names they were stored under."""
     stored = []
     for name in names:
-        record = demo.presets.get(name)
-        content = PresetContent(
-            workflow_hash=record.workflow_hash,
-            api_workflow=record.api_workflow,
-            editor_workflow=record.editor_workflow,
-            source=record.source,
-            info=record.info,
-        )
         target = free_name(real.presets.names(), name)
-        real.presets.add(target, content)
-        state = load_composer_state(demo, name)
-        if state is not None:
-            save_composer_state(real, target, state)
+        copy_preset(demo, name, real, target)
         stored.append(target)
     return stored

@@ -85,13 +85,23 @@ def rename_preset(ledger: Ledger, name: str, new_name: str) -> None:
     """
     check_name(new_name, "choose another name")
     ledger.presets.rename(name, new_name)
-    _move_composer_state(ledger, name, new_name, keep=False)
+    state = load_composer_state(ledger, name)
+    if state is not None and new_name != name:
+        save_composer_state(ledger, new_name, state)
+        forget_composer_state(ledger, name)
 
 
 def duplicate_preset(ledger: Ledger, name: str) -> str:
     """Store a copy of preset `name` (its composer state too) under a free name; returns it."""
-    record = ledger.presets.get(name)
     copy = free_name(ledger.presets.names(), f"{name} copy")
+    copy_preset(ledger, name, ledger, copy)
+    return copy
+
+
+def copy_preset(source: Ledger, name: str, target: Ledger, new_name: str) -> None:
+    """Store `source`'s preset `name` as `new_name` in `target` (the same ledger or another),
+    with what the composer keeps for it."""
+    record = source.presets.get(name)
     content = PresetContent(
         workflow_hash=record.workflow_hash,
         api_workflow=record.api_workflow,
@@ -99,23 +109,16 @@ def duplicate_preset(ledger: Ledger, name: str) -> str:
         source=record.source,
         info=record.info,
     )
-    ledger.presets.add(copy, content)
-    _move_composer_state(ledger, name, copy, keep=True)
-    return copy
+    target.presets.add(new_name, content)
+    state = load_composer_state(source, name)
+    if state is not None:
+        save_composer_state(target, new_name, state)
 
 
 def remove_preset(ledger: Ledger, name: str) -> None:
     """Forget a stored preset and what the composer kept for it."""
     ledger.presets.remove(name)
     forget_composer_state(ledger, name)
-
-
-def _move_composer_state(ledger: Ledger, name: str, new_name: str, *, keep: bool) -> None:
-    state = load_composer_state(ledger, name)
-    if state is not None and new_name != name:
-        save_composer_state(ledger, new_name, state)
-        if not keep:
-            forget_composer_state(ledger, name)
 
 
 def preset_summary(record: PresetRecord) -> dict[str, Any]:
