@@ -24,17 +24,23 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
         yield opened
 
 
+def _big_job_out_of_memory(ledger: Ledger) -> str:
+    """A 512x768 job of preset "big" that failed out of memory."""
+    big = json.loads(json.dumps(NOISE_WORKFLOW))
+    big["1"]["inputs"].update(width=512, height=768)
+    ledger.presets.add("big", PresetContent(workflow_hash(big), big))
+    (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))[1]
+    _fail(ledger, job_id, Reason.oom)
+    return job_id
+
+
 def _fail(ledger: Ledger, job_id: str, reason: Reason) -> None:
     ledger.submit_attempt(job_id, f"pid-{job_id}", "http://x", "wf")
     ledger.observe_failed(f"pid-{job_id}", reason)
 
 
 def test_retry_smaller_adds_a_smaller_job_to_the_same_batch(ledger: Ledger) -> None:
-    big = json.loads(json.dumps(NOISE_WORKFLOW))
-    big["1"]["inputs"].update(width=512, height=768)
-    ledger.presets.add("big", PresetContent(workflow_hash(big), big))
-    (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))[1]
-    _fail(ledger, job_id, Reason.oom)
+    job_id = _big_job_out_of_memory(ledger)
     new_id = queue_smaller(ledger, job_id)
     old, new = ledger.job(job_id), ledger.job(new_id)
     assert (new.batch, new.state, new.requester) == (old.batch, JobState.pending, old.requester)
@@ -80,11 +86,7 @@ def test_paths_follow_override_then_environment(
 
 
 def test_retry_smaller_shrinks_what_the_artist_chose(ledger: Ledger) -> None:
-    big = json.loads(json.dumps(NOISE_WORKFLOW))
-    big["1"]["inputs"].update(width=512, height=768)
-    ledger.presets.add("big", PresetContent(workflow_hash(big), big))
-    (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))[1]
-    _fail(ledger, job_id, Reason.oom)
+    job_id = _big_job_out_of_memory(ledger)
     assert shrink_choices(ledger, job_id)["size"] == {"1.width": 512, "1.height": 768}
     new = ledger.job(queue_smaller(ledger, job_id, 0.5, ["size"]))
     assert (new.params["1.width"], new.params["1.height"]) == (256, 384)
