@@ -1,4 +1,4 @@
-"""Helpers for desktop tests: drag-and-drop stubs and ledger job stories."""
+"""Helpers for desktop tests: drag-and-drop stubs, answering a question, ledger job stories."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, QUrl
+from PySide6.QtCore import QMimeData, QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.job_state import Reason
 
@@ -45,6 +46,19 @@ class StubDropEvent:
 
     def ignore(self) -> None:
         self.accepted = False
+
+
+def answer_question(button: QMessageBox.StandardButton, asked: list[str]) -> None:
+    """Press ``button`` in the modal question the next action opens (its text noted in
+    ``asked``); call it just before that action."""
+
+    def press() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        asked.append(box.text())
+        box.button(button).click()
+
+    QTimer.singleShot(0, press)
 
 
 def real_mime(paths: list[Path]) -> QMimeData:

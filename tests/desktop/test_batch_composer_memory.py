@@ -3,14 +3,14 @@ preset" and "Save as preset…" (asking before replacing)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from core.batch import SeedMode
 from core.ledger import Ledger
 from desktop.batch_composer import BatchComposerWidget
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import GRADIENT
+from tests.desktop.helpers import answer_question
 
 
 def editor_for(composer, ref):
@@ -96,18 +96,12 @@ def test_overwriting_asks_first(qtbot, ledger, controller, preset_name, monkeypa
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (preset_name, True))
     asked: list[str] = []
 
-    def answer(button: QMessageBox.StandardButton) -> None:
-        box = QApplication.activeModalWidget()
-        assert isinstance(box, QMessageBox)
-        asked.append(box.text())
-        box.button(button).click()
-
-    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Cancel))
+    answer_question(QMessageBox.StandardButton.Cancel, asked)
     composer.save_button.click()
     assert len(asked) == 1
     assert preset_name in asked[0]
     assert ledger.presets.get(preset_name).api_workflow["6"]["inputs"]["text"] != "a heron at dawn"
-    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Yes))
+    answer_question(QMessageBox.StandardButton.Yes, asked)
     composer.save_button.click()
     assert ledger.presets.get(preset_name).api_workflow["6"]["inputs"]["text"] == "a heron at dawn"
     assert composer.values() == {}

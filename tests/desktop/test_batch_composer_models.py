@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from desktop.batch_composer import BatchComposerWidget
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG
-from tests.desktop.helpers import until
+from tests.desktop.helpers import answer_question, until
 
 
 def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
@@ -42,19 +41,13 @@ def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
 
     asked: list[str] = []
 
-    def answer(button: QMessageBox.StandardButton) -> None:
-        box = QApplication.activeModalWidget()
-        assert isinstance(box, QMessageBox)
-        asked.append(box.text())
-        box.button(button).click()
-
     composer.seeds.count.setValue(2)
-    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Cancel))
+    answer_question(QMessageBox.StandardButton.Cancel, asked)
     composer.queue_button.click()
     assert len(asked) == 1
     assert "gone.safetensors" in asked[0]
     assert ledger.jobs() == []
-    QTimer.singleShot(0, lambda: answer(QMessageBox.StandardButton.Yes))
+    answer_question(QMessageBox.StandardButton.Yes, asked)
     composer.queue_button.click()
     assert len(ledger.jobs()) == 2
 
