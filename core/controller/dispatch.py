@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import logging
 import statistics
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
-from core.controller.admission import AdmissionInput, admit, queue_target
+from core.controller.admission import AdmissionInput, Candidate, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_detail
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
+    ComfyError,
     ComfyProtocolError,
     ComfyRejected,
     ComfyUnreachable,
@@ -36,6 +37,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """One attempt about to be written and sent."""
+
+    job_id: str
+    prompt_id: str
+    prompt: dict[str, Any]
+    extra: dict[str, Any]
+
+
 class Dispatcher:
     """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each."""
 
@@ -47,6 +58,7 @@ class Dispatcher:
         self._last_served: str | None = None
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self._honours_ids = -1  # the server epoch in which it kept a prompt id of ours
 
     async def dispatch(
         self, snapshot: QueueSnapshot, *, paused: bool, left: Sequence[str] = ()
@@ -58,17 +70,47 @@ class Dispatcher:
         inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
             return written
+        chosen = admit(inputs)
         try:
-            for n, candidate in enumerate(admit(inputs)):
-                if n and PAUSED.get(self._ledger):  # the tick read it before the first
-                    break  # paused meanwhile (by the artist, or because the server is unusable)
-                self._last_served = candidate.requester
-                pid = await self._submit(self._ledger.job(candidate.job_id))
-                if pid is not None:
-                    written[pid] = candidate.job_id
+            if self._honours_ids == self._reconciler.epoch:
+                await self._send_together(chosen, written)
+            else:
+                await self._send_one_by_one(chosen, written)
         finally:
             self._reconciler.held.commit()  # the answers, in one transaction
         return written
+
+    async def _send_one_by_one(self, chosen: list[Candidate], written: dict[str, str]) -> None:
+        """Until the server has shown it keeps our prompt ids: write one, send it, and stop
+        when dispatch is paused meanwhile (by the artist, or because the server is unusable)."""
+        for n, candidate in enumerate(chosen):
+            if n and PAUSED.get(self._ledger):  # the tick read it before the first
+                break
+            self._last_served = candidate.requester
+            plan = self._plan(self._ledger.job(candidate.job_id))
+            if self._write(plan):
+                written[plan.prompt_id] = plan.job_id
+                await self._send(plan)
+
+    async def _send_together(self, chosen: list[Candidate], written: dict[str, str]) -> None:
+        """Write every attempt of the burst in one transaction, then send each: every one is
+        committed before any POST goes out. A request that fails does not keep the others
+        unsent (written, they are sent); the first such error is raised afterwards."""
+        if not chosen:
+            return
+        self._last_served = chosen[-1].requester
+        plans = [self._plan(self._ledger.job(candidate.job_id)) for candidate in chosen]
+        with self._ledger.handle.tx():
+            plans = [plan for plan in plans if self._write(plan)]
+        failed: ComfyError | None = None
+        for plan in plans:
+            written[plan.prompt_id] = plan.job_id
+            try:
+                await self._send(plan)
+            except (TransientComfyError, ComfyProtocolError) as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
     def _admission_input(
         self, server_count: int, paused: bool, left: Sequence[str]
@@ -95,18 +137,29 @@ class Dispatcher:
         in_flight = self._ledger.in_flight_by_requester(self._client.base_url, left)
         return replace(base, in_flight=in_flight, waiting=waiting)
 
-    async def _submit(self, job: JobRecord) -> str | None:
-        """Write the job's attempt, then send it; its prompt_id (None: not written)."""
+    def _plan(self, job: JobRecord) -> _Plan:
+        """The exact prompt ``job`` sends now, under a fresh prompt_id."""
         workflow, extra = self._batch_plan(job.batch)
         prompt = prompt_for(workflow, job.params, job.batch)
-        pid = new_prompt_id()
+        return _Plan(job.id, new_prompt_id(), prompt, extra)
+
+    def _write(self, plan: _Plan) -> bool:
+        """Record the attempt (committed, or part of the caller's transaction); False: the job
+        was cancelled (or taken) since admission read it."""
         try:
-            self._ledger.submit_attempt(job.id, pid, self._client.base_url, workflow_hash(prompt))
+            self._ledger.submit_attempt(
+                plan.job_id, plan.prompt_id, self._client.base_url, workflow_hash(plan.prompt)
+            )
         except IllegalTransition:
-            return None  # cancelled (or taken) since admission read it
-        self._reconciler.socket.expect(pid, quiet_nodes(prompt))
+            return False
+        self._reconciler.socket.expect(plan.prompt_id, quiet_nodes(plan.prompt))
+        return True
+
+    async def _send(self, plan: _Plan) -> None:
+        """POST a written attempt and record what the answer says."""
+        pid = plan.prompt_id
         try:
-            result = await self._client.submit(prompt, pid, extra_data=extra)
+            result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
             self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
         except TransientComfyError as exc:
@@ -116,7 +169,6 @@ class Dispatcher:
             raise
         else:
             self._accepted(pid, result)
-        return pid
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:
@@ -125,6 +177,7 @@ class Dispatcher:
         if result.number < self._highest_number:
             self._reconciler.server_may_have_restarted()  # ComfyUI's counter started again
         self._highest_number = max(self._highest_number, float(result.number))
+        self._honours_ids = self._reconciler.epoch  # until it may have restarted
         self._reconciler.seen(pid)
         warning = None
         if result.node_errors:

@@ -10,7 +10,7 @@ import pytest
 from core.comfy import ComfyClient, new_prompt_id
 from core.controller.group_commit import GroupCommit
 from core.controller.server_link import ServerLink
-from core.errors import UnknownRecord
+from core.errors import ComfyProtocolError, UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import Ledger
 from core.simulator import Simulator
@@ -77,3 +77,41 @@ def test_a_group_is_written_whole_or_not_at_all(ledger: Ledger) -> None:
     group.add(lambda: ledger.observe_queued(pid, 1))
     group.commit()
     assert ledger.attempts(job_id)[0].result == AttemptResult.queued
+
+
+@pytest.mark.asyncio
+async def test_once_the_server_keeps_our_ids_a_burst_is_written_in_one_transaction(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    (first,) = queue(ledger, 1)
+    async with ComfyClient(simulator.url) as client:
+        link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
+        await link.tick([], paused=False)  # sent alone: the server has not kept an id yet
+        ids = queue(ledger, 2, start=10)
+        await wait_for(lambda: simulator.state.history.get(ledger.attempts(first)[0].prompt_id))
+        sent = job_transactions(ledger)
+        await link.tick(ledger.live_attempts(), paused=False)
+    assert [ledger.job(i).state for i in ids] == [JobState.queued] * 2
+    written, answers, finished = sent
+    assert sum(s.startswith('INSERT INTO "attempt"') for s in written) == 2
+    assert sum(s.startswith("UPDATE attempt ") for s in answers) == 2
+    assert sum(s.startswith("UPDATE attempt ") for s in finished) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_burst_is_sent_whole_when_one_answer_is_unreadable(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    queue(ledger, 1)
+    async with ComfyClient(simulator.url) as client:
+        link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
+        await link.tick([], paused=False)
+        ids = queue(ledger, 2, start=10)
+        simulator.set_faults(garbage_rate=1.0, routes=["POST /prompt"])
+        with pytest.raises(ComfyProtocolError):
+            await link.tick(ledger.live_attempts(), paused=False)
+    attempts = ledger.attempts_of(ids)
+    pids = [tries[-1].prompt_id for tries in attempts.values()]
+    assert [tries[-1].result for tries in attempts.values()] == [AttemptResult.submitting] * 2
+    # Both were sent although the first answer was unreadable: both run.
+    await wait_for(lambda: all(simulator.state.history.get(pid) for pid in pids))
