@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, QTimer, QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.job_state import Reason
@@ -59,12 +59,6 @@ def answer_question(button: QMessageBox.StandardButton, asked: list[str]) -> Non
         box.button(button).click()
 
     QTimer.singleShot(0, press)
-
-
-def real_mime(paths: list[Path]) -> QMimeData:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    return mime
 
 
 def run_job(ledger: Ledger, job_id: str, n: int = 1) -> str:
