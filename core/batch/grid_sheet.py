@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
+from core.batch.pictures import recorded_outputs
 from core.comfy.download import place
 from core.errors import InputError
 from core.job_state import JobState
@@ -41,7 +42,7 @@ class Axis:
 @dataclass(frozen=True)
 class Cell:
     job: JobRecord
-    pictures: tuple[str, ...]  # its current attempt's, when it succeeded
+    pictures: tuple[str, ...]  # the ones it recorded, when it succeeded
 
 
 @dataclass
@@ -75,8 +76,7 @@ def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
         label = ", ".join(f"{k.partition('.')[2] or k} {v}" for k, v in sorted(rest.items()))
         sheet = found.setdefault(label, Sheet(label))
         column, row = place_[0], place_[1] if len(place_) > 1 else 0
-        current = [a for a in attempts.get(job.id, []) if a.n == job.attempt]
-        pictures = tuple(current[0].outputs) if current else ()
+        pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
         sheet.cells.setdefault((int(column or 0), int(row or 0)), Cell(job, pictures))
     return axes, list(found.values())
 

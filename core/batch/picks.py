@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.batch.pictures import recorded_outputs
 from core.comfy.download import place
 from core.job_state import JobState
 from core.ledger.marks import Mark
@@ -22,14 +23,13 @@ def marked_pictures(ledger: Ledger, batch_id: str, mark: Mark = Mark.star) -> li
     marks = ledger.marks.in_batch(batch_id)
     jobs = [job for job in ledger.jobs(batch=batch_id) if marks.get(job.id) == mark]
     attempts = ledger.attempts_of([job.id for job in jobs])
-    found = []
-    for job in jobs:
-        if job.state != JobState.succeeded:
-            continue
-        for attempt in attempts.get(job.id, []):
-            if attempt.n == job.attempt:
-                found += [Path(path) for path in attempt.outputs if Path(path).is_file()]
-    return found
+    return [
+        path
+        for job in jobs
+        if job.state == JobState.succeeded
+        for path in recorded_outputs(attempts.get(job.id, []))
+        if path.is_file()
+    ]
 
 
 def export_marked(

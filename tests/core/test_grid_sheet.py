@@ -83,3 +83,21 @@ def test_a_batch_varying_its_seed_gives_a_sheet_per_seed_and_no_grid_is_refused(
         plain, _ = queue_batch(ledger, "noise", BatchSpec())
         with pytest.raises(InputError, match=f"batch {plain.id} has no X/Y grid to export"):
             export(ledger, plain.id, tmp_path / "out")
+
+
+def test_a_job_that_succeeded_late_shows_its_picture_in_the_grid(tmp_path: Path) -> None:
+    """Its picture is on the given-up attempt that succeeded after all, not on the current one."""
+    from core.job_state import AttemptResult
+
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        spec = BatchSpec(grid=(GridAxis("2.strength", (0.1, 0.5)),))
+        batch, (late, _other) = queue_batch(ledger, "noise", spec)
+        picture = tmp_path / "late.png"
+        Image.new("RGB", (64, 64), COLOURS[0.1]).save(picture)
+        ledger.submit_attempt(late, "old", "http://x", "wf")
+        ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
+        ledger.submit_attempt(late, "new", "http://x", "wf")
+        assert ledger.observe_late_success("old", [str(picture)])
+        _axes, (sheet,) = sheets(ledger, batch.id)
+    assert sheet.cells[(0, 0)].pictures == (str(picture),)

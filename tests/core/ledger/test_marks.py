@@ -67,3 +67,20 @@ def test_the_starred_pictures_are_copied_without_replacing_anything(tmp_path: Pa
     assert (picks / pictures[0].name).read_bytes() == b"the artist's own file"
     assert [c.read_bytes() for c in copies] == [pictures[0].read_bytes(), pictures[2].read_bytes()]
     assert again == copies, "exporting again copies nothing twice"
+
+
+def test_a_starred_job_that_succeeded_late_gives_its_picture(tmp_path: Path) -> None:
+    """A given-up attempt that succeeded after all holds the job's picture, not its current
+    (withdrawn) attempt."""
+    from core.job_state import AttemptResult, Reason
+
+    with Ledger(tmp_path / "home") as ledger:
+        batch, (job_id,) = jobs(ledger, 1)
+        picture = tmp_path / "late.png"
+        Image.new("RGB", (8, 8)).save(picture)
+        ledger.submit_attempt(job_id, "old", "http://x", "wf")
+        ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
+        ledger.submit_attempt(job_id, "new", "http://x", "wf")
+        assert ledger.observe_late_success("old", [str(picture)])
+        ledger.marks.set([job_id], Mark.star)
+        assert marked_pictures(ledger, batch) == [picture]
