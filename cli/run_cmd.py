@@ -23,6 +23,7 @@ import httpx
 
 from cli.common import make_client, open_ledger, server_urls, warn
 from cli.serve_api import api_options, api_plan, api_serving
+from core.batch.pictures import recorded_outputs
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
 from core.controller import Controller, ControllerConfig
 from core.controller.published import APP, TERMINAL
@@ -343,13 +344,15 @@ def change_line(ledger: Ledger, transition: TransitionRecord) -> str:
         line += f" [attempt {transition.attempt}]"
     if state not in QUIET_CAUSES:
         line += f" ({transition.cause})"
-    if state in (JobState.succeeded, JobState.failed):
+    if state == JobState.succeeded:  # a late success's pictures are on an older attempt
+        line += "".join(
+            f" -> {path}" for path in recorded_outputs(ledger.attempts(transition.job_id))
+        )
+    elif state == JobState.failed:
         attempt = next(
             (a for a in ledger.attempts(transition.job_id) if a.n == transition.attempt), None
         )
-        if attempt is not None and state == JobState.succeeded:
-            line += "".join(f" -> {path}" for path in attempt.outputs)
-        elif attempt is not None and attempt.error:
+        if attempt is not None and attempt.error:
             line += f": {where_it_failed(attempt.error)}"
     return line
 

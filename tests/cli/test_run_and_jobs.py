@@ -271,3 +271,17 @@ def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, 
     assert "attempt 1: submitting (timeout), prompt slow" in waiting
     assert "its submission got no answer (POST /prompt: no answer in time)" in waiting
     assert "it is being looked up on the server" in waiting
+
+
+def test_a_late_success_is_printed_with_its_pictures(cli: Cli, noise: str, home: Path) -> None:
+    from cli.run_cmd import change_line
+
+    (job,) = cli("queue", "noise").out.split()
+    with Ledger(home) as ledger:
+        ledger.submit_attempt(job, "old", "http://127.0.0.1:8188", "wf")
+        ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
+        ledger.submit_attempt(job, "new", "http://127.0.0.1:8188", "wf")
+        ledger.observe_late_success("old", ["/out/late.png"])
+        line = change_line(ledger, ledger.transitions(job)[-1])
+    assert line.startswith(f"{job} succeeded")
+    assert line.endswith(" -> /out/late.png")
