@@ -124,6 +124,10 @@ def _main(argv: Sequence[str] | None) -> int:
         path = ledger_path(data_dir(args.data_dir))
         print(f"batchline: {ledger_failure(exc, path) or exc}", file=sys.stderr)
         return EXIT_FAILURE
+    except OSError as exc:  # a file or folder the command could not read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"batchline: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILURE
     except UnicodeEncodeError as exc:  # a name or id from the command line that is not text
         text = exc.object if isinstance(exc.object, str) else repr(exc.object)
         print(f"batchline: {text!r} is not valid UTF-8 text", file=sys.stderr)

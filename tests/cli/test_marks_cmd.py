@@ -54,3 +54,16 @@ def test_again_queues_one_job_with_that_seed_and_values(cli: Cli, noise: str) ->
     assert shown["params"] == {"2.seed": 12, "2.strength": 0.25}
     unknown = cli("again", "job_19990101_0001")
     assert (unknown.code, unknown.err) == (2, "batchline: no job 'job_19990101_0001'\n")
+
+
+def test_a_folder_that_cannot_be_made_is_one_line(cli: Cli, noise: str, tmp_path: Path) -> None:
+    cli("queue", noise, "--grid", "2.strength=0.1,0.9")
+    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    a_file = tmp_path / "a file"
+    a_file.write_text("")
+    for command in ("starred", "grid"):
+        refused = cli(command, batch, "--to", str(a_file / "picks"))
+        assert (refused.code, refused.err) == (
+            1,
+            f"batchline: {a_file / 'picks'}: Not a directory\n",
+        ), command
