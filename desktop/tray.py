@@ -76,6 +76,8 @@ class ProgressTray(QObject):
         self.icon.activated.connect(self._activated)
         self._was_active = False
         self.announce_done = False  # set while the window is hidden
+        self._counts: dict[JobState, int] = {}
+        self._counted_seq = -1  # the change feed's position the counts are from
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
@@ -95,7 +97,10 @@ class ProgressTray(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        counts = self.ledger.count_by_state()
+        seq = self.ledger.latest_seq()
+        if seq != self._counted_seq:  # counting reads every job: only once some job changed
+            self._counts, self._counted_seq = self.ledger.count_by_state(), seq
+        counts = self._counts
         self.icon.setToolTip(progress_text(counts, self.status))
         active = any(state.is_active and n for state, n in counts.items())
         if self._was_active and not active and self.announce_done:

@@ -96,3 +96,35 @@ def test_keep_running_with_a_tray_hides_the_window_and_the_tray_opens_it_again(
             assert ledger_free(ledger)
 
     qloop.run_until_complete(scenario())
+
+
+def test_the_tray_counts_the_jobs_again_only_once_one_changed(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting reads every job of the ledger: a tick with nothing new reuses the last count."""
+    from core.ledger import NewJob, PresetContent
+    from desktop.tray import ProgressTray
+
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("p", PresetContent("h", {"1": {"class_type": "EmptyImage"}}))
+        ledger.create_batch("p", [NewJob({})], requester="artist")
+        counted: list[int] = []
+        count_by_state = ledger.count_by_state
+
+        def counting() -> dict[JobState, int]:
+            counted.append(1)
+            return count_by_state()
+
+        monkeypatch.setattr(ledger, "count_by_state", counting)
+        tray = ProgressTray(ledger, CONNECTED)
+        try:
+            tray.refresh()
+            tray.refresh()
+            assert len(counted) == 1
+            assert "0 of 1 done" in tray.icon.toolTip()
+            ledger.create_batch("p", [NewJob({})], requester="artist")
+            tray.refresh()
+            assert len(counted) == 2
+            assert "0 of 2 done" in tray.icon.toolTip()
+        finally:
+            tray.stop()
