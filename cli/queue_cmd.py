@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
-from core.backpressure import Limits, room_check, unfinished
+from core.backpressure import Limits, room_check
 from core.batch import GridAxis, queue_batch
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
@@ -124,7 +124,7 @@ def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> N
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not _controller_running(ledger):
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
-    mine = unfinished(ledger, requester)
+    mine = ledger.unfinished_count(requester)
     position, wait = wait_estimate(ledger, servers)
     ahead = position - count
     if position <= config.global_cap * servers and mine <= config.per_requester_cap * servers:

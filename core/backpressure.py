@@ -50,13 +50,6 @@ class Limits:
         return replace(self, **{name: n for name, n in given.items() if n is not None})
 
 
-def unfinished(ledger: Ledger, requester: str) -> int:
-    """How many of ``requester``'s jobs are not finished (pending, queued, running,
-    cancelling)."""
-    counts = ledger.count_by_state(requester=requester)
-    return sum(n for state, n in counts.items() if state.is_active)
-
-
 def room_check(ledger: Ledger, limits: Limits, servers: int) -> Callable[[str, int], None]:
     """``check_room`` for ``queue_batch``'s ``check``: called with the requester and the number
     of jobs composed, before any is created."""
@@ -79,7 +72,7 @@ def check_room(ledger: Ledger, limits: Limits, servers: int, requester: str, cou
             raise BatchTooLarge(
                 f"a batch of {count} jobs is more than the {limit} {what}: split it"
             )
-    mine = unfinished(ledger, requester)
+    mine = ledger.unfinished_count(requester)
     position, _wait = wait_estimate(ledger, servers, count)
     active = position - count
     if mine + count > limits.max_pending_per_requester:

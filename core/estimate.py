@@ -20,8 +20,7 @@ RECENT_ATTEMPTS = 20  # succeeded attempts whose run times make the typical one
 def wait_estimate(ledger: Ledger, servers: int, new_jobs: int = 0) -> tuple[int, float | None]:
     """The place in line of the last of ``new_jobs`` jobs added now (with none, of the last job
     already in line), and the seconds until it is done: None before any attempt succeeded."""
-    counts = ledger.count_by_state()
-    ahead = sum(n for state, n in counts.items() if state.is_active)
+    ahead = ledger.unfinished_count()
     return position_estimate(new_jobs, ahead, typical_run_seconds(ledger), servers)
 
 
@@ -46,7 +45,5 @@ def live_estimate(
     """As `wait_estimate`, from ComfyUI's queue as the controller last saw it: the new jobs
     stand behind every prompt there (``server_queue``, all clients, our ``in_flight`` among
     them) and behind our jobs not yet sent."""
-    counts = ledger.count_by_state()
-    ours = sum(n for state, n in counts.items() if state.is_active)
-    ahead = server_queue + max(0, ours - in_flight)
+    ahead = server_queue + max(0, ledger.unfinished_count() - in_flight)
     return position_estimate(new_jobs, ahead, typical_run_seconds(ledger), servers)

@@ -238,7 +238,7 @@ class Session(QObject):
         assert self.controller is not None
         if self.finished.done():
             return True
-        left = sum(n for state, n in self.ledger.count_by_state().items() if state.is_active)
+        left = self.ledger.unfinished_count()
         if not left or self.controller.running is None:
             self._finish("quit")
             return True

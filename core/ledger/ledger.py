@@ -350,6 +350,14 @@ class Ledger(TransitionVerbs):
             cursor = self.handle.database.execute_sql(_ANY_ACTIVE, (json.dumps(active),))
             return cursor.fetchone() is not None
 
+    def unfinished_count(self, requester: str | None = None) -> int:
+        """How many jobs (of one requester) are pending, queued, running or cancelling: an
+        index search over those alone, however many jobs have finished."""
+        active = [state for state in JobState if state.is_active]
+        with self.handle.read():
+            query = _filtered(schema.Job.select(fn.COUNT(SQL("*"))), None, active, requester)
+            return int(query.scalar())
+
     # --- change feed ---------------------------------------------------------------------------
 
     def changes_since(self, seq: int, limit: int = 5000) -> tuple[list[JobRecord], int]:
