@@ -62,7 +62,6 @@ class BatchComposerWidget(QWidget):
         self._controller = controller
         self._preset_name: str | None = None
         self._preset: Preset | None = None
-        self._refused = ""  # why Queue would refuse the batch now (check_room)
         self.title = QLabel("Choose or drop a preset", self)
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
         self.seeds = SeedPlanEditor(self)
@@ -254,19 +253,13 @@ class BatchComposerWidget(QWidget):
 
     @Slot()
     def check_room(self) -> None:
-        """Whether Queue would refuse the new jobs now (past their requester's quota or the
-        backlog's limit): asked when the count or the requester changes, and while refused,
-        with each status (counting a requester's jobs takes ~50 ms over 100,000 of them)."""
+        """Why Queue would refuse the new jobs now (past their requester's quota or the
+        backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
+        stands now. Asked when the count or the requester changes, and with each status (a
+        few index searches of the ledger)."""
         status, count = self._controller.status, self.job_count()
-        self._refused = refusal_notice(self._ledger, status, self.requester_name(), count)
-        self.show_estimate()
-
-    @Slot()
-    def show_estimate(self) -> None:
-        """Why Queue would refuse the new jobs now, if it would; else their place in line and
-        wait, as ComfyUI's queue stands now."""
-        refused = self._refused
-        text = refused or admission_notice(self._ledger, self._controller.status, self.job_count())
+        refused = refusal_notice(self._ledger, status, self.requester_name(), count)
+        text = refused or admission_notice(self._ledger, status, count)
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
         self.notice.setVisible(bool(text))
@@ -274,7 +267,7 @@ class BatchComposerWidget(QWidget):
     def _status_changed(self, status: ControllerStatus) -> None:
         self.catalogues.want(server_list(status.server))
         if self._preset is not None:
-            self.check_room() if self._refused else self.show_estimate()
+            self.check_room()
 
     @Slot()
     def check_models(self) -> list[str]:

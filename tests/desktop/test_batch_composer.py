@@ -160,6 +160,22 @@ def test_a_batch_past_the_quota_is_said_while_composing_not_only_on_queue(
     )
 
 
+def test_a_batch_that_stops_fitting_while_composed_is_said_with_the_next_status(
+    composer, controller, ledger, preset_name
+) -> None:
+    """Jobs queued meanwhile from elsewhere (the command line, the API) fill the quota."""
+    from core.settings import MAX_PENDING_PER_REQUESTER
+
+    MAX_PENDING_PER_REQUESTER.set(ledger, 5)
+    composer.requester.setText("ann")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(3)
+    assert "would be refused" not in composer.notice.text()
+    ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann")
+    controller.push(server_queue=0)
+    assert composer.notice.text().startswith("Not now: ann has 3 unfinished jobs and may have 5")
+
+
 def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) -> None:
     from core.controller.status import Connection
 
