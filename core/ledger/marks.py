@@ -38,7 +38,7 @@ class MarkStore:
             }
             unknown = [job for job in job_ids if job not in known]
             if unknown:
-                raise UnknownRecord(f"no job {unknown[0]}")
+                raise UnknownRecord(f"no job {unknown[0]!r}")
             schema.Mark.delete().where(schema.Mark.job.in_(job_ids)).execute()
             if mark is not None:
                 rows = [{"job": job, "mark": mark.value, "at": now} for job in job_ids]

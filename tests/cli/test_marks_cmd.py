@@ -32,7 +32,7 @@ def test_starred_pictures_are_copied_and_marks_survive(
 def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: Path) -> None:
     (job,) = cli("queue", noise).out.split()
     unknown = cli("mark", job, "job_19990101_0001", "--star")
-    assert (unknown.code, unknown.err) == (2, "batchline: no job job_19990101_0001\n")
+    assert (unknown.code, unknown.err) == (2, "batchline: no job 'job_19990101_0001'\n")
     batch = cli("starred", "batch_19990101_0001", "--to", str(tmp_path))
     assert batch.code == 2
     assert batch.err.count("\n") == 1
