@@ -11,7 +11,6 @@ from core.batch import GridAxis, queue_batch
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.durations import duration_text
-from core.errors import LeaseTakenError
 from core.estimate import wait_estimate
 from core.settings import CONTROLLER, PAUSED
 
@@ -122,7 +121,7 @@ def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> N
     config = CONTROLLER.get(ledger)
     if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
-    if not _controller_running(ledger):
+    if not ledger.lease.taken():
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
     mine = ledger.unfinished_count(requester)
     position, wait = wait_estimate(ledger, servers)
@@ -134,11 +133,3 @@ def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> N
         f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
         f"{config.global_cap * servers} at a time (last at position {position}{estimate})"
     )
-
-
-def _controller_running(ledger: Ledger) -> bool:
-    try:
-        ledger.lease.check_free()
-    except LeaseTakenError:
-        return True
-    return False

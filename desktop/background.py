@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.errors import BatchlineError, LeaseTakenError
+from core.errors import BatchlineError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -109,7 +109,7 @@ async def wait_until_ready(ledger: Ledger, process: subprocess.Popen[bytes]) -> 
         if row is not None and row.pid == process.pid and row.stopped_at is None:
             return
         if process.poll() is not None:
-            if controller_runs(ledger):
+            if ledger.lease.taken():
                 return
             why = _last_line(ledger.folder / LOG_NAME)
             raise BatchlineError(f"the background controller did not start: {why}")
@@ -118,15 +118,6 @@ async def wait_until_ready(ledger: Ledger, process: subprocess.Popen[bytes]) -> 
     raise BatchlineError(
         f"the background controller was not ready after {READY_TIMEOUT_S:g} s: {why}"
     )
-
-
-def controller_runs(ledger: Ledger) -> bool:
-    """Whether some process holds the ledger's controller lease."""
-    try:
-        ledger.lease.check_free()
-    except LeaseTakenError:
-        return True
-    return False
 
 
 async def stop_controller(ledger: Ledger, run_id: str, pid: int) -> bool:
@@ -143,7 +134,7 @@ async def stop_controller(ledger: Ledger, run_id: str, pid: int) -> bool:
 
 async def _lease_freed(ledger: Ledger) -> bool:
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while controller_runs(ledger):
+    while ledger.lease.taken():
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(_POLL_S)

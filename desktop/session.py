@@ -22,7 +22,6 @@ from core.paths import data_dir
 from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from desktop.background import (
     ServeOptions,
-    controller_runs,
     start_process,
     stop_controller,
     wait_until_ready,
@@ -181,7 +180,7 @@ class Session(QObject):
         while True:
             self.controller.refresh()
             if self.window is not None and self.window.isVisible():  # not while in the tray
-                free = self.controller.running is None and not controller_runs(self.ledger)
+                free = self.controller.running is None and not self.ledger.lease.taken()
                 if free and (first or not self.controller.failed):
                     await self._start_controller()
                 self._attach()

@@ -67,6 +67,15 @@ class ControllerLease:
                 _refuse(handle)
             unlock(handle)
 
+    def taken(self) -> bool:
+        """Whether another process holds the lease: a controller runs (``check_free``'s
+        answer as a yes or no)."""
+        try:
+            self.check_free()
+        except LeaseTakenError:
+            return True
+        return False
+
     def release(self) -> None:
         if self._handle is None:
             return

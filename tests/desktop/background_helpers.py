@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from core.controller import Connection, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger
-from desktop.background import controller_runs
 from tests.desktop.helpers import StubDropEvent
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ async def background_controller(session: Session) -> Published:
 
 def ledger_free(ledger: Ledger) -> bool:
     """Whether no controller holds the ledger's lease."""
-    return not controller_runs(ledger)
+    return not ledger.lease.taken()
 
 
 def answer_close_dialog(button: str, asked: list[str]) -> None:
