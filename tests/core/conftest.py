@@ -1,20 +1,33 @@
-"""Fixtures for core tests: a fresh simulated ComfyUI per test, on an ephemeral loopback port."""
+"""Fixtures for core tests: a fresh simulated ComfyUI per test, on an ephemeral loopback port;
+a ledger holding the noise preset."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 
+from core.ledger import Ledger, PresetContent
+from core.presets import workflow_hash
 from core.simulator import FaultSettings, Simulator, SimulatorConfig
+from tests.core.helpers import NOISE_WORKFLOW
 from tests.core.hostile import HostileServer
 
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 
 # Fast defaults for tests: short jobs, no emulated CPU cost for ImageBlur.
 TEST_DEFAULTS: dict[str, Any] = {"job_seconds": 0.05, "cpu_time_scale": 0.0}
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    """A ledger in a temporary folder holding the preset "noise" (NOISE_WORKFLOW)."""
+    with Ledger(tmp_path / "home") as opened:
+        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        yield opened
 
 
 @pytest_asyncio.fixture

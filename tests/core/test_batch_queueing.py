@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,6 @@ from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from tests.core.controller.conftest import queue
 from tests.core.helpers import NOISE_WORKFLOW
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
 
 
 def _big_job_out_of_memory(ledger: Ledger) -> str:

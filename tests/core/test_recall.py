@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,6 @@ from tests.core.helpers import NOISE_WORKFLOW
 
 DATA = Path(__file__).parents[1] / "data"
 COMFY_PNG = DATA / "comfyui-output-with-workflow.png"
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
 
 
 def test_a_job_recalls_the_exact_values_it_ran_with(ledger: Ledger) -> None:
