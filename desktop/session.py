@@ -173,11 +173,16 @@ class Session(QObject):
 
     async def _keep_controller(self) -> None:
         """Start the background controller unless one runs; attach to it; start it again if
-        it goes away (unless it stopped for an error: the status bar says which)."""
+        it goes away (unless it stopped for an error: the status bar says which), until the
+        ledger file is gone."""
         assert self.ledger is not None
         assert self.controller is not None
         first = True
         while True:
+            if not self.ledger.path.exists():
+                self._data_folder_gone()
+                await self.controller.stop()  # nothing left to follow
+                return
             self.controller.refresh()
             if self.window is not None and self.window.isVisible():  # not while in the tray
                 free = self.controller.running is None and not self.ledger.lease.taken()
@@ -186,6 +191,19 @@ class Session(QObject):
                 self._attach()
             first = False
             await asyncio.sleep(KEEP_S)
+
+    def _data_folder_gone(self) -> None:
+        """The ledger file was deleted or moved away under the window (the background
+        controller stops by itself then): said once; no controller is started, which would
+        make an empty data folder there again."""
+        assert self.ledger is not None
+        folder = self.ledger.folder
+        log.error("the ledger %s is gone", self.ledger.path)
+        if self.window is not None:
+            self.window.show_error(
+                f"The data folder {folder} is gone (deleted or moved): Batchline cannot follow "
+                "its jobs any more. Quit and start it again."
+            )
 
     def _attach(self) -> None:
         """A window watches the running controller (again): it must not stop by itself when
@@ -338,6 +356,8 @@ class Session(QObject):
     async def _settle_controller(self, how: str) -> None:
         assert self.ledger is not None
         assert self.controller is not None
+        if not self.ledger.path.exists():  # the data folder is gone: its controller stops
+            return
         self.controller.refresh()
         running = self.controller.running
         if running is None:

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, NoReturn
 
-from core.errors import LeaseTakenError
+from core.errors import LeaseTakenError, LedgerError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,7 +54,8 @@ class ControllerLease:
         self._handle = handle
 
     def check_free(self) -> None:
-        """Raise LeaseTakenError (naming the holder's pid) if another process holds the lease.
+        """Raise LeaseTakenError (naming the holder's pid) if another process holds the lease,
+        LedgerError (naming the lock file) if it cannot be opened.
 
         For a command that only needs to know whether a controller runs: the lock is taken for
         an instant and let go at once, before the command works, so a controller starting
@@ -62,7 +63,11 @@ class ControllerLease:
         """
         if self._handle is not None:
             return
-        with self.path.open("a+", encoding="ascii") as handle:
+        try:
+            handle = self.path.open("a+", encoding="ascii")
+        except OSError as exc:  # the data folder deleted or moved away, or not writable
+            raise LedgerError(f"cannot open {self.path}: {exc.strerror or exc}") from None
+        with handle:
             if not try_lock(handle):
                 _refuse(handle)
             unlock(handle)

@@ -7,7 +7,11 @@ goes on with no window open, a new window attaches to it instead of starting a s
 
 from __future__ import annotations
 
+import asyncio
+import os
 from typing import TYPE_CHECKING
+
+import pytest
 
 from core.job_state import JobState
 from core.ledger import Ledger
@@ -164,3 +168,38 @@ def test_a_controller_started_by_hand_is_attached_to_and_left_running(
     finally:
         served.terminate()
         served.communicate(timeout=30)
+
+
+@pytest.mark.expect_log("desktop.session", "ERROR")
+@pytest.mark.expect_log("core.controller.client", "WARNING")  # until the session looks again
+def test_a_data_folder_deleted_under_the_window_is_said_and_nothing_is_started_in_it(
+    qtbot, qloop, home: Path, preset_copy: Path
+) -> None:
+    """The background controller stops once its ledger file is gone; the window says why in one
+    line and starts no controller that would make an empty data folder there again."""
+    import shutil
+
+    async def scenario() -> None:
+        session = Session(SessionOptions(data_dir=home))
+        window = await session.open()
+        started = await background_controller(session)
+        shutil.rmtree(home)
+        await until(lambda: "is gone" in window.banner.text(), about=window.banner.text)
+        assert window.banner.text() == (
+            f"The data folder {home} is gone (deleted or moved): Batchline cannot follow its "
+            "jobs any more. Quit and start it again."
+        )
+        await until(lambda: not _alive(started.pid), about=lambda: "the controller still runs")
+        await asyncio.sleep(1.5)  # longer than the session's look at its controller
+        assert not home.exists(), "no controller made the folder again"
+        await session.close("quit")
+
+    qloop.run_until_complete(scenario())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
