@@ -73,6 +73,7 @@ class ContactSheetWidget(QWidget):
         super().__init__(parent)
         self._ledger = ledger
         self.model = ContactSheetModel(ledger, thumbnails, self)
+        self.model.batch_shown.connect(self._on_batch_shown)
         self.line = WaitingLine()
         self.delegate = SheetCellDelegate(self)
         self.progress = BatchProgress(self)
@@ -192,6 +193,10 @@ class ContactSheetWidget(QWidget):
     @Slot(str)
     def show_batch(self, batch_id: str) -> None:
         self.model.load_batch(batch_id or None)
+
+    @Slot()
+    def _on_batch_shown(self) -> None:
+        batch_id = self.model.batch_id
         grid = self.model.grid
         self.views.setCurrentWidget(self.grid_view if grid is not None else self.list_view)
         self.export_grid.setVisible(grid is not None)
@@ -243,6 +248,7 @@ class ContactSheetWidget(QWidget):
         """Stop following the ledger (it may be closed next)."""
         self._stopped = True
         self._estimate.stop()
+        self.model.stop()
 
     def _estimate_soon(self) -> None:
         if not self._estimate.isActive() and not self._stopped:

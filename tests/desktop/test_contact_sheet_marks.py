@@ -119,3 +119,26 @@ def test_a_mark_or_a_trashed_picture_from_the_viewer_shows_in_the_cell(
     assert sheet.model.index_of(job).data(MARK_ROLE) == Mark.reject
     assert sheet.model.index_of(job).data(STATUS_ROLE) == ("deleted", "cancelled")
     sheet.stop()
+
+
+def test_a_big_batch_is_read_off_the_gui_thread_and_a_newer_choice_wins(
+    qtbot, monkeypatch, preset_name, ledger, thumbnails
+) -> None:
+    import desktop.contact_sheet_model as sheet_model
+
+    monkeypatch.setattr(sheet_model, "READ_AT_ONCE", 3)
+    big = make_jobs(ledger, preset_name, 5)
+    small = make_jobs(ledger, preset_name, 2)
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    batch = ledger.job(big[0]).batch
+    sheet.show_batch(batch)
+    assert sheet.model.rowCount() == 0, "read in a worker: its result comes through the loop"
+    qtbot.waitUntil(lambda: sheet.model.rowCount() == 5)
+    assert labels(sheet) == [f"seed {n}" for n in range(5)]
+    sheet.show_batch(ledger.job(big[0]).batch)
+    sheet.show_batch(ledger.job(small[0]).batch)  # chosen before the big one was read
+    qtbot.wait(200)
+    assert sheet.batch_id() == ledger.job(small[0]).batch
+    assert labels(sheet) == ["seed 0", "seed 1"]
+    sheet.stop()

@@ -1,0 +1,133 @@
+"""What a contact sheet shows of one batch, read from the ledger at once: its jobs in seed
+order, their labels, marks and first pictures, and for an X/Y grid batch where each job sits.
+Plain Python (no Qt), so a big batch can be read off the GUI thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.batch.grid_sheet import sheets
+from core.batch.pictures import recorded_outputs
+from core.batch.varied import BatchValues, input_labels, input_name, value_order, value_text
+from core.errors import InputError
+from core.job_state import JobState
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.batch.grid_sheet import Axis
+    from core.ledger import JobRecord, Ledger
+    from core.ledger.marks import Mark
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """Where each job of a grid batch sits, and the labels on the edges."""
+
+    axes: list[Axis]
+    columns: list[str]
+    rows: list[str]
+    places: dict[str, tuple[int, int]]  # job id -> (row, column)
+
+
+@dataclass
+class BatchView:
+    """One batch as the sheet shows it (``batch_id`` None: no batch)."""
+
+    batch_id: str | None = None
+    jobs: dict[str, JobRecord] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # every job, in seed order
+    labels: dict[str, str] = field(default_factory=dict)
+    marks: dict[str, Mark] = field(default_factory=dict)
+    pictures: dict[str, str | None] = field(default_factory=dict)  # succeeded job -> first
+    deleted: set[str] = field(default_factory=set)  # succeeded, its pictures gone since
+    grid: GridLayout | None = None
+
+    def read_pictures(self, ledger: Ledger, job_ids: list[str], output_dir: Path | None) -> None:
+        """The first picture of each of these succeeded jobs (one ledger read for them all)."""
+        if not job_ids:
+            return
+        for job_id, attempts in ledger.attempts_of(job_ids).items():
+            paths = recorded_outputs(attempts, output_dir)
+            there = [path for path in paths if path.is_file()]
+            self.pictures[job_id] = str(there[0]) if there else None
+            if paths and not there:
+                self.deleted.add(job_id)
+
+
+def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> BatchView:
+    """The batch as the sheet shows it (a few reads; in any thread with its own connection)."""
+    jobs = ledger.jobs(batch=batch_id)
+    keys, labels = _labels(jobs)
+    order = sorted(jobs, key=lambda j: ([value_order(j.params.get(k)) for k in keys], j.id))
+    view = BatchView(
+        batch_id,
+        {job.id: job for job in jobs},
+        [job.id for job in order],
+        labels,
+        ledger.marks.in_batch(batch_id),
+    )
+    view.read_pictures(
+        ledger, [job.id for job in jobs if job.state is JobState.succeeded], output_dir
+    )
+    view.grid = _grid_layout(ledger, batch_id)
+    if view.grid is not None:
+        axis_keys = {axis.key for axis in view.grid.axes}
+        view.labels = _labels(jobs, leave_out=axis_keys, seeds_always=False)[1]
+    return view
+
+
+def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
+    try:
+        axes, found = sheets(ledger, batch_id)
+    except InputError:
+        return None
+    if not axes:
+        return None
+    ys = [_axis_value(axes, 1, y) for y in axes[1].values] if len(axes) > 1 else [""]
+    several = len(found) > 1  # one block of rows per seed, say
+    rows = [
+        " · ".join(part for part in (sheet.label if several else "", y) if part)
+        for sheet in found
+        for y in ys
+    ]
+    places = {
+        cell.job.id: (block * len(ys) + row, column)
+        for block, sheet in enumerate(found)
+        for (column, row), cell in sheet.cells.items()
+    }
+    columns = [_axis_value(axes, 0, x) for x in axes[0].values]
+    return GridLayout(axes, columns, rows, places)
+
+
+def _labels(
+    jobs: list[JobRecord],
+    leave_out: set[str] | frozenset[str] = frozenset(),
+    *,
+    seeds_always: bool = True,
+) -> tuple[list[str], dict[str, str]]:
+    """The inputs that tell the batch's jobs apart (those that vary, and the seeds unless
+    ``seeds_always`` is False), and each job's label made of them: "seed 1234", "cfg 7 ·
+    steps 20"."""
+    values = BatchValues()
+    for job in jobs:
+        values.add(job.params)
+    keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
+    names = input_labels(keys)
+    labels = {
+        job.id: " · ".join(
+            f"{names[key]} {_short(job.params[key])}" for key in keys if key in job.params
+        )
+        for job in jobs
+    }
+    return keys, labels
+
+
+def _axis_value(axes: list[Axis], n: int, value: Any) -> str:
+    return f"{input_name(axes[n].key)} {_short(value)}"
+
+
+def _short(value: Any, limit: int = 24) -> str:
+    text = value_text(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
