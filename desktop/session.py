@@ -241,7 +241,7 @@ class Session(QObject):
         window.settings_requested.connect(self._settings)
         window.quit_all_requested.connect(self._quit_all)
         window.confirm_close = self._confirm_close
-        self.tasks.failed.connect(window.show_error)
+        self.tasks.failed.connect(lambda task, why: window.show_error(f"{task}: {why}"))
         install_excepthook(window.show_error)
         window.model.loaded.connect(self._freeze_heap)
         window.start()

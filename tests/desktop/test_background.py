@@ -203,3 +203,22 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.expect_log("desktop.tasks", "ERROR")
+def test_a_failing_session_task_is_said_with_its_reason(qtbot, qloop, home: Path) -> None:
+    """Not only the task's name: what went wrong in it."""
+
+    async def broken() -> None:
+        raise RuntimeError("the disk said no")
+
+    async def scenario() -> None:
+        session = Session(SessionOptions(data_dir=home))
+        window = await session.open()
+        await background_controller(session)  # so that quitting stops it
+        session.tasks.start(broken(), "saving the settings")
+        await until(lambda: "saving" in window.banner.text(), about=window.banner.text)
+        assert window.banner.text() == "saving the settings: the disk said no"
+        await session.close("quit")
+
+    qloop.run_until_complete(scenario())
