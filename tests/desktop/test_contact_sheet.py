@@ -72,6 +72,9 @@ def test_cells_follow_the_jobs_as_they_move(
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == -1.0  # no figure yet
     controller.push(progress={running: Progress(3, 10)}, positions={running: 0})
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == 0.3
+    controller.push(positions={running: 0, "another client's": 2}, server_queue=3)
+    assert status(window, waiting) == ("#3 in line", "muted"), "after ComfyUI's queue"
+    controller.push(positions={running: 0}, server_queue=1)
 
     succeed_job(ledger, done, [picture(tmp_path / "done.png", (200, 30, 30))])
     qtbot.waitUntil(lambda: status(window, done) == ("", "done"))
