@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from core.backpressure import Limits, room_check
@@ -20,13 +17,6 @@ TWO_SEEDS = {
     **NOISE_WORKFLOW,
     "4": {"class_type": "ImageAddNoise", "inputs": {"image": ["2", 0], "seed": 7, "strength": 0.1}},
 }
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
 
 
 def _prompt(ledger: Ledger, job_id: str) -> dict:

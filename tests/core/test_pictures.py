@@ -3,23 +3,11 @@ skipped."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.batch.pictures import Picture, batch_pictures, job_outputs
-from core.ledger import Ledger, PresetContent
-from core.presets import workflow_hash
-from tests.core.helpers import NOISE_WORKFLOW
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
+from core.ledger import Ledger
 
 
 def _finish(ledger: Ledger, job_id: str, paths: list[Path], n: int = 1) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,18 +9,9 @@ import pytest
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.batch.pictures import batch_pictures, job_outputs
 from core.batch.trash import TrashError, trash_picture
-from core.ledger import Ledger, PresetContent
+from core.ledger import Ledger
 from core.ledger.marks import Mark
-from core.presets import workflow_hash
-from tests.core.helpers import NOISE_WORKFLOW
 from tests.trash_home import use_trash
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
 
 
 def _finished(ledger: Ledger, folder: Path, count: int) -> list[str]:
