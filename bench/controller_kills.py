@@ -20,21 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.feed import WORKFLOW
 from bench.invariants import RunFacts, report
 from bench.invariants import check as check_invariants
 from core.ledger import Ledger
 from core.settings import OUTPUT_DIR
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
-
-WORKFLOW = {
-    "1": {
-        "class_type": "EmptyImage",
-        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 8421504},
-    },
-    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
-    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "soak"}},
-}
 
 
 def batchline(home: Path, server: str, *args: str) -> list[str]:
