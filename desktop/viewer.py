@@ -305,7 +305,7 @@ class PictureViewer(QWidget):
     def open_file(self) -> None:
         picture = self.current()
         if picture is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(picture.path)))
+            self._open(picture.path)
 
     @Slot()
     def show_folder(self) -> None:
@@ -313,7 +313,14 @@ class PictureViewer(QWidget):
         own (``<output folder>/<batch>/``), so it is the picture's."""
         picture = self.current()
         if picture is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(picture.path.parent)))
+            self._open(picture.path.parent)
+
+    def _open(self, path: Path) -> None:
+        """Hand ``path`` to the desktop's application for it; why not, when it cannot be."""
+        if not path.exists():
+            self.toast.show_message(f"{path} is no longer there", error=True)
+        elif not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            self.toast.show_message(f"No application here opens {path}", error=True)
 
     def toggle_mark(self, mark: Mark) -> None:
         """Mark the job ``mark``, or take the mark off when it has it already."""

@@ -273,12 +273,25 @@ def test_a_trash_that_cannot_be_used_is_one_line(
 
 def test_show_in_folder_opens_the_batchs_folder(viewer, ledger, batch, tmp_path, monkeypatch):
     opened: list[str] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True
+    )
     viewer.panel.buttons["folder"].click()
     viewer.panel.buttons["open"].click()
+    assert not viewer.toast.isVisible(), viewer.toast.text()
     batch_id = ledger.job(batch[0]).batch
     assert Path(opened[0]) == (tmp_path / "out" / batch_id).resolve()
     assert opened[1] == job_outputs(ledger, batch[0])[0]
+
+
+def test_a_picture_gone_or_that_nothing_opens_is_said(viewer, ledger, batch, monkeypatch):
+    (picture,) = (Path(p) for p in job_outputs(ledger, batch[0]))
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)  # no application here
+    viewer.panel.buttons["open"].click()
+    assert viewer.toast.text() == f"No application here opens {picture}"
+    picture.unlink()
+    viewer.panel.buttons["open"].click()
+    assert viewer.toast.text() == f"{picture} is no longer there"
 
 
 def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_values(
