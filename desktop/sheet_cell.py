@@ -103,6 +103,7 @@ class SheetCellDelegate(QStyledItemDelegate):
             pen = QPen(option.palette.color(QPalette.ColorRole.Highlight), 3)
             painter.setPen(pen)
             painter.setOpacity(1.0)
+            painter.setBrush(Qt.BrushStyle.NoBrush)  # the badge's brush would fill the cell
             painter.drawRect(rect.adjusted(2, 2, -2, -2))
         painter.restore()
 

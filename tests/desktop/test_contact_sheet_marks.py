@@ -9,7 +9,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.contact_sheet import ContactSheetWidget
-from desktop.contact_sheet_model import MARK_ROLE, STATUS_ROLE, MarkFilter
+from desktop.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE, MarkFilter
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import succeed_job
 
@@ -141,4 +141,27 @@ def test_a_big_batch_is_read_off_the_gui_thread_and_a_newer_choice_wins(
     qtbot.wait(200)
     assert sheet.batch_id() == ledger.job(small[0]).batch
     assert labels(sheet) == ["seed 0", "seed 1"]
+    sheet.stop()
+
+
+def test_a_starred_selected_cell_still_shows_its_picture(
+    qtbot, tmp_path, preset_name, ledger, thumbnails
+) -> None:
+    (job,) = make_jobs(ledger, preset_name, 1)
+    path = tmp_path / "red.png"
+    Image.new("RGB", (64, 64), (200, 30, 30)).save(path)
+    succeed_job(ledger, job, [str(path)])
+    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(job).batch)
+    sheet.resize(500, 400)
+    sheet.show()
+    index = sheet.model.index_of(job)
+    qtbot.waitUntil(lambda: index.data(PICTURE_ROLE) is not None)
+    select(sheet, [job])
+    sheet.star.trigger()
+    centre = sheet.list_view.visualRect(index).center()
+    image = sheet.list_view.viewport().grab().toImage()
+    pixel = image.pixelColor(centre.x(), centre.y() - 10)
+    assert (pixel.red(), pixel.green(), pixel.blue()) == (200, 30, 30), (
+        "the badge's brush veiled it"
+    )
     sheet.stop()
