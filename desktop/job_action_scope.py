@@ -4,17 +4,25 @@ or why it is disabled; and when it is large enough to be confirmed first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.job_state import CANCELLABLE_STATES, JobState
 from core.job_state import can_retry_smaller as job_can_retry_smaller
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Sequence
 
     from core.ledger import JobRecord
 
-    Counts = Callable[[str | None], dict[JobState, int]]
+
+class Counts(Protocol):
+    """How many jobs of a batch (None: of all) are in each of ``states``: the ledger's
+    count_by_state (an index search over those jobs alone)."""
+
+    def __call__(
+        self, batch: str | None = None, *, states: Sequence[JobState] | None = None
+    ) -> dict[JobState, int]: ...
+
 
 WAITING_STATES = (JobState.pending, JobState.queued)
 CONFIRM_FROM = 20  # a bulk action reaching this many jobs asks first
@@ -98,7 +106,7 @@ def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     batches = _batches(jobs)
     if not batches:
         return Scope("Cancel &batch", "Select a job of the batch to cancel", 0)
-    count = sum(counts(b).get(state, 0) for b in batches for state in CANCELLABLE_STATES)
+    count = sum(sum(counts(b, states=CANCELLABLE_STATES).values()) for b in batches)
     if not count:
         over = "has" if len(batches) == 1 else "have"
         return Scope("Cancel &batch", f"{_of(batches)} {over} finished: nothing to cancel", 0)
@@ -111,8 +119,7 @@ def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     spans several or none."""
     batches = _batches(jobs)
     batch = batches[0] if len(batches) == 1 else None
-    waiting = counts(batch)
-    count = sum(waiting.get(state, 0) for state in WAITING_STATES)
+    count = sum(counts(batch, states=WAITING_STATES).values())
     scope = _of([batch] if batch else [])
     if not count:
         return Scope("Cancel all but &running", f"No job of {scope} is waiting", 0)

@@ -241,12 +241,17 @@ class Ledger(TransitionVerbs):
             return [job_id for (job_id,) in query.order_by(SQL("rowid")).tuples()]
 
     def count_by_state(
-        self, batch: str | None = None, requester: str | None = None
+        self,
+        batch: str | None = None,
+        requester: str | None = None,
+        *,
+        states: Sequence[JobState] | None = None,
     ) -> dict[JobState, int]:
-        """How many jobs are in each state (of one batch, of one requester)."""
+        """How many jobs are in each state (of one batch, of one requester; only ``states``,
+        when given: an index search over those jobs alone, however many others there are)."""
         with self.handle.read():
-            query = schema.Job.select(schema.Job.state, fn.COUNT(schema.Job.id).alias("n"))
-            query = _filtered(query, batch, None, requester)
+            query = schema.Job.select(schema.Job.state, fn.COUNT(SQL("*")).alias("n"))
+            query = _filtered(query, batch, states, requester)
             rows = cast("list[tuple[str, int]]", list(query.group_by(schema.Job.state).tuples()))
             return {JobState(state): n for state, n in rows}
 

@@ -1,4 +1,5 @@
-"""How many jobs are unfinished, of one requester or all: read from the state index alone."""
+"""Counting jobs (unfinished ones, some states of a batch or of all): read from an index alone,
+never by reading every job."""
 
 from __future__ import annotations
 
@@ -27,18 +28,33 @@ def test_pending_queued_running_and_cancelling_count_finished_ones_do_not(ledger
     assert ledger.unfinished_count("nobody") == 0
 
 
-def test_the_count_searches_the_index_instead_of_reading_every_job(ledger: Ledger) -> None:
-    """It runs on the GUI thread with each status: finished jobs must cost nothing."""
+def test_some_states_are_counted_per_batch_or_for_all(ledger: Ledger) -> None:
+    from core.job_state import JobState
+
+    first, second = make_jobs(ledger, 3), make_jobs(ledger, 2)
+    ledger.request_cancel(first[0])
+    waiting = (JobState.pending, JobState.queued)
+    batch = ledger.job(first[0]).batch
+    assert ledger.count_by_state(batch, states=waiting) == {JobState.pending: 2}
+    assert ledger.count_by_state(states=waiting) == {JobState.pending: 4}
+    assert ledger.count_by_state(ledger.job(second[0]).batch) == {JobState.pending: 2}
+
+
+def test_the_counts_search_the_index_instead_of_reading_every_job(ledger: Ledger) -> None:
+    """They run on the GUI thread with each status or change: finished jobs must cost nothing."""
+    from core.job_state import JobState
+
     connection = ledger.handle.database.connection()
     statements: list[str] = []
     connection.set_trace_callback(statements.append)
     try:
         ledger.unfinished_count("alice")
         ledger.unfinished_count()
+        ledger.count_by_state(states=(JobState.pending, JobState.queued))
     finally:
         connection.set_trace_callback(None)
     counts = [sql for sql in statements if "COUNT" in sql.upper()]
-    assert len(counts) == 2
+    assert len(counts) == 3
     for sql in counts:
         plan = " ".join(str(row[-1]) for row in connection.execute(f"EXPLAIN QUERY PLAN {sql}"))
         assert "USING COVERING INDEX" in plan, plan
