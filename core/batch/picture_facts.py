@@ -36,10 +36,7 @@ class PictureFacts:
 
 def batch_values(ledger: Ledger, batch_id: str) -> BatchValues:
     """What the batch's jobs vary and share (read once per batch)."""
-    values = BatchValues()
-    for job in ledger.jobs(batch=batch_id):
-        values.add(job.params)
-    return values
+    return BatchValues.of(job.params for job in ledger.jobs(batch=batch_id))
 
 
 def picture_facts(

@@ -55,6 +55,14 @@ class BatchValues:
         self.varied: set[str] = set()
         self._first: dict[str, Any] = {}
 
+    @classmethod
+    def of(cls, jobs: Iterable[Mapping[str, Any]]) -> BatchValues:
+        """The values of these jobs' params, all at once."""
+        values = cls()
+        for params in jobs:
+            values.add(params)
+        return values
+
     def add(self, params: Mapping[str, Any]) -> bool:
         """Count one more job of the batch; True when an input starts to vary with it."""
         self.jobs += 1
