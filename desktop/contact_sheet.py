@@ -225,16 +225,16 @@ class ContactSheetWidget(QWidget):
         """Jobs the feed just read (every job once at start, then each change): the shown
         batch's cells, progress and line follow."""
         self.line.observe(jobs)
-        if not any(job.batch == self.model.batch_id for job in jobs):
-            if any(job.state is not JobState.pending for job in jobs):
-                self._estimate_soon()  # others moved up: the places in line change
-            return
-        selected = self.selected_job_ids()
-        self.model.update_jobs(jobs)
-        if self.selected_job_ids() != selected:  # the batch was read again
-            self.select_jobs(selected)
-        self._show_progress()
-        self._estimate_soon()
+        mine = any(job.batch == self.model.batch_id for job in jobs)
+        if mine:
+            selected = self.selected_job_ids()
+            self.model.update_jobs(jobs)
+            if self.selected_job_ids() != selected:  # the batch was read again
+                self.select_jobs(selected)
+        if mine or any(job.state is not JobState.pending for job in jobs):
+            self.model.set_line(self.line.places(self.model.jobs()))  # others moved up
+            self._show_progress()
+            self._estimate_soon()
 
     @Slot(str)
     def refresh_job(self, job_id: str) -> None:

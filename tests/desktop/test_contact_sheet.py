@@ -68,7 +68,9 @@ def test_cells_follow_the_jobs_as_they_move(
     assert status(window, cancelled) == ("#5 in line", "muted")
 
     run_job(ledger, running)
-    qtbot.waitUntil(lambda: status(window, running) == ("running", "active"))
+    window.model.read_chunk()  # the feed: the places follow at once
+    assert status(window, running) == ("running", "active")
+    assert status(window, cancelled) == ("#4 in line", "muted")
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == -1.0  # no figure yet
     controller.push(progress={running: Progress(3, 10)}, positions={running: 0})
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == 0.3
