@@ -192,7 +192,9 @@ class ContactSheetWidget(QWidget):
 
     @Slot(str)
     def show_batch(self, batch_id: str) -> None:
+        """Show this batch ("": none); what was selected in another goes."""
         self.model.load_batch(batch_id or None)
+        self.selection_changed.emit(self.selected_job_ids())
 
     @Slot()
     def _on_batch_shown(self) -> None:

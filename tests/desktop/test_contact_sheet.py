@@ -146,6 +146,11 @@ def test_the_table_selecting_another_batchs_job_shows_that_batch(
     window.select_job(first[1])
     assert window.sheet.batch_id() == ledger.job(first[0]).batch
     assert window.sheet.selected_job_ids() == [first[1]]
+    assert [job.id for job in window.table.selected_jobs()] == [first[1]]
+    window.sheet.progress.batch.setCurrentIndex(0)  # the artist shows the newer batch
+    assert window.sheet.batch_id() == ledger.job(second[0]).batch
+    assert window.table.selected_jobs() == [], "no action on a job out of sight"
+    assert window.details.job_id() is None
 
 
 def test_opening_a_cell_asks_for_its_job(window, ledger, preset_name, qtbot) -> None:
