@@ -342,8 +342,9 @@ class ContactSheetWidget(QWidget):
         self.select_jobs(selected)
 
     def default_folder(self) -> Path:
-        """The batch's picture folder."""
-        return Settings.load(self._ledger).output_folder / (self.model.batch_id or "")
+        """The batch's picture folder (under the window's output folder: the demo's own)."""
+        root = self.model.output_dir or Settings.load(self._ledger).output_folder
+        return root / (self.model.batch_id or "")
 
     @Slot()
     def ask_export_starred(self) -> None:

@@ -63,3 +63,18 @@ def test_a_plain_batch_has_no_grid_export(qtbot, ledger, preset_name, thumbnails
     assert sheet.views.currentWidget() is sheet.list_view
     assert sheet.export_grid.isHidden()
     sheet.stop()
+
+
+def test_exports_start_in_the_batchs_folder_under_the_windows_output_folder(
+    qtbot, tmp_path, ledger, preset_name, thumbnails
+) -> None:
+    from tests.desktop.conftest import make_jobs
+
+    ids = make_jobs(ledger, preset_name, 1)
+    batch = ledger.job(ids[0]).batch
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.model.output_dir = tmp_path / "demo outputs"  # the demo's, not the settings'
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.default_folder() == tmp_path / "demo outputs" / batch
+    sheet.stop()
