@@ -369,7 +369,7 @@ class ContactSheetWidget(QWidget):
         try:
             copies = export_marked(self._ledger, batch_id, folder)
         except (OSError, BatchlineError) as exc:
-            self.failed.emit(f"Could not export to {folder}: {exc}")
+            self.failed.emit(f"Could not export to {folder}: {_why(exc)}")
             return []
         if copies:
             self.notice.emit(f"Copied {len(copies)} starred pictures to {folder}")
@@ -384,7 +384,7 @@ class ContactSheetWidget(QWidget):
         try:
             written = grid_sheet.export(self._ledger, batch_id, folder)
         except (OSError, BatchlineError) as exc:
-            self.failed.emit(f"Could not write the grid to {folder}: {exc}")
+            self.failed.emit(f"Could not write the grid to {folder}: {_why(exc)}")
             return []
         names = ", ".join(path.name for path in written)
         self.notice.emit(f"Wrote {names} in {folder}")
@@ -394,3 +394,8 @@ class ContactSheetWidget(QWidget):
 def _axes_text(axes: list[grid_sheet.Axis]) -> str:
     text = f"→ {axes[0].name}"
     return text + (f"   ↓ {axes[1].name}" if len(axes) > 1 else "")
+
+
+def _why(exc: Exception) -> str:
+    """The reason alone: an OSError's text without its number and the path said already."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)

@@ -110,9 +110,7 @@ def _labels(
     """The inputs that tell the batch's jobs apart (those that vary, and the seeds unless
     ``seeds_always`` is False), and each job's label made of them: "seed 1234", "cfg 7 ·
     steps 20"."""
-    values = BatchValues()
-    for job in jobs:
-        values.add(job.params)
+    values = BatchValues.of(job.params for job in jobs)
     keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
     names = input_labels(keys)
     labels = {

@@ -165,3 +165,21 @@ def test_a_starred_selected_cell_still_shows_its_picture(
         "the badge's brush veiled it"
     )
     sheet.stop()
+
+
+def test_an_export_to_a_file_says_why_in_one_line(
+    qtbot, tmp_path, preset_name, ledger, thumbnails
+) -> None:
+    (job,) = make_jobs(ledger, preset_name, 1)
+    path = tmp_path / "picture.png"
+    Image.new("RGB", (8, 8)).save(path)
+    succeed_job(ledger, job, [str(path)])
+    ledger.marks.set([job], Mark.star)
+    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(job).batch)
+    failures: list[str] = []
+    sheet.failed.connect(failures.append)
+    not_a_folder = tmp_path / "a file"
+    not_a_folder.write_text("")
+    assert sheet.export_starred_to(not_a_folder / "inside") == []
+    assert failures == [f"Could not export to {not_a_folder / 'inside'}: Not a directory"]
+    sheet.stop()
