@@ -267,9 +267,12 @@ class MainWindow(QMainWindow):
     def _share_room(self, width: int, height: int) -> None:
         """Resize to width x height and share it: the composer its whole width when it can,
         the presets list the least of the height; on a short screen the toolbar is hidden
-        (the menus carry its actions; View shows it again) so the Queue button stays in sight."""
+        (the menus carry its actions; View shows it again) and the presets list is two rows, so
+        that the Queue button stays in sight and the composer's form keeps some room."""
         self.resize(width, height)
-        self.toolbar.setVisible(height >= _TOOLBAR_MIN_HEIGHT)
+        short = height < _TOOLBAR_MIN_HEIGHT
+        self.toolbar.setVisible(not short)
+        self.presets.make_compact(short)
         left = max(self.composer.minimumSizeHint().width() + _SCROLL_BAR, round(width * 0.3))
         tabs = round(width * 0.23)
         self._split.setSizes([left, max(width - left - tabs, 0), tabs])

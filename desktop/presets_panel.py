@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 NAME_ROLE = Qt.ItemDataRole.UserRole
 OPEN_FOLDER_KEY = "presets/open_folder"
 FOLLOW_MS = 2000
+_UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX: no maximum
 
 
 class PresetListModel(QAbstractListModel):
@@ -106,7 +107,7 @@ class PresetsPanel(QWidget):
         self.open_button = QPushButton("&Open preset…", self)
         self.open_button.setAccessibleName("Open preset file")
         self.open_button.clicked.connect(self.open_files)
-        hint = QLabel("Drop .json or .png workflows anywhere on the window.", self)
+        hint = self.hint = QLabel("Drop .json or .png workflows anywhere on the window.", self)
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(mid);")
         layout = QVBoxLayout(self)
@@ -118,6 +119,14 @@ class PresetsPanel(QWidget):
         self._follow.setInterval(FOLLOW_MS)
         self._follow.timeout.connect(self.follow_ledger)
         self._follow.start()
+
+    def make_compact(self, compact: bool) -> None:
+        """On a short screen: a list of about two rows (it scrolls) and no hint, so that the
+        composer below keeps room for its form."""
+        self.hint.setVisible(not compact)
+        rows = self.list.sizeHintForRow(0) if self.model.rowCount() else self.fontMetrics().height()
+        frame = 2 * self.list.frameWidth()
+        self.list.setMaximumHeight(round(rows * 2.5) + frame if compact else _UNLIMITED)
 
     @Slot()
     def follow_ledger(self) -> None:

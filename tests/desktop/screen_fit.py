@@ -49,6 +49,7 @@ def main() -> None:
                     "window": _box(window.frameGeometry()),
                     "queue": _on_screen(window.composer.queue_button),
                     "status": _on_screen(window.statusBar()),
+                    "form_height": window.composer.form_scroll.viewport().height(),
                 }
             )
         )

@@ -1,5 +1,6 @@
 """The window fits small screens: a 1366x768 laptop, and 200 % scale on 1366x768 and 1600x1000
-(683x384 and 800x500 logical pixels), with its Queue button and status bar on screen."""
+(683x384 and 800x500 logical pixels), with its Queue button and status bar on screen and room
+for the composer's form."""
 
 from __future__ import annotations
 
@@ -49,3 +50,6 @@ def test_the_window_its_queue_button_and_status_bar_are_on_screen(
     for part in ("queue", "status"):
         assert seen[part], f"the {part} is hidden: {seen}"
         assert _inside(seen[part], room), seen
+    # the composer's form shows a few of its fields (52 px, one field, before the presets list
+    # gave way on a short screen)
+    assert seen["form_height"] >= 90, seen
