@@ -10,7 +10,6 @@ asked for only when its cell is painted.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
@@ -27,11 +26,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QPixmap, QPixmapCache
 
-from core.controller.previews import preview_file
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
 from desktop.job_states import reason_label
+from desktop.preview_reader import PreviewReader
 from desktop.sheet_batch import BatchView, read_batch
 
 if TYPE_CHECKING:
@@ -107,6 +106,8 @@ class ContactSheetModel(QAbstractTableModel):
         self._batch_read.connect(self._on_batch_read)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         thumbnails.ready.connect(self.thumbnail_ready)
+        self._preview_reader = PreviewReader(ledger.folder, self)
+        self._preview_reader.ready.connect(self.preview_ready)
 
     # --- the batch ------------------------------------------------------------------------------
 
@@ -149,6 +150,8 @@ class ContactSheetModel(QAbstractTableModel):
         self.batch_id = view.batch_id
         self._view = view
         self._jobs_of_picture = {p: job for job, p in view.pictures.items() if p}
+        for job_id in self._preview_counts:
+            self._preview_reader.forget(job_id)
         self._previews.clear()
         self._preview_counts.clear()
         self._lay_out()
@@ -225,11 +228,12 @@ class ContactSheetModel(QAbstractTableModel):
         self._progress = {j: p.fraction for j, p in status.progress.items() if j in self._view.jobs}
         counts = {j: n for j, n in status.previews.items() if j in self._view.jobs}
         for job_id, count in counts.items():
-            if self._preview_counts.get(job_id) != count and self._load_preview(job_id):
-                self._preview_counts[job_id] = count
-        for job_id in [j for j in self._previews if j not in counts]:
-            del self._previews[job_id]
-            self._preview_counts.pop(job_id, None)
+            self._preview_reader.request(job_id, count)
+        for job_id in [j for j in self._preview_counts if j not in counts]:
+            self._previews.pop(job_id, None)
+            del self._preview_counts[job_id]
+            self._preview_reader.forget(job_id)
+        self._preview_counts.update(counts)
         touched |= set(self._positions) | set(self._progress) | set(counts)
         in_comfy = _waiting_in_comfy(status)
         if in_comfy != self._in_comfy:
@@ -237,16 +241,12 @@ class ContactSheetModel(QAbstractTableModel):
             touched |= set(self._line)  # the pending jobs' places follow
         self._changed(sorted(touched))
 
-    def _load_preview(self, job_id: str) -> bool:
-        """Read the job's newest preview file (small: a sampler's preview); whether it was."""
-        path = self.batch_id and preview_file(self._ledger.folder, job_id)
-        image = QImage()  # from the bytes: a file name may give a cached older picture
-        with contextlib.suppress(OSError):
-            image.loadFromData(path.read_bytes() if path else b"")
-        if image.isNull():  # replaced or gone meanwhile: the next count brings another
-            return False
-        self._previews[job_id] = QPixmap.fromImage(image)
-        return True
+    @Slot(str, int, QImage)
+    def preview_ready(self, job_id: str, count: int, image: QImage) -> None:
+        """A running job's preview, read off the GUI thread: shown unless a newer is asked."""
+        if self._preview_counts.get(job_id) == count:
+            self._previews[job_id] = QPixmap.fromImage(image)
+            self._changed([job_id])
 
     def set_line(self, places: dict[str, int]) -> None:
         """Pending jobs' places among the jobs not yet sent (1: the next to be sent); they are

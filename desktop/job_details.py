@@ -3,13 +3,12 @@ runs, and output thumbnails."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QPixmap
+from PySide6.QtGui import QDesktopServices, QImage, QPixmap
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -21,11 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch.pictures import job_outputs
-from core.controller.previews import preview_file
 from core.errors import UnknownRecord
 from desktop.job_outputs import PATH_ROLE, OutputsModel
 from desktop.job_states import STATE_COLOURS, reason_label, state_label
 from desktop.job_table_model import values_text
+from desktop.preview_reader import PreviewReader
 from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
 
 if TYPE_CHECKING:
@@ -75,6 +74,8 @@ class JobDetailsWidget(QWidget):
         self.preview.setToolTip("What the sampler has made so far (ComfyUI's preview)")
         self.preview.hide()
         self._preview_count: int | None = None
+        self._previews = PreviewReader(ledger.folder, self)
+        self._previews.ready.connect(self.preview_ready)
         self.outputs = OutputsModel(thumbnails, self)
         self.outputs_view = self._outputs_view()
         self.open_folder = QPushButton("Open output &folder", self)
@@ -117,31 +118,34 @@ class JobDetailsWidget(QWidget):
 
     def show_previews(self, counts: dict[str, int]) -> None:
         """The shown job's newest preview while it runs (``counts``: the controller's count of
-        previews per running job; a new count means a new picture)."""
+        previews per running job; a new count means a new picture, read off the GUI thread)."""
         job = self.job_id()
         count = counts.get(job) if job else None
         if count is None:
+            if job is not None:
+                self._previews.forget(job)
             self._preview_count = None
             self.preview.hide()
             return
-        if count == self._preview_count:
-            return
-        path = preview_file(self._ledger.folder, job) if job else None
-        pixmap = QPixmap()  # from the bytes: QPixmap(file) may give a cached older picture
-        with contextlib.suppress(OSError):
-            pixmap.loadFromData(path.read_bytes() if path is not None else b"")
-        if pixmap.isNull():  # replaced or gone meanwhile: the next count brings another
-            return
+        if job is not None and count != self._preview_count:
+            self._preview_count = count
+            self._previews.request(job, count)
+
+    @Slot(str, int, QImage)
+    def preview_ready(self, job_id: str, count: int, image: QImage) -> None:
+        if job_id != self.job_id() or count != self._preview_count:
+            return  # another job chosen, or a newer preview asked, meanwhile
         size = PREVIEW_SIZE
-        scaled = pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio)
-        self.preview.setPixmap(scaled)
+        pixmap = QPixmap.fromImage(image)
+        self.preview.setPixmap(pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio))
         self.preview.show()
-        self._preview_count = count
 
     def show_job(self, job: JobRecord | None) -> None:
         if job is not None and job == self._job:
             return
         if job is None or self._job is None or job.id != self._job.id:
+            if self._job is not None:
+                self._previews.forget(self._job.id)
             self._preview_count = None
             self.preview.hide()
         self._job = job

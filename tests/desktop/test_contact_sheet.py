@@ -106,12 +106,15 @@ def test_a_preview_frame_reaches_the_running_cell(
     folder.mkdir(exist_ok=True)
     picture(folder / f"{job}.png", (20, 200, 20))  # as the controller writes it
     controller.push(previews={job: 1})
-    shown = window.sheet.model.index_of(job).data(PICTURE_ROLE)
-    assert shown is not None
-    assert centre(shown) == (20, 200, 20)
+
+    def shown() -> tuple[int, int, int] | None:
+        preview = window.sheet.model.index_of(job).data(PICTURE_ROLE)
+        return None if preview is None else centre(preview)
+
+    qtbot.waitUntil(lambda: shown() == (20, 200, 20))  # read off the GUI thread
     picture(folder / f"{job}.png", (20, 20, 200))
     controller.push(previews={job: 2})
-    assert centre(window.sheet.model.index_of(job).data(PICTURE_ROLE)) == (20, 20, 200)
+    qtbot.waitUntil(lambda: shown() == (20, 20, 200))
     controller.push(previews={})
     assert window.sheet.model.index_of(job).data(PICTURE_ROLE) is None
 

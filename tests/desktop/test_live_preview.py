@@ -36,11 +36,11 @@ def test_the_running_jobs_newest_preview_shows_and_goes_when_it_ends(
     qtbot.waitUntil(lambda: window.details.job_id() == job)
     write_preview(ledger, job, (220, 20, 20))
     controller.push(previews={job: 1})
-    assert not window.details.preview.isHidden()
+    qtbot.waitUntil(lambda: not window.details.preview.isHidden())  # read off the GUI thread
     assert near(shown_colour(window), (220, 20, 20))
     write_preview(ledger, job, (20, 20, 220))
     controller.push(previews={job: 2})
-    assert near(shown_colour(window), (20, 20, 220))
+    qtbot.waitUntil(lambda: near(shown_colour(window), (20, 20, 220)))
     window.select_job(other)  # another job: its own preview, none yet
     qtbot.waitUntil(lambda: window.details.job_id() == other)
     controller.push(previews={job: 3})
@@ -48,7 +48,7 @@ def test_the_running_jobs_newest_preview_shows_and_goes_when_it_ends(
     window.select_job(job)
     qtbot.waitUntil(lambda: window.details.job_id() == job)
     controller.push(previews={job: 4})
-    assert not window.details.preview.isHidden()
+    qtbot.waitUntil(lambda: not window.details.preview.isHidden())
     ledger.observe_succeeded(prompt_id, [])
     controller.push(previews={})
     assert window.details.preview.isHidden()
