@@ -96,26 +96,35 @@ class ControllerRunStore:
 
     def current(self) -> ControllerRunRecord | None:
         """The row, or None if no controller ever ran on this ledger."""
-        with self._handle.read():
-            row = schema.ControllerRun.get_or_none(schema.ControllerRun.id == _ROW)
-            return _record(row) if row is not None else None
+        return self._read("id = ?", _ROW)
 
     def of_run(self, run_id: str) -> ControllerRunRecord | None:
         """The row while it is ``run_id``'s (None once another controller replaced it)."""
+        return self._read("run_id = ?", run_id)
+
+    def _read(self, where: str, value: Any) -> ControllerRunRecord | None:
+        """The row matching ``where`` (one parameter), read with a plain statement: a running
+        controller asks for it several times a second."""
         with self._handle.read():
-            row = schema.ControllerRun.get_or_none(schema.ControllerRun.run_id == run_id)
-            return _record(row) if row is not None else None
+            sql = f"SELECT {_COLUMNS} FROM controller_run WHERE {where}"
+            row = self._handle.database.execute_sql(sql, (value,)).fetchone()
+        if row is None:
+            return None
+        run_id, pid, origin, started, updated, stopped, status, stop, idle = row
+        return ControllerRunRecord(
+            run_id=run_id,
+            pid=pid,
+            origin=origin,
+            started_at=started,
+            updated_at=updated,
+            stopped_at=stopped,
+            status=json.loads(status),
+            stop_requested=bool(stop),
+            exit_when_idle=bool(idle),
+        )
 
 
-def _record(row: schema.ControllerRun) -> ControllerRunRecord:
-    return ControllerRunRecord(
-        run_id=row.run_id,
-        pid=row.pid,
-        origin=row.origin,
-        started_at=row.started_at,
-        updated_at=row.updated_at,
-        stopped_at=row.stopped_at,
-        status=json.loads(row.status_json),
-        stop_requested=bool(row.stop_requested),
-        exit_when_idle=bool(row.exit_when_idle),
-    )
+_COLUMNS = (
+    "run_id, pid, origin, started_at, updated_at, stopped_at, status_json, stop_requested,"
+    " exit_when_idle"
+)

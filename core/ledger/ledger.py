@@ -26,7 +26,7 @@ from core.ledger.records import (
 )
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
-from core.ledger.transitions import TransitionVerbs, job_row
+from core.ledger.transitions import ATTEMPT_COLUMNS, AttemptRow, TransitionVerbs, job_row
 from core.paths import ledger_path
 
 if TYPE_CHECKING:
@@ -233,12 +233,19 @@ class Ledger(TransitionVerbs):
     ) -> list[str]:
         """The ids of ``jobs(batch=..., states=...)``, or of those ``among`` the given ids that
         exist: cheap over thousands, for bulk commands."""
-        with self.handle.read():
-            query = _filtered(schema.Job.select(schema.Job.id), batch, states, None)
-            if among is not None:
-                named = SQL("(SELECT value FROM json_each(?))", (json.dumps(list(among)),))
-                query = query.where(schema.Job.id << named)
-            return [job_id for (job_id,) in query.order_by(SQL("rowid")).tuples()]
+        clauses, params = ["1"], []
+        if batch is not None:
+            clauses.append("batch_id = ?")
+            params.append(batch)
+        if states is not None:
+            clauses.append("state IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps([state.value for state in states]))
+        if among is not None:
+            clauses.append("id IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(list(among)))
+        sql = f"SELECT id FROM job WHERE {' AND '.join(clauses)} ORDER BY rowid"
+        with self.handle.read():  # a plain statement: the controller asks it every tick
+            return [job_id for (job_id,) in self.handle.database.execute_sql(sql, params)]
 
     def count_by_state(
         self,
@@ -293,8 +300,7 @@ class Ledger(TransitionVerbs):
         """Current attempts that are not final: what the controller must follow on the server."""
         live = [result.value for result in AttemptResult if not result.is_final]
         with self.handle.read():  # a plain statement: read every tick
-            rows = schema.Attempt.raw(_LIVE_ATTEMPTS, json.dumps(live))
-            return [AttemptRecord.from_row(r) for r in rows]
+            return _attempts(self.handle.database, _LIVE_ATTEMPTS, json.dumps(live))
 
     def unsettled_attempts(self, reasons: Sequence[str]) -> list[AttemptRecord]:
         """Older attempts given up as ``lost`` for one of ``reasons`` whose job is still active:
@@ -302,7 +308,7 @@ class Ledger(TransitionVerbs):
         active = [state.value for state in JobState if state.is_active]
         with self.handle.read():  # a plain statement: read every tick
             params = (json.dumps(list(reasons)), json.dumps(active))
-            return [AttemptRecord.from_row(r) for r in schema.Attempt.raw(_UNSETTLED, *params)]
+            return _attempts(self.handle.database, _UNSETTLED, *params)
 
     def transitions(self, job_id: str) -> list[TransitionRecord]:
         return self.transitions_of([job_id]).get(job_id, [])
@@ -408,6 +414,12 @@ def _filtered(
     return query
 
 
+def _attempts(database: SqliteDatabase, sql: str, *params: Any) -> list[AttemptRecord]:
+    """The attempts ``sql`` selects (``ATTEMPT_COLUMNS``, in that order)."""
+    rows = database.execute_sql(sql, params).fetchall()
+    return [AttemptRecord.from_row(AttemptRow._make(values)) for values in rows]
+
+
 def _named_rows(database: SqliteDatabase, sql: str, ids: Sequence[str]) -> list[Any]:
     """The rows of ``sql`` (one JSON array parameter: ``ids``) as named tuples, their fields
     named by the columns: no peewee query to build, which cost more than SQLite's work."""
@@ -442,12 +454,12 @@ _IN_FLIGHT_SENT = """
 
 # What the controller reads every tick (or more often), as plain statements: building peewee's
 # queries cost more than running them. Lists of values are JSON array parameters.
-_LIVE_ATTEMPTS = """
-    SELECT attempt.* FROM attempt JOIN job ON attempt.job_id = job.id
+_LIVE_ATTEMPTS = f"""
+    SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id
     WHERE attempt.n = job.attempt AND attempt.result IN (SELECT value FROM json_each(?))
     ORDER BY attempt.id"""
-_UNSETTLED = """
-    SELECT attempt.* FROM attempt JOIN job ON attempt.job_id = job.id
+_UNSETTLED = f"""
+    SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id
     WHERE attempt.result = 'lost' AND attempt.reason IN (SELECT value FROM json_each(?))
       AND attempt.n < job.attempt AND job.state IN (SELECT value FROM json_each(?))
     ORDER BY attempt.id"""

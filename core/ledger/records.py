@@ -11,6 +11,7 @@ from core.job_state import AttemptResult, JobState
 if TYPE_CHECKING:
     from core.errors import LedgerError
     from core.ledger import schema
+    from core.ledger.transitions import AttemptRow, JobRow
 
 JsonValue = Any
 
@@ -34,7 +35,7 @@ class JobRecord:
     finished_at: float | None = None
 
     @classmethod
-    def from_row(cls, row: schema.Job) -> JobRecord:
+    def from_row(cls, row: schema.Job | JobRow) -> JobRecord:
         return cls(
             id=row.id,
             batch=row.batch_id,
@@ -73,7 +74,7 @@ class AttemptRecord:
     outputs: list[str]
 
     @classmethod
-    def from_row(cls, row: schema.Attempt) -> AttemptRecord:
+    def from_row(cls, row: schema.Attempt | AttemptRow) -> AttemptRecord:
         return cls(
             job_id=row.job_id,
             n=row.n,

@@ -61,15 +61,11 @@ class TransitionVerbs:
                 raise IllegalTransition(f"job {job_id} is {job.state}, not pending: not submitted")
             if _current_attempt(job) is not None:
                 raise IllegalTransition(f"job {job_id} attempt {job.attempt} was already sent")
-            row = schema.Attempt.create(
-                job=job.id,
-                n=job.attempt,
-                prompt_id=prompt_id,
-                server=server,
-                result=AttemptResult.submitting.value,
-                workflow_hash=workflow_hash,
-                created_at=self.handle.now(),
+            values = (job.id, job.attempt, prompt_id, server, AttemptResult.submitting.value)
+            cursor = schema.database_proxy.execute_sql(
+                _INSERT_ATTEMPT, (*values, workflow_hash, self.handle.now())
             )
+            row = AttemptRow._make(cursor.fetchone())
             self._write_job(job, None, "")
             return AttemptRecord.from_row(row)
 
@@ -290,7 +286,7 @@ class TransitionVerbs:
             if found is None or found[0].stalled == stalled:
                 return False
             attempt, job = found
-            schema.Attempt.update(stalled=stalled).where(schema.Attempt.id == attempt.id).execute()
+            _update("attempt", attempt.id, {"stalled": stalled})
             self._write_job(job, None, "")
             return True
 
@@ -313,9 +309,7 @@ class TransitionVerbs:
                 return False
             attempt, job = found
             error = json.dumps({"message": bounded_text(message), "outcome": "unknown"})
-            schema.Attempt.update(reason=reason.value, error_json=error).where(
-                schema.Attempt.id == attempt.id
-            ).execute()
+            _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
             self._write_job(job, None, "")
             return True
 
@@ -333,10 +327,10 @@ class TransitionVerbs:
         the job has ended meanwhile or the attempt is not such a one.
         """
         with self.handle.tx():
-            old = schema.Attempt.get_or_none(schema.Attempt.prompt_id == prompt_id)
+            old = _one(AttemptRow, _ATTEMPT_OF_PROMPT, prompt_id)
             if old is None or old.result != AttemptResult.lost.value:
                 return False
-            job = old.job
+            job = job_row(old.job_id)
             if JobState(job.state).is_terminal or old.n >= job.attempt:
                 return False
             newer = _current_attempt(job)
@@ -388,9 +382,9 @@ class TransitionVerbs:
 
     def _live(
         self, prompt_id: str, result: AttemptResult | None
-    ) -> tuple[schema.Attempt, schema.Job] | None:
+    ) -> tuple[AttemptRow, JobRow] | None:
         """The attempt of ``prompt_id`` and its job, if it is current and may move to ``result``."""
-        attempt = _one(schema.Attempt, _ATTEMPT_OF_PROMPT, prompt_id)
+        attempt = _one(AttemptRow, _ATTEMPT_OF_PROMPT, prompt_id)
         if attempt is None:
             return None
         job = job_row(attempt.job_id)
@@ -444,9 +438,7 @@ class TransitionVerbs:
             ],
         )
 
-    def _write_job(
-        self, job: schema.Job, target: JobState | None, cause: str, **fields: Any
-    ) -> None:
+    def _write_job(self, job: JobRow, target: JobState | None, cause: str, **fields: Any) -> None:
         """Update the job (new feed position) and record the transition to ``target``, if any."""
         now = self.handle.now()
         values: dict[str, Any] = {"updated_at": now, "seq": self.handle.next_seq(), **fields}
@@ -459,7 +451,7 @@ class TransitionVerbs:
                 _INSERT_TRANSITION,
                 (job.id, job.attempt, now, current.value, target.value, cause),
             )
-        _update(schema.Job, job.id, values)
+        _update("job", job.id, values)
 
 
 class _Found(NamedTuple):
@@ -490,13 +482,13 @@ def _find(job_ids: Sequence[str]) -> dict[str, _Found | None]:
     return found
 
 
-def job_row(job_id: str) -> schema.Job:
+def job_row(job_id: str) -> JobRow:
     """The job's row (in a tx or read).
 
     Raises:
         UnknownRecord: there is no such job.
     """
-    row = _one(schema.Job, _JOB_BY_ID, job_id)
+    row = _one(JobRow, _JOB_BY_ID, job_id)
     if row is None:
         raise UnknownRecord(f"no job {job_id!r}")
     return row
@@ -509,36 +501,80 @@ def _carried_out(outcome: _T | Refused) -> _T:
     return outcome
 
 
-def _current_attempt(job: schema.Job) -> schema.Attempt | None:
-    return _one(schema.Attempt, _ATTEMPT_OF_JOB, job.id, job.attempt)
+def _current_attempt(job: JobRow) -> AttemptRow | None:
+    return _one(AttemptRow, _ATTEMPT_OF_JOB, job.id, job.attempt)
 
 
-# The rows every verb reads and writes, as plain statements: building peewee's queries cost
-# five times what SQLite took to run them, a millisecond a verb (in a tx or read).
-_JOB_BY_ID = "SELECT * FROM job WHERE id = ?"
-_ATTEMPT_OF_PROMPT = "SELECT * FROM attempt WHERE prompt_id = ?"
-_ATTEMPT_OF_JOB = "SELECT * FROM attempt WHERE job_id = ? AND n = ?"
+class JobRow(NamedTuple):
+    """A job's row as the verbs read it (every column, under its column name)."""
+
+    id: str
+    batch_id: str
+    requester: str
+    params_json: str
+    priority: int
+    state: str
+    reason: str | None
+    warning: str | None
+    attempt: int
+    auto_attempts: int
+    created_at: float
+    updated_at: float
+    seq: int
+    started_at: float | None
+    finished_at: float | None
+
+
+class AttemptRow(NamedTuple):
+    """An attempt's row as the verbs read it (every column, under its column name)."""
+
+    id: int
+    job_id: str
+    n: int
+    prompt_id: str
+    server: str
+    number: float | None
+    result: str
+    reason: str | None
+    error_json: str | None
+    workflow_hash: str
+    stalled: int  # 0 or 1
+    created_at: float
+    queued_at: float | None
+    started_at: float | None
+    finished_at: float | None
+    outputs_json: str
+
+
+# The rows every verb reads and writes, as plain statements read into named tuples: building
+# peewee's queries, and its model instances, cost several times what SQLite took to run them.
+_JOB_BY_ID = f"SELECT {', '.join(JobRow._fields)} FROM job WHERE id = ?"
+# Qualified: the statements that join the job table read the same columns.
+ATTEMPT_COLUMNS = ", ".join(f"attempt.{column}" for column in AttemptRow._fields)
+_ATTEMPT_OF_PROMPT = f"SELECT {ATTEMPT_COLUMNS} FROM attempt WHERE prompt_id = ?"
+_ATTEMPT_OF_JOB = f"SELECT {ATTEMPT_COLUMNS} FROM attempt WHERE job_id = ? AND n = ?"
+_INSERT_ATTEMPT = (
+    "INSERT INTO attempt (job_id, n, prompt_id, server, result, workflow_hash, stalled,"
+    " created_at, outputs_json) VALUES (?, ?, ?, ?, ?, ?, 0, ?, '[]') RETURNING " + ATTEMPT_COLUMNS
+)
 _INSERT_TRANSITION = (
     "INSERT INTO transition (job_id, attempt, at, from_state, to_state, cause)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
-_M = TypeVar("_M", bound=schema.BaseModel)
+_ROW = TypeVar("_ROW", JobRow, AttemptRow)
 
 
-def _one(model: type[_M], sql: str, *params: Any) -> _M | None:
-    """The first row of ``sql`` (every column of ``model``'s table) as a ``model``."""
-    row: _M | None = next(iter(model.raw(sql, *params)), None)
-    return row
+def _one(row: type[_ROW], sql: str, *params: Any) -> _ROW | None:
+    """The first row of ``sql`` (the columns of ``row``, in its order), or None."""
+    values = schema.database_proxy.execute_sql(sql, params).fetchone()
+    return None if values is None else row._make(values)
 
 
-def _update(model: type[schema.Job | schema.Attempt], row_id: Any, values: dict[str, Any]) -> None:
-    """Set the fields ``values`` of the ``model`` row ``row_id`` (both are keyed by ``id``)."""
-    meta = model._meta
-    fields = meta.fields
-    assignments = ", ".join(f"{fields[name].column_name} = ?" for name in values)
-    params = [fields[name].db_value(value) for name, value in values.items()]
+def _update(table: str, row_id: Any, values: dict[str, Any]) -> None:
+    """Set the columns ``values`` of the ``table`` row ``row_id`` (job and attempt: by ``id``)."""
+    assignments = ", ".join(f"{column} = ?" for column in values)
     schema.database_proxy.execute_sql(
-        f"UPDATE {meta.table_name} SET {assignments} WHERE id = ?", (*params, row_id)
+        f"UPDATE {table} SET {assignments} WHERE id = ?", (*values.values(), row_id)
     )
 
 
@@ -550,5 +586,5 @@ def _ending(now: float, reason: Reason, error: dict[str, Any] | None) -> dict[st
     }
 
 
-def _end_attempt(attempt: schema.Attempt, result: AttemptResult, fields: dict[str, Any]) -> None:
-    _update(schema.Attempt, attempt.id, {"result": result.value, **fields})
+def _end_attempt(attempt: AttemptRow, result: AttemptResult, fields: dict[str, Any]) -> None:
+    _update("attempt", attempt.id, {"result": result.value, **fields})
