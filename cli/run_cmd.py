@@ -262,11 +262,12 @@ def _check_ledger_there(path: Path) -> None:
 
 
 def _check_room(full: str, since: float | None) -> float | None:
-    """Since when the output folder ``full`` has had no room (None: it has room).
+    """Since when the output folder ``full`` has taken no pictures (None: it takes them).
 
     Without --until-idle `run` waits for room as long as it runs (the status line says why);
-    with it, a folder still full after ``FULL_OUTPUT_PATIENCE_S`` ends the run: a script must
-    not hang for ever, and the finished pictures stay on the server for the next run.
+    with it, a folder still full (or not writable) after ``FULL_OUTPUT_PATIENCE_S`` ends the
+    run: a script must not hang for ever, and the finished pictures stay on the server for the
+    next run.
     """
     if not full:
         return None
@@ -275,8 +276,9 @@ def _check_room(full: str, since: float | None) -> float | None:
         return now
     if now - since >= FULL_OUTPUT_PATIENCE_S:
         raise BatchlineError(
-            f"the output folder {full} is still full after {FULL_OUTPUT_PATIENCE_S:g} s: the "
-            "finished pictures wait on the server; make room and run again"
+            f"the output folder {full} still cannot take pictures after "
+            f"{FULL_OUTPUT_PATIENCE_S:g} s (see above): the finished pictures wait on the "
+            "server; make room (or fix the folder) and run again"
         )
     return since
 

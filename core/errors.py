@@ -11,7 +11,8 @@ Policies classify failures by class, never by message text::
     │   ├── LeaseTakenError          another process holds the controller lease
     │   ├── IllegalTransition        a state change the transition table forbids
     │   └── UnknownRecord            no job / batch / preset with that id or name
-    ├── OutputFolderFull             the output folder has no room: downloads wait
+    ├── OutputFolderBlocked          the output folder cannot be written: downloads wait
+    │   └── OutputFolderFull         it has no room
     ├── QueueBusy                    new jobs refused: their requester's or the backlog's limit
     ├── InputError                   bad input from the user (file, option, value): exit code 2
     │   ├── PresetError              a preset file that cannot be loaded or converted
@@ -89,19 +90,27 @@ class UnknownRecord(LedgerError):
 # --- the output folder ------------------------------------------------------------------------
 
 
-class OutputFolderFull(BatchlineError):
-    """The output folder's disk (or the user's quota on it) is full: finished pictures stay on
-    the server, their jobs unfinished, until there is room.
+class OutputFolderBlocked(BatchlineError):
+    """The output folder cannot take pictures now (not a folder, no permission, read-only, or
+    full: OutputFolderFull): finished pictures stay on the server, their jobs unfinished, until
+    it can.
 
     Attributes:
         folder: the output folder.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, why: str, until: str = "it can take them") -> None:
         self.folder = folder
         super().__init__(
-            f"the output folder {folder} is full: pictures wait on the server until there is room"
+            f"the output folder {folder} {why}: pictures wait on the server until {until}"
         )
+
+
+class OutputFolderFull(OutputFolderBlocked):
+    """The output folder's disk (or the user's quota on it) is full."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder, "is full", "there is room")
 
 
 # --- backpressure -----------------------------------------------------------------------------

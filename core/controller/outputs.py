@@ -9,7 +9,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from core.errors import ComfyError, OutputFolderFull, TransientComfyError
+from core.errors import ComfyError, OutputFolderBlocked, OutputFolderFull, TransientComfyError
 from core.settings import MAX_PICTURES_PER_JOB
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 # A disk or a quota that is full: the pictures wait on the server until there is room.
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+UNWRITABLE = frozenset({errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR})
 
 
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
@@ -74,8 +75,9 @@ async def fetch_outputs(
 
     Raises:
         TransientComfyError: the server became unreachable: try again later (nothing recorded).
-        OutputFolderFull: no room for a picture (the files already written are reused when
-            this is tried again): try again later (nothing recorded).
+        OutputFolderBlocked: no room for a picture (OutputFolderFull), or the folder cannot be
+            written (the files already written are reused when this is tried again): try
+            again later (nothing recorded).
     """
     paths: list[str] = []
     warnings: list[str] = []
@@ -105,10 +107,14 @@ async def fetch_outputs(
 
 @contextlib.contextmanager
 def _room_in(output_dir: Path) -> Iterator[None]:
-    """Turn a full disk (or quota) under ``output_dir`` into OutputFolderFull."""
+    """Turn a full disk (or quota) under ``output_dir`` into OutputFolderFull, a folder that
+    cannot be written (a file in its path, no permission, read-only) into OutputFolderBlocked."""
     try:
         yield
     except OSError as exc:
         if exc.errno in NO_ROOM:
             raise OutputFolderFull(output_dir) from exc
+        if exc.errno in UNWRITABLE:
+            why = f"cannot be written ({exc.strerror}: {exc.filename or output_dir})"
+            raise OutputFolderBlocked(output_dir, why) from exc
         raise

@@ -12,7 +12,7 @@ from core.controller.causes import failure_detail, reason_for_failure
 from core.controller.group_commit import GroupCommit
 from core.controller.outputs import fetch_outputs
 from core.controller.socket_outcomes import SocketOutcomes
-from core.errors import OutputFolderFull
+from core.errors import OutputFolderBlocked
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Reconciler:
                     job.id,
                     self._config.max_pictures_per_job,
                 )
-            except OutputFolderFull:
+            except OutputFolderBlocked:
                 self.output_full = True
                 raise
             self.output_full = False

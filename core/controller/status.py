@@ -62,9 +62,9 @@ class ControllerStatus:
         local_error: a problem on this machine (the ledger busy, a bug) that the controller is
             retrying around, naming the loop it stopped; never the server's fault. Empty when
             all is well.
-        output_full: the output folder that is full, while finished jobs wait there for room
-            (their pictures stay on the server; no new prompt is sent meanwhile); empty
-            otherwise.
+        output_full: the output folder that cannot take pictures (full, or not writable: the
+            local error says which), while finished jobs wait for it (their pictures stay on
+            the server; no new prompt is sent meanwhile); empty otherwise.
         stopped: why the controller stopped (an error it cannot survive: a refused token, the
             ledger file not writable); empty while it runs.
         servers: each server's own status.

@@ -17,7 +17,7 @@ from core.errors import (
     ComfyAuthError,
     LeaseTakenError,
     LedgerWriteError,
-    OutputFolderFull,
+    OutputFolderBlocked,
 )
 from core.ledger.sqlite_errors import UNWRITABLE, ledger_failure, primary_code, sqlite_errors
 
@@ -71,7 +71,7 @@ class LoopHealth:
         text = describe(exc, self._ledger_file)
         _, backoff = self._failing.get(loop) or ("", self._new_backoff())
         self._failing[loop] = (text, backoff)
-        if isinstance(exc, OutputFolderFull):
+        if isinstance(exc, OutputFolderBlocked):
             self._full[loop] = exc.folder
         else:
             self._full.pop(loop, None)

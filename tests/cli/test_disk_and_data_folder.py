@@ -38,7 +38,7 @@ def test_run_until_idle_gives_up_on_a_full_output_folder_and_the_next_run_finish
         full = f"the output folder {out} is full: pictures wait on the server until there is room"
         assert result.err.count(full) == 1, result.err
         assert result.err.splitlines()[-1].startswith(
-            f"batchline: the output folder {out} is still full after 1 s"
+            f"batchline: the output folder {out} still cannot take pictures after 1 s"
         )
         jobs = cli("jobs", "--json").json()
         assert {job["state"] for job in jobs} <= {"queued", "running"}, "waiting, not failed"
@@ -50,6 +50,40 @@ def test_run_until_idle_gives_up_on_a_full_output_folder_and_the_next_run_finish
             (path,) = cli("show", job_id, "--json").json()["outputs"]
             assert Path(path).is_file()
             assert Path(path).is_relative_to(out)
+
+
+def test_an_output_folder_that_cannot_be_written_waits_like_a_full_one(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    tmp_path: Path,
+    sim_thread: SimulatorThread,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(run_cmd, "FULL_OUTPUT_PATIENCE_S", 1.0)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "pictures"  # under a file: no folder can be made there
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", str(out))
+    (job_id,) = cli("queue", "noise").out.split()
+    cli.server = sim_thread.url
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    assert "NotADirectoryError" not in result.err
+    said = f"the output folder {out} cannot be written (Not a directory: "
+    assert result.err.count(said) == 1, result.err
+    assert result.err.splitlines()[-1].startswith(
+        f"batchline: the output folder {out} still cannot take pictures after 1 s"
+    )
+    assert cli("show", job_id, "--json").json()["state"] in {"queued", "running"}
+
+    blocker.unlink()  # the artist fixes the folder: the next run saves the picture
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert result.code == 0, result.err
+    (path,) = cli("show", job_id, "--json").json()["outputs"]
+    assert Path(path).is_file()
 
 
 def one_line(result: Result, *, banner: bool = False) -> str:
