@@ -59,6 +59,7 @@ CONNECT_TIMEOUT_S = 5.0
 DEFAULT_TIMEOUT = httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
 # A picture (up to 256 MiB) may take minutes on a slow link; a trickle must still end.
 DOWNLOAD_DEADLINE_S = 300.0
+_HOT_ROUTES = ("/prompt", "/queue", "/view")
 
 
 def new_prompt_id() -> str:
@@ -138,6 +139,9 @@ class ComfyClient:
             timeout=timeout,
             transport=transport,
         )
+        # The routes every job takes, as absolute URLs made once: merging a path with the base
+        # URL parsed two URLs a request, a tenth of its CPU.
+        self._routes = {path: httpx.URL(self.base_url + path) for path in _HOT_ROUTES}
         self._jobs_api: bool | None = None
         self._jobs_cancel = True  # False once the server lacked the cancel route
         self._probe_lock = asyncio.Lock()
@@ -365,9 +369,10 @@ class ComfyClient:
         """One streamed request and its route, all of it (the body read inside too) within
         ``deadline`` seconds; httpx's failures become the core.errors tree."""
         route = f"{method} {path}"
+        url = self._routes.get(path, path)
         budget = asyncio.timeout(deadline)
         try:
-            async with budget, self._http.stream(method, path, params=params, json=json) as answer:
+            async with budget, self._http.stream(method, url, params=params, json=json) as answer:
                 yield answer, route
         except TimeoutError as exc:
             if budget.expired():

@@ -473,6 +473,34 @@ async def test_listener_url_keeps_a_path_prefix() -> None:
     assert listener.url == "ws://127.0.0.1:8188/comfy/ws?clientId=me"
 
 
+@pytest.mark.asyncio
+async def test_every_route_keeps_a_path_prefix(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        if request.url.path.endswith("/view"):
+            return httpx.Response(200, content=PNG)
+        if request.url.path.endswith("/prompt"):
+            return httpx.Response(200, json={"prompt_id": "p1", "number": 1, "node_errors": {}})
+        if request.url.path.endswith("/queue"):
+            return httpx.Response(200, json={"queue_running": [], "queue_pending": []})
+        return httpx.Response(200, json={})
+
+    transport = httpx.MockTransport(handler)
+    async with ComfyClient("http://comfy.test/sub/", transport=transport) as client:
+        await client.submit({}, "p1")
+        await client.queue()
+        await client.download(ImageRef("a b.png", "x/y", "output"), tmp_path / "a.png")
+        assert await client.history("p1") is None
+    assert seen == [
+        "http://comfy.test/sub/prompt",
+        "http://comfy.test/sub/queue",
+        "http://comfy.test/sub/view?filename=a+b.png&subfolder=x%2Fy&type=output",
+        "http://comfy.test/sub/history/p1",
+    ]
+
+
 def test_refuses_a_non_http_address() -> None:
     with pytest.raises(ValueError, match="http"):
         ComfyClient("ftp://127.0.0.1")
