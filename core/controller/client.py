@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from core.controller.commands import LedgerCommands
 from core.controller.published import Published, read_published
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
-from core.errors import LeaseTakenError, LedgerError
+from core.errors import LedgerError
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -94,11 +94,7 @@ class ControllerClient(LedgerCommands):
     def _alive(self, published: Published) -> bool:
         if published.stopped or published.silent(time.time()):
             return False
-        try:
-            self.ledger.lease.check_free()
-        except LeaseTakenError:
-            return True
-        return False  # the row says running, but its process is gone (killed, crashed)
+        return self.ledger.lease.taken()  # else the row says running, its process is gone
 
     async def _follow(self) -> None:
         while True:
