@@ -374,7 +374,6 @@ class MainWindow(QMainWindow):
             self.viewer = PictureViewer(self.ledger, self.controller, self.details.output_dir, self)
             self.viewer.recall_requested.connect(self.recall_from_viewer)
             self.viewer.queued.connect(self.on_batch_queued)
-            self.viewer.fit_to_screen()
             self.viewer.changed.connect(self.sheet.refresh_job)
             self.viewer.fit_to_screen()
         if not self.viewer.open_job(job_id):
