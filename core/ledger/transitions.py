@@ -61,13 +61,23 @@ class TransitionVerbs:
                 raise IllegalTransition(f"job {job_id} is {job.state}, not pending: not submitted")
             if _current_attempt(job) is not None:
                 raise IllegalTransition(f"job {job_id} attempt {job.attempt} was already sent")
-            values = (job.id, job.attempt, prompt_id, server, AttemptResult.submitting.value)
-            cursor = schema.database_proxy.execute_sql(
-                _INSERT_ATTEMPT, (*values, workflow_hash, self.handle.now())
+            row = AttemptRow(
+                id=0,
+                job_id=job.id,
+                n=job.attempt,
+                prompt_id=prompt_id,
+                server=server,
+                number=None,
+                result=AttemptResult.submitting.value,
+                reason=None,
+                error_json=None,
+                workflow_hash=workflow_hash,
+                stalled=0,
+                created_at=self.handle.now(),
             )
-            row = AttemptRow._make(cursor.fetchone())
+            cursor = schema.database_proxy.execute_sql(_INSERT_ATTEMPT, row[1:])
             self._write_job(job, None, "")
-            return AttemptRecord.from_row(row)
+            return AttemptRecord.from_row(row._replace(id=cursor.lastrowid))
 
     def request_cancel(self, job_id: str) -> JobState:
         """Cancel one job (see ``request_cancel_many``); returns its new state.
@@ -540,10 +550,10 @@ class AttemptRow(NamedTuple):
     workflow_hash: str
     stalled: int  # 0 or 1
     created_at: float
-    queued_at: float | None
-    started_at: float | None
-    finished_at: float | None
-    outputs_json: str
+    queued_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    outputs_json: str = "[]"
 
 
 # The rows every verb reads and writes, as plain statements read into named tuples: building
@@ -554,8 +564,8 @@ ATTEMPT_COLUMNS = ", ".join(f"attempt.{column}" for column in AttemptRow._fields
 _ATTEMPT_OF_PROMPT = f"SELECT {ATTEMPT_COLUMNS} FROM attempt WHERE prompt_id = ?"
 _ATTEMPT_OF_JOB = f"SELECT {ATTEMPT_COLUMNS} FROM attempt WHERE job_id = ? AND n = ?"
 _INSERT_ATTEMPT = (
-    "INSERT INTO attempt (job_id, n, prompt_id, server, result, workflow_hash, stalled,"
-    " created_at, outputs_json) VALUES (?, ?, ?, ?, ?, ?, 0, ?, '[]') RETURNING " + ATTEMPT_COLUMNS
+    f"INSERT INTO attempt ({', '.join(AttemptRow._fields[1:])})"
+    f" VALUES ({', '.join('?' * (len(AttemptRow._fields) - 1))})"
 )
 _INSERT_TRANSITION = (
     "INSERT INTO transition (job_id, attempt, at, from_state, to_state, cause)"

@@ -300,6 +300,18 @@ def test_the_job_carries_its_current_attempt_run_times(ledger: Ledger) -> None:
     assert (done.started_at, done.finished_at) == (1000.0, 1012.5)
 
 
+def test_a_submitted_attempt_is_returned_as_written(ledger: Ledger) -> None:
+    job = make_jobs(ledger, 1)[0]
+    statements: list[str] = []
+    ledger.handle.database.connection().set_trace_callback(statements.append)
+    made = ledger.submit_attempt(job, "p-written", "http://127.0.0.1:8188", "wf")
+    ledger.handle.database.connection().set_trace_callback(None)
+    assert made == ledger.attempt("p-written")
+    assert (made.result, made.outputs, made.stalled) == (AttemptResult.submitting, [], False)
+    # No RETURNING clause: SQLite has it only from 3.35, and no minimum version is required.
+    assert not any("RETURNING" in statement.upper() for statement in statements)
+
+
 def test_a_new_attempt_clears_the_run_times(ledger: Ledger) -> None:
     job, pid = _running(ledger)
     ledger.observe_retryable(pid, AttemptResult.lost, Reason.server_lost)
