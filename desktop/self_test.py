@@ -374,7 +374,7 @@ def show_window(
     report.timed("window_s", started)
     report.data["launch_to_window_s"] = launch_to_window(report)
     try:
-        return window_facts(window)
+        return {**window_facts(window), "single_window": single_window(tmp)}
     finally:
         window.close()
         window.deleteLater()
@@ -391,6 +391,19 @@ def window_facts(window: Any) -> dict[str, Any]:
     if picture.isNull():
         raise SelfTestError("the main window could not be rendered")
     return {"window": [picture.width(), picture.height()], "window_title": window.windowTitle()}
+
+
+def single_window(tmp: Path) -> bool:
+    """Whether a window can listen for a later launch (Qt's local sockets are in the bundle)."""
+    from desktop.single_window import WindowBeacon
+
+    beacon = WindowBeacon(tmp)
+    try:
+        if not beacon.listen():
+            raise SelfTestError("the window cannot listen for a later launch (local socket)")
+        return True
+    finally:
+        beacon.close()
 
 
 def thumbnail(ledger: Ledger, tmp: Path) -> list[int]:

@@ -44,6 +44,7 @@ def test_self_test_runs_jobs_and_the_window(tmp_path: Path) -> None:
     assert report["thumbnail"][1] > 0
     assert report["window"] == [1200, 760]
     assert "Demo server" in report["window_title"]
+    assert report["single_window"] is True
     assert report["keyring"]
     assert 0 < report["timings"]["window_s"] < report["seconds"]
     assert json.loads(path.read_text(encoding="utf-8")) == report
