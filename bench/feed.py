@@ -197,13 +197,15 @@ async def makespan(
     return ours, base
 
 
-async def throughput(folder: Path, servers: int, jobs: int) -> tuple[float, float]:
+async def throughput(
+    folder: Path, servers: int, jobs: int, config: ControllerConfig
+) -> tuple[float, float]:
     """(jobs/s through the controller on ``servers`` zero-time simulators, jobs/s all at once)."""
     with simulators(servers, 0.0, folder) as urls:
         home = Path(tempfile.mkdtemp(dir=folder))
         ledger, job_ids = _ledger_with_batch(home, jobs)
         with ledger:
-            elapsed = await through_batchline(ledger, urls, ControllerConfig(), home / "out")
+            elapsed = await through_batchline(ledger, urls, config, home / "out")
             _succeeded_prompts(ledger, job_ids)
         _, base = await all_at_once(urls[0], jobs)
     return jobs / elapsed, jobs / base
@@ -348,17 +350,21 @@ async def figures(options: argparse.Namespace, folder: Path) -> list[Figure]:
                 )
             )
     if wanted("throughput"):
-        for servers in (1, 4):
+        for servers, label, config, target in (
+            (1, "", ControllerConfig(), 300),
+            (4, "", ControllerConfig(), 300),
+            (4, ", deep queue 8, per requester 8", DEEP, None),
+        ):
             jobs = (300 if quick else 1000) * (2 if servers > 1 else 1)
-            rate, base = await throughput(folder, servers, jobs)
+            rate, base = await throughput(folder, servers, jobs, config)
             found.append(
                 Figure(
-                    f"throughput, zero-time jobs, {servers} server(s), {jobs} jobs",
+                    f"throughput, zero-time jobs, {servers} server(s), {jobs} jobs{label}",
                     rate,
                     "jobs/s",
-                    ">= 300",
+                    f">= {target}" if target else "reported",
                     f"all at once to one server {base:.0f} jobs/s",
-                    rate >= 300,
+                    rate >= target if target else None,
                 )
             )
     if wanted("latency"):
