@@ -28,6 +28,12 @@ def is_link(value: object) -> bool:
     )
 
 
+def node_inputs(node: object) -> Mapping[str, Any]:
+    """A node's `inputs` (none when the node or its inputs are not a mapping)."""
+    inputs = node.get("inputs") if isinstance(node, Mapping) else None
+    return inputs if isinstance(inputs, Mapping) else {}
+
+
 def validate_api_workflow(data: Mapping[str, Any]) -> dict[str, Any]:
     """Check an API workflow's shape and links; return it as a plain dict."""
     for node_id, node in data.items():

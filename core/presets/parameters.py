@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.presets.api_format import is_link
+from core.presets.api_format import is_link, node_inputs
 from core.presets.model import InputRef, Parameter
 from core.presets.prompt_roles import prompt_roles
 
@@ -26,7 +26,7 @@ def list_parameters(
     found = [
         _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs, roles.get(node_id))
         for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
-        for name, value in _inputs(node).items()
+        for name, value in node_inputs(node).items()
         if not is_link(value)
     ]
     return tuple(sorted(found, key=lambda parameter: not parameter.multiline))
@@ -86,8 +86,3 @@ def _type_of(value: Any) -> str:
     if isinstance(value, float):
         return "FLOAT"
     return "STRING" if isinstance(value, str) else "*"
-
-
-def _inputs(node: Any) -> Mapping[str, Any]:
-    inputs = node.get("inputs") if isinstance(node, Mapping) else None
-    return inputs if isinstance(inputs, Mapping) else {}

@@ -3,12 +3,13 @@ that reaches a sampler's `positive` or `negative` input."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.presets.api_format import is_link
+from core.presets.api_format import is_link, node_inputs
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from core.catalogue import Catalogue
 
 ROLES = {"positive": "Positive prompt", "negative": "Negative prompt"}
@@ -20,7 +21,7 @@ def prompt_roles(api: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]
     conditioning reaches only one kind of sampler input (through conditioning nodes too)."""
     found: dict[str, set[str]] = {}
     for node in api.values():
-        for name, value in _inputs(node).items():
+        for name, value in node_inputs(node).items():
             if name in ROLES and is_link(value):
                 for node_id in _upstream(api, catalogue, str(value[0])):
                     found.setdefault(node_id, set()).add(ROLES[name])
@@ -41,7 +42,7 @@ def _upstream(api: Mapping[str, Any], catalogue: Catalogue, start: str) -> set[s
             continue
         seen.add(node_id)
         cls = catalogue.get(str(api[node_id].get("class_type")))
-        for name, value in _inputs(api[node_id]).items():
+        for name, value in node_inputs(api[node_id]).items():
             spec = cls.input(name) if cls else None
             if is_link(value) and spec is not None and spec.type == CONDITIONING:
                 todo.append(str(value[0]))
@@ -51,8 +52,3 @@ def _upstream(api: Mapping[str, Any], catalogue: Catalogue, start: str) -> set[s
 def _has_text_box(node: Any, catalogue: Catalogue) -> bool:
     cls = catalogue.get(str(node.get("class_type")))
     return bool(cls and any(spec.options.get("multiline") for spec in cls.inputs))
-
-
-def _inputs(node: Any) -> Mapping[str, Any]:
-    inputs = node.get("inputs") if isinstance(node, Mapping) else None
-    return inputs if isinstance(inputs, Mapping) else {}

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.errors import PresetError
-from core.presets.api_format import is_link
+from core.presets.api_format import is_link, node_inputs
 from core.presets.model import InputRef, SeedInput
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def detect_seed_inputs(api: Mapping[str, Any], catalogue: Catalogue) -> tuple[Se
     candidates = [
         InputRef(str(node_id), str(name))
         for node_id, node in api.items()
-        for name, value in _inputs(node).items()
+        for name, value in node_inputs(node).items()
         if _looks_like_seed(name, value, _spec(api, catalogue, str(node_id), str(name)))
     ]
     return _resolve_all(api, catalogue, candidates, strict=False)
@@ -64,12 +64,12 @@ def follow_seed(
     low, high = 0, SAMPLER_SEED_MAX
     for _ in range(MAX_HOPS):
         node = api.get(ref.node_id)
-        if node is None or ref.input not in _inputs(node):
+        if node is None or ref.input not in node_inputs(node):
             _fail(strict, f"seed input {ref}: no such node input in the workflow")
             return None
         spec = _spec(api, catalogue, ref.node_id, ref.input)
         low, high = _narrow(low, high, spec)
-        value = _inputs(node)[ref.input]
+        value = node_inputs(node)[ref.input]
         if not is_link(value):
             return _literal(ref, value, low, high, strict)
         provider = _provider_input(api, value[0])
@@ -90,7 +90,7 @@ def _literal(ref: InputRef, value: Any, low: int, high: int, strict: bool) -> Se
 
 def _provider_input(api: Mapping[str, Any], node_id: str) -> InputRef | None:
     """The input of a value-providing node (a primitive, a seed node) that holds the seed."""
-    inputs = _inputs(api.get(node_id))
+    inputs = node_inputs(api.get(node_id))
     names = [n for n, v in inputs.items() if is_link(v) or _is_int(v)]
     for name in names:
         if name in SEED_NAMES or "seed" in name.lower() or name == "value":
@@ -123,11 +123,6 @@ def _spec(
     node = api.get(node_id)
     cls = catalogue.get(str(node.get("class_type"))) if isinstance(node, Mapping) else None
     return cls.input(name) if cls else None
-
-
-def _inputs(node: Any) -> Mapping[str, Any]:
-    inputs = node.get("inputs") if isinstance(node, Mapping) else None
-    return inputs if isinstance(inputs, Mapping) else {}
 
 
 def _is_int(value: Any) -> bool:
