@@ -69,18 +69,15 @@ class SocketHub:
         while True:
             event, data, sid = await self._outbox.get()
             if sid is None:
-                targets = list(self.sockets.values())
+                targets = list(self.sockets.items())
             else:
-                targets = [ws] if (ws := self.sockets.get(sid)) is not None else []
-            for ws in targets:
+                targets = [(sid, ws)] if (ws := self.sockets.get(sid)) is not None else []
+            for target, ws in targets:
                 if event == PREVIEW:
                     image, metadata = data
-                    await _send_preview(ws, image, metadata, self._asked(ws))
+                    await _send_preview(ws, image, metadata, target in self.with_metadata)
                 else:
                     await _send(ws, event, data)
-
-    def _asked(self, ws: web.WebSocketResponse) -> bool:
-        return any(sock is ws and sid in self.with_metadata for sid, sock in self.sockets.items())
 
 
 async def _send_preview(
