@@ -154,10 +154,11 @@ class StatusPublisher:
             return ""
         if row.stop_requested:
             return "asked to through the ledger"
-        if not (row.exit_when_idle or self.origin == APP) or has_active_jobs():
-            self._idle_since = None
-            return ""
-        if not row.exit_when_idle and windows_open(self.ledger.folder):
+        if (
+            not (row.exit_when_idle or self.origin == APP)
+            or has_active_jobs()
+            or (not row.exit_when_idle and windows_open(self.ledger.folder))
+        ):
             self._idle_since = None
             return ""
         now = time.monotonic()
