@@ -14,6 +14,7 @@ from core.ledger import Ledger, NewJob
 from core.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
+from desktop.job_table_model import JobTableModel
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
 from desktop.thumbnails import ThumbnailLoader
@@ -69,6 +70,15 @@ def thumbnails(qapp, tmp_path: Path):
     loader = ThumbnailLoader(tmp_path / "thumbs")
     yield loader
     loader.shutdown()
+
+
+@pytest.fixture
+def model(qtmodeltester, ledger: Ledger):
+    """A jobs table model over the ledger, checked by Qt's model tester."""
+    model = JobTableModel(ledger)
+    qtmodeltester.check(model)
+    yield model
+    model.stop()
 
 
 @pytest.fixture

@@ -3,14 +3,13 @@ ComfyUI about them, then the real state."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from core.controller.status import ControllerStatus
 from core.job_state import JobState
 from core.ledger import Ledger
 from desktop.job_states import state_label
-from desktop.job_table_model import CHECKING, CHECKING_TIP, Column, JobTableModel
+from desktop.job_table_model import CHECKING, CHECKING_TIP, Column
 from desktop.preset_files import add_preset_file
 from desktop.session import Session, SessionOptions
 from tests.desktop.background_helpers import until
@@ -18,14 +17,6 @@ from tests.desktop.conftest import TXT2IMG, make_jobs
 from tests.desktop.helpers import run_job
 
 TIP = Qt.ItemDataRole.ToolTipRole
-
-
-@pytest.fixture
-def model(qtmodeltester, ledger):
-    model = JobTableModel(ledger)
-    qtmodeltester.check(model)
-    yield model
-    model.stop()
 
 
 def test_rows_from_before_the_controller_started_wait_for_the_server(

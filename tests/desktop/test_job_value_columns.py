@@ -3,23 +3,14 @@ what a whole batch shares said once for it."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.ledger import NewJob
-from desktop.job_table_model import Column, JobTableModel
+from desktop.job_table_model import Column
 
 HEADER = Qt.Orientation.Horizontal
 BIG_SEED = 18_446_744_073_709_551_000
-
-
-@pytest.fixture
-def model(qtmodeltester, ledger):
-    model = JobTableModel(ledger)
-    qtmodeltester.check(model)
-    yield model
-    model.stop()
 
 
 def grid_batch(ledger, preset_name) -> str:
@@ -101,3 +92,14 @@ def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbo
     assert not table.isColumnHidden(cfg)
     assert "denoise 0.8" in window.filter_bar.shared.text()
     assert table.columnWidth(seed) > whole_seed, "the whole seed fits"
+
+
+def test_no_column_is_narrower_than_its_header(window) -> None:
+    table = window.table
+    header = table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for column in Column:
+        if column == Column.reason or table.isColumnHidden(column):
+            continue  # the reason stretches
+        text = table.model().headerData(column, HEADER, Qt.ItemDataRole.DisplayRole)
+        assert table.columnWidth(column) >= metrics.horizontalAdvance(text), text
