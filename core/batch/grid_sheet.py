@@ -7,22 +7,20 @@ A cell shows the job's first picture, or what became of it (failed, cancelled, w
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
-from core.batch.pictures import recorded_outputs
-from core.comfy.download import place
+from core.batch.pictures import recorded_outputs, write_new
 from core.errors import InputError
 from core.job_state import JobState
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from core.ledger import JobRecord, Ledger
 
 CELL = 256
@@ -172,15 +170,7 @@ def export(ledger: Ledger, batch_id: str, folder: Path) -> list[Path]:
     when it varies: ``<batch>_grid-2.png`` ...), never over an existing file; their paths."""
     axes, found = sheets(ledger, batch_id)
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for sheet in found:
-        handle, name = tempfile.mkstemp(suffix=".png", dir=folder)
-        part = Path(name)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                render(axes, sheet).save(out, format="PNG")
-            written.append(place(part, folder / f"{batch_id}_grid.png"))
-        finally:
-            with contextlib.suppress(OSError):
-                part.unlink()
-    return written
+    return [
+        write_new(folder / f"{batch_id}_grid.png", partial(render(axes, sheet).save, format="PNG"))
+        for sheet in found
+    ]

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import tempfile
-from pathlib import Path
+from functools import partial
 from typing import TYPE_CHECKING
 
-from core.batch.pictures import recorded_outputs
-from core.comfy.download import place
+from core.batch.pictures import recorded_outputs, write_new
 from core.job_state import JobState
 from core.ledger.marks import Mark
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from core.ledger import Ledger
 
 
@@ -39,15 +37,7 @@ def export_marked(
     over another file (a taken name gets -2, -3 ...; the same picture again is not copied
     twice); the copies' paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    copies = []
-    for picture in marked_pictures(ledger, batch_id, mark):
-        handle, name = tempfile.mkstemp(suffix=picture.suffix, dir=folder)
-        os.close(handle)
-        part = Path(name)
-        try:
-            shutil.copyfile(picture, part)
-            copies.append(place(part, folder / picture.name))
-        finally:
-            with contextlib.suppress(OSError):
-                part.unlink()
-    return copies
+    return [
+        write_new(folder / picture.name, partial(shutil.copyfile, picture))
+        for picture in marked_pictures(ledger, batch_id, mark)
+    ]

@@ -1,13 +1,19 @@
-"""A batch's pictures as the viewer steps through them: each job's output files, in job order."""
+"""A batch's pictures as the viewer steps through them: each job's output files, in job order;
+and a new picture written into a folder without replacing any file there."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.comfy.download import place
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from core.ledger import AttemptRecord, Ledger
 
@@ -51,3 +57,17 @@ def batch_pictures(ledger: Ledger, batch_id: str, output_dir: Path | None = None
         for path in recorded_outputs(attempts.get(job_id, []), output_dir)
         if path.is_file()
     ]
+
+
+def write_new(dest: Path, write: Callable[[Path], object]) -> Path:
+    """Have ``write`` fill a temp file in ``dest``'s folder, then give it ``dest``'s name or the
+    next free one (see ``core.comfy.download.place``); the path it got."""
+    handle, name = tempfile.mkstemp(suffix=dest.suffix, dir=dest.parent)
+    os.close(handle)
+    part = Path(name)
+    try:
+        write(part)
+        return place(part, dest)
+    finally:
+        with contextlib.suppress(OSError):
+            part.unlink()
