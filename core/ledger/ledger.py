@@ -365,9 +365,7 @@ class Ledger(TransitionVerbs):
         """How many jobs (of one requester) are pending, queued, running or cancelling: an
         index search over those alone, however many jobs have finished."""
         active = [state for state in JobState if state.is_active]
-        with self.handle.read():
-            query = _filtered(schema.Job.select(fn.COUNT(SQL("*"))), None, active, requester)
-            return int(query.scalar())
+        return sum(self.count_by_state(requester=requester, states=active).values())
 
     # --- change feed ---------------------------------------------------------------------------
 
