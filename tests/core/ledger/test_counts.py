@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.job_state import Reason
+from core.job_state import JobState, Reason
 from tests.core.ledger.conftest import make_jobs
 
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ def test_pending_queued_running_and_cancelling_count_finished_ones_do_not(ledger
 
 
 def test_some_states_are_counted_per_batch_or_for_all(ledger: Ledger) -> None:
-    from core.job_state import JobState
-
     first, second = make_jobs(ledger, 3), make_jobs(ledger, 2)
     ledger.request_cancel(first[0])
     waiting = (JobState.pending, JobState.queued)
@@ -42,8 +40,6 @@ def test_some_states_are_counted_per_batch_or_for_all(ledger: Ledger) -> None:
 
 def test_the_counts_search_the_index_instead_of_reading_every_job(ledger: Ledger) -> None:
     """They run on the GUI thread with each status or change: finished jobs must cost nothing."""
-    from core.job_state import JobState
-
     connection = ledger.handle.database.connection()
     statements: list[str] = []
     connection.set_trace_callback(statements.append)
