@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import PreviewImage
-from core.controller.previews import PreviewFiles, preview_file
+from core.controller.previews import MIN_INTERVAL_S, PreviewFiles, preview_file
 from core.job_state import JobState
 from core.ledger import PresetContent
 from core.presets import workflow_hash
@@ -53,6 +54,10 @@ def test_previews_are_kept_at_most_four_times_a_second_and_never_too_big(tmp_pat
     assert not files.save("job_3", huge)
     assert files.counts == {"job_1": 1, "job_2": 1}
     assert (tmp_path / "previews" / "job_1.jpg").read_bytes() == b"\xff\xd8one"
+    time.sleep(MIN_INTERVAL_S)
+    assert files.save("job_1", PreviewImage("p", "3", "image/jpeg", b"\xff\xd8three"))
+    assert files.counts == {"job_1": 2, "job_2": 1}
+    assert (tmp_path / "previews" / "job_1.jpg").read_bytes() == b"\xff\xd8three"
     files.keep_only({"job_2"})
     assert preview_file(tmp_path, "job_1") is None
     assert preview_file(tmp_path, "job_2") == tmp_path / "previews" / "job_2.png"
