@@ -164,17 +164,23 @@ class ContactSheetModel(QAbstractTableModel):
         self._reader.shutdown(wait=True, cancel_futures=True)
 
     def _lay_out(self) -> None:
-        """Which job each cell shows, after the mark filter."""
-        admitted = [
-            job for job in self._view.order if self._filter.admits(self._view.marks.get(job))
-        ]
-        self._shown = admitted if self._view.grid is None else []
+        """Which job each cell shows, after the mark filter (a grid keeps its places: the cells
+        it leaves out are dimmed)."""
         if self._view.grid is None:
+            marks = self._view.marks
+            self._shown = [job for job in self._view.order if self._filter.admits(marks.get(job))]
             self._rows = {job: row for row, job in enumerate(self._shown)}
             self._cells = {}
         else:
-            self._cells = {place: job for job, place in self._view.grid.places.items()}
+            self._shown = []
             self._rows = {}
+            self._cells = {place: job for job, place in self._view.grid.places.items()}
+
+    def _lay_out_again(self) -> None:
+        """A plain batch's cells after its marks or the filter changed."""
+        self.beginResetModel()
+        self._lay_out()
+        self.endResetModel()
 
     @property
     def grid(self) -> GridLayout | None:
@@ -185,9 +191,7 @@ class ContactSheetModel(QAbstractTableModel):
             return
         self._filter = mark_filter
         if self._view.grid is None:
-            self.beginResetModel()
-            self._lay_out()
-            self.endResetModel()
+            self._lay_out_again()
         else:
             self._changed(list(self._view.jobs))
 
@@ -277,9 +281,7 @@ class ContactSheetModel(QAbstractTableModel):
             else:
                 self._view.marks[job_id] = mark
         if self._view.grid is None and self._filter is not MarkFilter.all:
-            self.beginResetModel()
-            self._lay_out()
-            self.endResetModel()
+            self._lay_out_again()
         else:
             self._changed(job_ids)
 
