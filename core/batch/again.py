@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.batch.queueing import queue_batch
-from core.batch.recall import literal_values, recall_job
+from core.batch.recall import literal_values, one_job_seeds, recall_job
 from core.batch.spec import BatchSpec, SeedMode, SeedPlan
 from core.errors import PresetError
 
@@ -55,7 +55,7 @@ def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Ag
             f"job {job_id}: no stored preset has its workflow any more; "
             "send it to the composer to add it as a new preset"
         )
-    refs = [str(seed.ref) for seed in recall.workflow.seed_inputs if str(seed.ref) in recall.values]
+    refs = recall.seed_refs(recall.workflow.seed_inputs)
     seeds = {ref: int(recall.values[ref]) for ref in refs}
     preset_values = literal_values(ledger.presets.get(recall.preset).api_workflow)
     overrides = {
@@ -89,11 +89,8 @@ _MISSING = object()
 
 
 def _seed_plan(refs: list[str], seeds: dict[str, int]) -> SeedPlan:
-    """One job with these seeds: one value for all inputs when they share it (a seed list
-    never repeats a value), else one per input in their order; none kept as they are."""
+    """One job with these seeds (listed as `one_job_seeds` says); none: kept as they are."""
     if not refs:
         return SeedPlan(mode=SeedMode.keep)
-    values = [seeds[ref] for ref in refs]
-    per_input = len(set(values)) > 1
-    listed = tuple(values) if per_input else (values[0],)
-    return SeedPlan(mode=SeedMode.explicit, count=1, values=listed, per_input=per_input)
+    listed, per_input = one_job_seeds([seeds[ref] for ref in refs])
+    return SeedPlan(mode=SeedMode.explicit, count=1, values=tuple(listed), per_input=per_input)

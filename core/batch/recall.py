@@ -24,7 +24,7 @@ from core.presets.png import is_png
 from core.presets.storing import free_name, store_preset
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from core.catalogue import Catalogue
     from core.ledger import Ledger
@@ -50,6 +50,10 @@ class Recall:
     workflow: Preset
     name: str
 
+    def seed_refs(self, inputs: Iterable[SeedInput]) -> list[str]:
+        """The `NODE_ID.INPUT` keys of the seed `inputs` that have a recalled value, in order."""
+        return [str(seed.ref) for seed in inputs if str(seed.ref) in self.values]
+
     def seed_state(self, inputs: Iterable[SeedInput]) -> dict[str, Any]:
         """The composer's seed choices that make one job with the recalled seeds of `inputs`.
 
@@ -57,12 +61,10 @@ class Recall:
         inputs when they ran with the same one, else one per input in their order; nothing
         for a workflow without seed inputs (its seed-like values are among `values`).
         """
-        refs = [str(seed.ref) for seed in inputs if str(seed.ref) in self.values]
+        refs = self.seed_refs(inputs)
         if not refs:
             return {}
-        seeds = [self.values[ref] for ref in refs]
-        per_input = len(set(seeds)) > 1
-        listed = seeds if per_input else seeds[:1]
+        listed, per_input = one_job_seeds([self.values[ref] for ref in refs])
         return {
             "mode": SeedMode.explicit.value,
             "count": 1,
@@ -74,6 +76,14 @@ class Recall:
     def composer_state(self, inputs: Iterable[SeedInput]) -> dict[str, Any]:
         """A whole composer state (seeds, values, no grid) that queues exactly this job again."""
         return {"seeds": self.seed_state(inputs), "values": dict(self.values), "grid": {}}
+
+
+def one_job_seeds(seeds: Sequence[Any]) -> tuple[list[Any], bool]:
+    """The explicit seed list that makes one job with `seeds` (one per seed input, in their
+    order), and whether it is per input: one seed for all inputs when they ran with the same
+    one (a seed list never repeats a value), else one per input."""
+    per_input = len(set(seeds)) > 1
+    return (list(seeds) if per_input else list(seeds[:1])), per_input
 
 
 def recall_job(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Recall:
