@@ -91,8 +91,8 @@ class JobTableView(QTableView):
             Column.reason: 110,
             Column.warning: 28,
         }
-        for column, width in widths.items():
-            self.setColumnWidth(column, width)
+        for column, width in widths.items():  # never narrower than the header's own text
+            self.setColumnWidth(column, max(width, header.sectionSizeHint(column)))
         header.setSectionResizeMode(Column.reason, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(24)
         proxy, source = self._models()
