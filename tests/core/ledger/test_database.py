@@ -11,6 +11,7 @@ import pytest
 from core.errors import LedgerFormatError, LedgerOpenError
 from core.ledger import Ledger, PresetContent
 from core.ledger import database as database_module
+from core.ledger.marks import Mark
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
 from tests.core.ledger.conftest import WORKFLOW, make_jobs, make_schema_1_ledger
@@ -149,8 +150,6 @@ def test_a_schema_4_ledger_gains_the_api_tokens_table(tmp_path: Path) -> None:
 
 def test_a_schema_5_ledger_gains_the_marks_table(tmp_path: Path) -> None:
     """Migration 5 → 6 alone: the jobs stay and can be marked afterwards."""
-    from core.ledger.marks import Mark
-
     ids = ledger_one_version_back(tmp_path, "DROP TABLE mark", 5)
     with Ledger(tmp_path) as ledger:
         ledger.marks.set(ids, Mark.star)

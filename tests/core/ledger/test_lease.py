@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
-from core.errors import LeaseTakenError
+from core.errors import LeaseTakenError, LedgerError
 from core.ledger import Ledger
 
 
@@ -32,10 +33,6 @@ def test_taken_says_whether_a_controller_holds_the_lease(ledger: Ledger) -> None
 
 def test_a_lock_file_that_cannot_be_opened_is_one_ledger_error(ledger: Ledger) -> None:
     """The data folder deleted under a window: asking is one error naming the lock file."""
-    import shutil
-
-    from core.errors import LedgerError
-
     shutil.rmtree(ledger.folder)
     with pytest.raises(LedgerError, match=f"cannot open {ledger.lease.path}: No such file"):
         ledger.lease.taken()

@@ -9,6 +9,7 @@ from PIL import Image
 
 from core.batch.picks import export_marked, marked_pictures
 from core.errors import UnknownRecord
+from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger, NewJob, PresetContent
 from core.ledger.marks import Mark
 
@@ -72,8 +73,6 @@ def test_the_starred_pictures_are_copied_without_replacing_anything(tmp_path: Pa
 def test_a_starred_job_that_succeeded_late_gives_its_picture(tmp_path: Path) -> None:
     """A given-up attempt that succeeded after all holds the job's picture, not its current
     (withdrawn) attempt."""
-    from core.job_state import AttemptResult, Reason
-
     with Ledger(tmp_path / "home") as ledger:
         batch, (job_id,) = jobs(ledger, 1)
         picture = tmp_path / "late.png"
