@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from core.batch.pictures import recorded_outputs, write_new
+from core.batch.varied import input_name
 from core.errors import InputError
 from core.job_state import JobState
 
@@ -66,12 +67,13 @@ def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
     axes = [_axis(workflow, item, jobs) for item in grid[:2] if isinstance(item, dict)]
     found: dict[str, Sheet] = {}
     attempts = ledger.attempts_of([job.id for job in jobs])
+    axis_keys = {axis.key for axis in axes}
     for job in jobs:
         place_ = tuple(_index(axis, job.params.get(axis.key)) for axis in axes)
         if None in place_:
             continue
-        rest = {k: v for k, v in job.params.items() if k not in {a.key for a in axes}}
-        label = ", ".join(f"{k.partition('.')[2] or k} {v}" for k, v in sorted(rest.items()))
+        rest = {k: v for k, v in job.params.items() if k not in axis_keys}
+        label = ", ".join(f"{input_name(k)} {v}" for k, v in sorted(rest.items()))
         sheet = found.setdefault(label, Sheet(label))
         column, row = place_[0], place_[1] if len(place_) > 1 else 0
         pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
