@@ -35,19 +35,6 @@ if TYPE_CHECKING:
     SmallerChoice = tuple[float, list[str] | None]
 
 
-def can_cancel(jobs: list[JobRecord]) -> bool:
-    """Cancel applies to jobs not finished and not already being cancelled."""
-    return cancel_scope(jobs).enabled
-
-
-def can_retry(jobs: list[JobRecord]) -> bool:
-    return retry_scope(jobs).enabled
-
-
-def can_retry_smaller(jobs: list[JobRecord]) -> bool:
-    return retry_smaller_scope(jobs).enabled
-
-
 class JobActions(QObject):
     """QActions acting on the selection through the controller.
 
@@ -233,7 +220,7 @@ class JobActions(QObject):
     @Slot()
     def on_retry_smaller(self) -> None:
         jobs = self._selection()
-        if not can_retry_smaller(jobs):
+        if not retry_smaller_scope(jobs).enabled:
             return
         job_id = jobs[0].id
         choice = self.choose_smaller(job_id) if self.choose_smaller else (0.75, None)

@@ -14,8 +14,8 @@ from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import JobState, Reason
 from core.paths import ledger_path
-from desktop.job_action_scope import short_batch
-from desktop.job_actions import JobActions, can_cancel, can_retry, can_retry_smaller
+from desktop.job_action_scope import cancel_scope, retry_scope, retry_smaller_scope, short_batch
+from desktop.job_actions import JobActions
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import fail_job, run_job, succeed_job, until
 
@@ -57,14 +57,14 @@ def actions(qapp, controller, selection, ledger):
 def test_states_decide_what_is_allowed(jobs) -> None:
     pending, running = jobs["pending"], jobs["running"]
     failed, cancelling = jobs["failed"], jobs["cancelling"]
-    assert can_cancel([pending])
-    assert can_cancel([running])
-    assert not can_cancel([cancelling])  # disabled while cancelling
-    assert not can_cancel([failed])
-    assert can_retry([failed])
-    assert not can_retry([running])
-    assert can_retry_smaller([failed])
-    assert not can_retry_smaller([pending])
+    assert cancel_scope([pending]).enabled
+    assert cancel_scope([running]).enabled
+    assert not cancel_scope([cancelling]).enabled  # disabled while cancelling
+    assert not cancel_scope([failed]).enabled
+    assert retry_scope([failed]).enabled
+    assert not retry_scope([running]).enabled
+    assert retry_smaller_scope([failed]).enabled
+    assert not retry_smaller_scope([pending]).enabled
 
 
 def test_actions_follow_the_selection(actions, selection, jobs) -> None:
