@@ -107,11 +107,16 @@ def change_states(folder: Path, job_ids: list[str]) -> None:
     """What a controller in another process writes: each job queued, running, succeeded."""
     with Ledger(folder) as ledger:
         for job_id in job_ids:
-            prompt = f"bench-{job_id}"
-            ledger.submit_attempt(job_id, prompt, "http://127.0.0.1:9", "hash")
-            ledger.observe_queued(prompt, 1)
-            ledger.observe_running(prompt)
-            ledger.observe_succeeded(prompt, [])
+            succeed(ledger, job_id, [])
+
+
+def succeed(ledger: Ledger, job_id: str, outputs: list[str]) -> None:
+    """A job's run as a controller records it: queued, running, succeeded with ``outputs``."""
+    prompt = f"bench-{job_id}"
+    ledger.submit_attempt(job_id, prompt, "http://127.0.0.1:9", "hash")
+    ledger.observe_queued(prompt, 1)
+    ledger.observe_running(prompt)
+    ledger.observe_succeeded(prompt, outputs)
 
 
 def longest_stall(app: QApplication, folder: Path, sort_column: int = -1) -> float:

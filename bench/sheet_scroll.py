@@ -16,7 +16,7 @@ from PIL import Image
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from bench.gui import TXT2IMG, StallMeter
+from bench.gui import TXT2IMG, StallMeter, succeed
 from core.ledger import Ledger, NewJob
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.preset_files import add_preset_file
@@ -48,11 +48,7 @@ def succeeded_batch(folder: Path) -> tuple[Ledger, str]:
         shade = (n * 37 % 256, n * 91 % 256, n * 13 % 256)
         image = Image.radial_gradient("L").resize((PICTURE, PICTURE)).convert("RGB")
         Image.blend(image, Image.new("RGB", image.size, shade), 0.6).save(path)
-        prompt_id = f"bench-{n}"
-        ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
-        ledger.observe_queued(prompt_id, 1)
-        ledger.observe_running(prompt_id)
-        ledger.observe_succeeded(prompt_id, [str(path)])
+        succeed(ledger, job_id, [str(path)])
     return ledger, batch.id
 
 
