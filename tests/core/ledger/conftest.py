@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,18 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
     with Ledger(tmp_path / "home") as opened:
         opened.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
         yield opened
+
+
+@contextmanager
+def traced(ledger: Ledger) -> Iterator[list[str]]:
+    """The statements ``ledger``'s connection runs meanwhile (SQLite's own statement trace)."""
+    statements: list[str] = []
+    connection = ledger.handle.database.connection()
+    connection.set_trace_callback(statements.append)
+    try:
+        yield statements
+    finally:
+        connection.set_trace_callback(None)
 
 
 def make_jobs(ledger: Ledger, count: int, requester: str = "alice") -> list[str]:

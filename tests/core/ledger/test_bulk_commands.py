@@ -11,7 +11,7 @@ import pytest
 from core.errors import IllegalTransition, UnknownRecord
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, Refused
-from tests.core.ledger.conftest import make_jobs
+from tests.core.ledger.conftest import make_jobs, traced
 
 
 @contextmanager
@@ -128,13 +128,8 @@ def test_retry_many_opens_the_next_attempts_in_one_transaction(ledger: Ledger) -
 
 def test_a_thousand_jobs_cost_a_few_statements(ledger: Ledger) -> None:
     ids = make_jobs(ledger, 1000)
-    connection = ledger.handle.database.connection()
-    statements: list[str] = []
-    connection.set_trace_callback(statements.append)
-    try:
+    with traced(ledger) as statements:
         ledger.request_cancel_many(ids)
-    finally:
-        connection.set_trace_callback(None)
     selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
     assert len(selects) <= 3, "jobs are read in one query, not one per job"
     assert {job.state for job in ledger.jobs()} == {JobState.cancelled}

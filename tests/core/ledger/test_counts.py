@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.job_state import JobState, Reason
-from tests.core.ledger.conftest import make_jobs
+from tests.core.ledger.conftest import make_jobs, traced
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -40,15 +40,11 @@ def test_some_states_are_counted_per_batch_or_for_all(ledger: Ledger) -> None:
 
 def test_the_counts_search_the_index_instead_of_reading_every_job(ledger: Ledger) -> None:
     """They run on the GUI thread with each status or change: finished jobs must cost nothing."""
-    connection = ledger.handle.database.connection()
-    statements: list[str] = []
-    connection.set_trace_callback(statements.append)
-    try:
+    with traced(ledger) as statements:
         ledger.unfinished_count("alice")
         ledger.unfinished_count()
         ledger.count_by_state(states=(JobState.pending, JobState.queued))
-    finally:
-        connection.set_trace_callback(None)
+    connection = ledger.handle.database.connection()
     counts = [sql for sql in statements if "COUNT" in sql.upper()]
     assert len(counts) == 3
     for sql in counts:

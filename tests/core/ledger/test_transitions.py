@@ -12,7 +12,7 @@ from core.errors import IllegalTransition
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.ledger.text_limits import MAX_ITEMS, MAX_TEXT
-from tests.core.ledger.conftest import make_jobs
+from tests.core.ledger.conftest import make_jobs, traced
 
 _ids = count()
 
@@ -302,10 +302,8 @@ def test_the_job_carries_its_current_attempt_run_times(ledger: Ledger) -> None:
 
 def test_a_submitted_attempt_is_returned_as_written(ledger: Ledger) -> None:
     job = make_jobs(ledger, 1)[0]
-    statements: list[str] = []
-    ledger.handle.database.connection().set_trace_callback(statements.append)
-    made = ledger.submit_attempt(job, "p-written", "http://127.0.0.1:8188", "wf")
-    ledger.handle.database.connection().set_trace_callback(None)
+    with traced(ledger) as statements:
+        made = ledger.submit_attempt(job, "p-written", "http://127.0.0.1:8188", "wf")
     assert made == ledger.attempt("p-written")
     assert (made.result, made.outputs, made.stalled) == (AttemptResult.submitting, [], False)
     # No RETURNING clause: SQLite has it only from 3.35, and no minimum version is required.
