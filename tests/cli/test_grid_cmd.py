@@ -20,7 +20,7 @@ def test_a_finished_grid_batch_is_written_as_one_labelled_picture(
 ) -> None:
     queued = cli("queue", noise, "--grid", "2.strength=0.1,0.9", "--grid", "1.width=64,96")
     assert queued.code == 0, queued.err
-    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    batch = cli("jobs", "--json").json()[0]["batch"]
     cli.server = sim_thread.url
     assert cli("run", "--until-idle", "--poll-interval", "0.05").code == 0
     written = cli("grid", batch, "--to", str(tmp_path / "sheets"))
@@ -32,7 +32,7 @@ def test_a_finished_grid_batch_is_written_as_one_labelled_picture(
 
 def test_a_batch_without_a_grid_or_unknown_is_one_line(cli: Cli, noise: str) -> None:
     cli("queue", noise)
-    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    batch = cli("jobs", "--json").json()[0]["batch"]
     plain = cli("grid", batch)
     assert (plain.code, plain.err) == (2, f"batchline: batch {batch} has no X/Y grid to export\n")
     unknown = cli("grid", "batch_19990101_0001")

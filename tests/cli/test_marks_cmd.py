@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,10 +19,10 @@ def test_starred_pictures_are_copied_and_marks_survive(
     assert cli("mark", ids[0], ids[2], "--star").code == 0
     assert cli("mark", ids[1], "--reject").code == 0
     assert cli("mark", ids[2], "--clear").code == 0
-    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    batch = cli("jobs", "--json").json()[0]["batch"]
     copied = cli("starred", batch, "--to", str(tmp_path / "picks"))
     assert copied.code == 0, copied.err
-    (picture,) = json.loads(cli("show", ids[0], "--json").out)["outputs"]
+    (picture,) = cli("show", ids[0], "--json").json()["outputs"]
     name = Path(picture).name
     assert copied.out == f"{tmp_path / 'picks' / name}\n"
     assert (tmp_path / "picks" / name).read_bytes() == Path(picture).read_bytes()
@@ -37,7 +36,7 @@ def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: P
     assert batch.code == 2
     assert batch.err.count("\n") == 1
     assert "batch_19990101_0001" in batch.err
-    nothing = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    nothing = cli("jobs", "--json").json()[0]["batch"]
     none = cli("starred", nothing, "--to", str(tmp_path))
     assert none.out == f"no starred picture in {nothing}\n"
 
@@ -49,7 +48,7 @@ def test_again_queues_one_job_with_that_seed_and_values(cli: Cli, noise: str) ->
     made = result.json()
     assert made["seeds"] == {"2.seed": 12}
     assert made["of"] == ids[1]
-    shown = json.loads(cli("show", made["id"], "--json").out)
+    shown = cli("show", made["id"], "--json").json()
     assert shown["batch"] == made["batch"]
     assert shown["params"] == {"2.seed": 12, "2.strength": 0.25}
     unknown = cli("again", "job_19990101_0001")
@@ -58,7 +57,7 @@ def test_again_queues_one_job_with_that_seed_and_values(cli: Cli, noise: str) ->
 
 def test_a_folder_that_cannot_be_made_is_one_line(cli: Cli, noise: str, tmp_path: Path) -> None:
     cli("queue", noise, "--grid", "2.strength=0.1,0.9")
-    batch = cli("jobs", "--json").out.split('"batch": "')[1].split('"')[0]
+    batch = cli("jobs", "--json").json()[0]["batch"]
     a_file = tmp_path / "a file"
     a_file.write_text("")
     for command in ("starred", "grid"):
