@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import BatchlineError
 from core.ledger import PresetContent, PresetOutcome
-from core.presets import Preset, load_preset, preset_from_api
+from core.presets import Preset, load_preset
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from pathlib import Path
 
-    from core.ledger import Ledger, PresetRecord
+    from core.ledger import Ledger
 
 PRESET_SUFFIXES = frozenset({".json", ".png"})
 
@@ -66,12 +66,6 @@ def _info(preset: Preset, seed_inputs: list[str] | None) -> dict[str, Any]:
     if seed_inputs:
         info["seed_inputs"] = list(seed_inputs)
     return info
-
-
-def preset_of(record: PresetRecord) -> Preset:
-    """The Preset (seed inputs, parameters) of a stored preset."""
-    seeds = record.info.get("seed_inputs") or None
-    return preset_from_api(record.api_workflow, Path(record.source or record.name), None, seeds)
 
 
 def is_preset_file(path: Path) -> bool:

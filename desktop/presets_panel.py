@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch.queueing import stored_preset
 from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
 from core.presets.storing import duplicate_preset, remove_preset, rename_preset
-from desktop.preset_files import AddResult, add_preset_files, preset_of
+from desktop.preset_files import AddResult, add_preset_files
 from desktop.questions import confirm
 from desktop.recall import RecallChoice, ask_recall_choice
 
@@ -194,7 +195,7 @@ class PresetsPanel(QWidget):
         return name
 
     def _recalled(self, name: str, recall: Recall, *, seed_only: bool = False) -> None:
-        inputs = preset_of(self._ledger.presets.get(name)).seed_inputs
+        inputs = stored_preset(self._ledger.presets.get(name)).seed_inputs
         state = {"seeds": recall.seed_state(inputs)} if seed_only else recall.composer_state(inputs)
         self.select(name)
         self.values_recalled.emit(name, state)

@@ -10,11 +10,11 @@ from PIL import Image
 from core.batch import BatchSpec, SeedMode, SeedPlan, queue_batch
 from core.batch.compose import compose
 from core.batch.prompt import prompt_for
+from core.batch.queueing import stored_preset
 from core.batch.workflow import build_workflow
 from core.presets import workflow_hash
 from core.simulator.outputs import pnginfo
 from desktop.main_window import MainWindow
-from desktop.preset_files import preset_of
 from desktop.presets_panel import PresetsPanel
 from desktop.recall import RecallChoice
 from tests.desktop.helpers import StubDropEvent
@@ -44,7 +44,7 @@ def sent_workflow_hash(ledger, job_id: str) -> str:
 
 def composed_hashes(window, ledger, name: str) -> list[str]:
     spec = window.composer.spec()
-    return [job.workflow_hash for job in compose(preset_of(ledger.presets.get(name)), spec)]
+    return [job.workflow_hash for job in compose(stored_preset(ledger.presets.get(name)), spec)]
 
 
 def editor_for(composer, ref):
