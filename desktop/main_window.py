@@ -71,6 +71,8 @@ if TYPE_CHECKING:
 
 PREFERRED_SIZE = (1500, 880)
 _TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
+_DETAILS_MIN_WIDTH = 900  # below this window width the details pane starts folded away
+_DETAILS_SHARE = 0.23  # of the window's width, for the details pane
 _SCROLL_BAR = 24
 _DEMO_BADGE = (
     "background: #6f42c1; color: white; font-weight: bold; padding: 4px 10px; border-radius: 10px;"
@@ -268,13 +270,15 @@ class MainWindow(QMainWindow):
         """Resize to width x height and share it: the composer its whole width when it can,
         the presets list the least of the height; on a short screen the toolbar is hidden
         (the menus carry its actions; View shows it again) and the presets list is two rows, so
-        that the Queue button stays in sight and the composer's form keeps some room."""
+        that the Queue button stays in sight and the composer's form keeps some room. On a
+        narrow screen the details pane starts folded away (View > Details opens it), so that the
+        pictures and the table keep room."""
         self.resize(width, height)
         short = height < _TOOLBAR_MIN_HEIGHT
         self.toolbar.setVisible(not short)
         self.presets.make_compact(short)
         left = max(self.composer.minimumSizeHint().width() + _SCROLL_BAR, round(width * 0.3))
-        tabs = round(width * 0.23)
+        tabs = round(width * _DETAILS_SHARE) if width >= _DETAILS_MIN_WIDTH else 0
         self._split.setSizes([left, max(width - left - tabs, 0), tabs])
         self._left.setSizes([self.presets.minimumSizeHint().height(), height])
 
@@ -523,6 +527,10 @@ class MainWindow(QMainWindow):
         self.table.setFocus()
 
     def show_tab(self, index: int) -> None:
+        left, middle, tabs = self._split.sizes()
+        if tabs == 0:  # folded away on a narrow screen: open it, from the middle's room
+            tabs = round(self.width() * _DETAILS_SHARE)
+            self._split.setSizes([left, max(middle - tabs, 0), tabs])
         self.tabs.setCurrentIndex(index)
         self.tabs.currentWidget().setFocus()
 

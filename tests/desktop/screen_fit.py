@@ -42,6 +42,11 @@ def main() -> None:
         window.show()
         app.processEvents()
         room = window.screen().availableGeometry()
+        folded = window.tabs.width() if window.tabs.isVisible() else 0
+        middle = window.middle.width()
+        window.show_tab(0)  # View > Details
+        app.processEvents()
+        opened = window.tabs.width() if window.tabs.isVisible() else 0
         print(
             json.dumps(
                 {
@@ -50,6 +55,9 @@ def main() -> None:
                     "queue": _on_screen(window.composer.queue_button),
                     "status": _on_screen(window.statusBar()),
                     "form_height": window.composer.form_scroll.viewport().height(),
+                    "details_width": folded,
+                    "middle_width": middle,
+                    "details_opened_width": opened,
                 }
             )
         )

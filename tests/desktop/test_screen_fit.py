@@ -1,6 +1,7 @@
 """The window fits small screens: a 1366x768 laptop, and 200 % scale on 1366x768 and 1600x1000
 (683x384 and 800x500 logical pixels), with its Queue button and status bar on screen and room
-for the composer's form."""
+for the composer's form; on a narrow one the details pane gives its room to the pictures until
+asked for."""
 
 from __future__ import annotations
 
@@ -53,3 +54,9 @@ def test_the_window_its_queue_button_and_status_bar_are_on_screen(
     # the composer's form shows a few of its fields (52 px, one field, before the presets list
     # gave way on a short screen)
     assert seen["form_height"] >= 90, seen
+    if width // scale < 900:  # narrow: the details pane starts folded, View > Details opens it
+        assert seen["details_width"] == 0, seen
+        assert seen["middle_width"] >= 300, seen
+        assert seen["details_opened_width"] >= 100, seen
+    else:
+        assert seen["details_width"] >= 100, seen
