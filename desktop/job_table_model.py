@@ -22,6 +22,7 @@ from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
 from desktop.job_states import reason_label, state_colour, state_label
+from desktop.status_bar import host_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -69,7 +70,7 @@ RESORT_DELAY_MS = 1000
 def why_waiting(status: ControllerStatus) -> tuple[str, str] | None:
     """Why pending jobs are not sent now, short (the "In queue" column) and in full (its and
     the state's tooltip); None when they are only waiting their turn."""
-    host = status.server.split("://", 1)[-1].rstrip("/") or "the server"
+    host = host_text(status.server) or "the server"
     if status.stopped:
         return "controller stopped", f"Waiting: {status.stopped}. Nothing is sent meanwhile."
     if status.connection in (Connection.offline, Connection.reconnecting):

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
 from core.token_store import load_token
+from desktop.status_bar import host_text
 
 CHECK_TIMEOUT = httpx.Timeout(3.0)
 _POLL_MS = 20
@@ -29,7 +30,7 @@ class ServerCheck:
 
     def line(self) -> str:
         """One line for the artist."""
-        host = self.server.split("://", 1)[-1].rstrip("/")
+        host = host_text(self.server)
         if self.reachable:
             return f"ComfyUI {self.version or '(version not said)'} answers at {host}."
         return f"No ComfyUI answers at {host}: {self.error}."

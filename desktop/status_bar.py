@@ -44,7 +44,7 @@ def _server_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
         if up:
             return f"{text} to {up} of {len(status.servers)} servers", SOME_UP_COLOUR
     if status.server and not demo:
-        text = f"{text} to {_host(status.server)}" if status.connection in _AT else text
+        text = f"{text} to {host_text(status.server)}" if status.connection in _AT else text
     return text, colour
 
 
@@ -54,7 +54,7 @@ def connection_tooltip(status: ControllerStatus) -> str:
     lines = [text for text in (status.stopped, status.local_error) if text]
     if len(status.servers) > 1:
         lines += [
-            f"{_host(s.server)}: {s.connection.value}, queue {s.queue}"
+            f"{host_text(s.server)}: {s.connection.value}, queue {s.queue}"
             + (f" ({s.last_error})" if s.last_error else "")
             for s in status.servers
         ]
@@ -66,7 +66,7 @@ def connection_tooltip(status: ControllerStatus) -> str:
 _AT = frozenset({Connection.connecting, Connection.connected})
 
 
-def _host(url: str) -> str:
+def host_text(url: str) -> str:
     """``http://127.0.0.1:8188`` -> ``127.0.0.1:8188`` (what an artist recognises)."""
     return url.split("://", 1)[-1].rstrip("/")
 
