@@ -1,4 +1,5 @@
-"""Controller fixtures: a real ledger, a real simulator, a real client, a controller between."""
+"""Controller fixtures: a real simulator, a real client, a controller between (the ledger:
+tests/core/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,23 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import pytest_asyncio
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import DEFAULT_TIMEOUT, ComfyClient
 from core.controller import Controller
-from core.ledger import Ledger, PresetContent
-from core.presets import workflow_hash
+from core.ledger import Ledger
 from core.simulator import Simulator
-from tests.core.helpers import FAST, NOISE_WORKFLOW
-
-
-@pytest.fixture
-def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    with Ledger(tmp_path / "home") as opened:
-        opened.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
-        yield opened
+from tests.core.helpers import FAST
 
 
 def queue(ledger: Ledger, count: int, requester: str = "alice", start: int = 1) -> list[str]:
