@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
-from PySide6.QtWidgets import QLabel, QWidget
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer, Slot
+
+from desktop.overlay import Overlay
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 NOTICE_STYLE = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c97a;"
 ERROR_STYLE = "background: #f8d7da; color: #58151c; border: 1px solid #d9a0a6;"
@@ -13,29 +19,20 @@ ERROR_MS = 15000  # a refusal stays longer: the artist has to read why
 _MARGIN = 12
 
 
-class Toast(QLabel):
-    """A label over ``host``, outside any layout: shown for a while, then hidden.
-
-    It is transparent to the mouse, so a click meant for the control under it lands there.
-    """
+class Toast(Overlay):
+    """A notice over the host's bottom: shown for a while, then hidden."""
 
     def __init__(self, host: QWidget) -> None:
         super().__init__(host)
-        self._host = host
-        self.setWordWrap(True)
         self.setAccessibleName("Notice")
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.hide)
-        host.installEventFilter(self)
-        self.hide()
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.setStyleSheet((ERROR_STYLE if error else NOTICE_STYLE) + _STYLE)
         self.setText(text)
-        self._place()
+        self.place()
         self.show()
         self.raise_()
         self._timer.start(ERROR_MS if error else NOTICE_MS)
@@ -45,12 +42,7 @@ class Toast(QLabel):
         self._timer.stop()
         self.hide()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._host and event.type() == QEvent.Type.Resize and self.isVisible():
-            self._place()
-        return False
-
-    def _place(self) -> None:
+    def place(self) -> None:
         """Centred at the bottom of the host, at most 60 % of its width."""
         host = self._host.rect()
         width = max(min(int(host.width() * 0.6), 640), min(host.width(), 200))
