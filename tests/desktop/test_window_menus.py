@@ -79,5 +79,6 @@ def test_view_menu_moves_the_focus(window) -> None:
     assert window.focusWidget() is window.sheet.list_view
     view["&Details"].trigger()
     assert window.tabs.currentIndex() == 0
+    assert window.focusWidget() is window.tabs.currentWidget()
     view["&Composer"].trigger()
     assert window.composer.isAncestorOf(window.focusWidget())
