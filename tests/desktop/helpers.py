@@ -7,13 +7,15 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, QUrl
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from core.job_state import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+
+    from PySide6.QtWidgets import QWidget
 
     from core.ledger import Ledger
 
@@ -89,3 +91,13 @@ async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached in time"
         await asyncio.sleep(0.01)
+
+
+def shown_ampersands(root: QWidget) -> list[str]:
+    """The texts of labels under ``root`` that show a mnemonic's ``&`` itself (no buddy to
+    take it); a literal ``&&`` aside."""
+    return [
+        label.text()
+        for label in root.findChildren(QLabel)
+        if "&" in label.text().replace("&&", "") and label.buddy() is None
+    ]

@@ -11,7 +11,7 @@ from desktop.job_table_model import Column
 from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG, make_jobs
-from tests.desktop.helpers import run_job, succeed_job, until
+from tests.desktop.helpers import run_job, shown_ampersands, succeed_job, until
 
 
 def test_starts_on_the_first_preset(window, preset_name) -> None:
@@ -132,14 +132,7 @@ def test_pending_rows_say_they_wait_for_the_server(window, controller) -> None:
 
 
 def test_no_label_shows_a_mnemonic_ampersand(window) -> None:
-    from PySide6.QtWidgets import QLabel
-
-    shown = [
-        label.text()
-        for label in window.findChildren(QLabel)
-        if "&" in label.text().replace("&&", "") and label.buddy() is None
-    ]
-    assert shown == []
+    assert shown_ampersands(window) == []
 
 
 def test_one_name_for_a_validation_error_everywhere(window, ledger, preset_name, qtbot) -> None:

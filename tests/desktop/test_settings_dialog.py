@@ -8,6 +8,7 @@ from core.settings import CONTROLLER, Settings
 from core.token_store import load_token, save_token
 from desktop.session import server_configured
 from desktop.settings_dialog import SettingsDialog
+from tests.desktop.helpers import shown_ampersands
 
 
 def test_settings_are_stored_in_the_ledger(qtbot, ledger, memory_keyring, tmp_path) -> None:
@@ -102,11 +103,6 @@ def test_mnemonics_are_underlined_not_shown(qtbot, ledger) -> None:
     """A label's ``&`` marks its shortcut only when it has a buddy; else it shows itself."""
     dialog = SettingsDialog(ledger)
     qtbot.addWidget(dialog)
-    shown = [
-        label.text()
-        for label in dialog.findChildren(QLabel)
-        if "&" in label.text().replace("&&", "") and label.buddy() is None
-    ]
-    assert shown == []
+    assert shown_ampersands(dialog) == []
     output = next(lbl for lbl in dialog.findChildren(QLabel) if lbl.text() == "&Output folder")
     assert output.buddy() is dialog.output
