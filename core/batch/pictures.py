@@ -4,13 +4,11 @@ and a new picture written into a folder without replacing any file there."""
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.comfy.download import place
+from core.comfy.download import open_part, place
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -61,10 +59,10 @@ def batch_pictures(ledger: Ledger, batch_id: str, output_dir: Path | None = None
 
 def write_new(dest: Path, write: Callable[[Path], object]) -> Path:
     """Have ``write`` fill a temp file in ``dest``'s folder, then give it ``dest``'s name or the
-    next free one (see ``core.comfy.download.place``); the path it got."""
-    handle, name = tempfile.mkstemp(suffix=dest.suffix, dir=dest.parent)
-    os.close(handle)
-    part = Path(name)
+    next free one (see ``core.comfy.download.place``); the path it got. The file has the
+    user's normal file mode, as a downloaded picture has."""
+    part, handle = open_part(dest)
+    handle.close()
     try:
         write(part)
         return place(part, dest)

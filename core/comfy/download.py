@@ -32,7 +32,7 @@ async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, r
     Returns:
         The file actually written (see ``place``).
     """
-    part, handle = _open_part(dest)
+    part, handle = open_part(dest)
     try:
         with handle:
             await _copy(response, handle, max_bytes, route)
@@ -96,7 +96,7 @@ def _same_bytes(part: Path, other: Path) -> bool:
     return True
 
 
-def _open_part(dest: Path) -> tuple[Path, BinaryIO]:
+def open_part(dest: Path) -> tuple[Path, BinaryIO]:
     """A new temp file next to ``dest`` (same file system), with the user's normal file mode."""
     if dest.is_dir():
         raise IsADirectoryError(f"download destination is a folder: {dest}")
