@@ -491,8 +491,9 @@ class JobTableModel(QAbstractTableModel):
             case Column.position:
                 position = self._positions.get(job.id)
                 if position is None:
-                    waiting = self._waiting_for and job.state is JobState.pending
-                    return self._waiting_for[0] if waiting and self._waiting_for else ""
+                    if self._waiting_for and job.state is JobState.pending:
+                        return self._waiting_for[0]
+                    return ""
                 if position == 0:
                     return "stalled" if job.id in self._stalled else "running"
                 return str(position)
