@@ -42,6 +42,7 @@ from core.ledger.marks import Mark
 from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
+from desktop.job_action_scope import plain_text
 from desktop.sheet_cell import SheetCellDelegate, cell_size
 from desktop.waiting_line import WaitingLine
 
@@ -153,7 +154,7 @@ class ContactSheetWidget(QWidget):
         action = QAction(text, self)
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.setToolTip(f"{text.replace('&', '')} the selected pictures ({key}; again: unmark)")
+        action.setToolTip(f"{plain_text(text)} the selected pictures ({key}; again: unmark)")
         action.triggered.connect(lambda: self.toggle_mark(mark))
         return action
 

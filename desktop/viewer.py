@@ -21,6 +21,7 @@ from core.batch.trash import check_trashable, trash_picture
 from core.batch.varied import value_text
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
+from desktop.job_action_scope import plain_text
 from desktop.picture_loader import PictureLoader
 from desktop.questions import confirm
 from desktop.queue_again import queue_again
@@ -98,7 +99,7 @@ class PictureViewer(QWidget):
             action.setObjectName(name)
             action.setShortcuts([QKeySequence(key) for key in keys])
             shown = ", ".join(keys)
-            action.setToolTip(f"{tip or text.replace('&', '')} ({shown})" if keys else tip)
+            action.setToolTip(f"{tip or plain_text(text)} ({shown})" if keys else tip)
             action.triggered.connect(slot)
             self.addAction(action)
             self.actions_by_name[name] = action
