@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -98,17 +98,13 @@ class BatchProgress(QWidget):
         shown = [
             (self.batch.itemText(i), self.batch.itemData(i)) for i in range(self.batch.count())
         ]
-        if wanted != shown:
-            self.batch.blockSignals(True)
-            self.batch.clear()
-            for text, batch_id in wanted:
-                self.batch.addItem(text, batch_id)
-            self.batch.setCurrentIndex(max(0, self.batch.findData(keep)) if keep else 0)
-            self.batch.blockSignals(False)
-        elif keep and keep != self.current():
-            self.batch.blockSignals(True)
-            self.batch.setCurrentIndex(max(0, self.batch.findData(keep)))
-            self.batch.blockSignals(False)
+        with QSignalBlocker(self.batch):
+            if wanted != shown:
+                self.batch.clear()
+                for text, batch_id in wanted:
+                    self.batch.addItem(text, batch_id)
+            if keep:
+                self.batch.setCurrentIndex(max(0, self.batch.findData(keep)))
         self._on_index(self.batch.currentIndex())
 
     def show_jobs(self, jobs: list[JobRecord], seconds_left: float | None) -> None:
