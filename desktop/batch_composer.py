@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import itertools
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ from desktop.server_catalogues import ServerCatalogues
 from desktop.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
+    from core.catalogue import Catalogue
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger, PresetRecord
     from core.presets import Preset
@@ -161,21 +163,22 @@ class BatchComposerWidget(QWidget):
     def _preset_of(self, record: PresetRecord) -> Preset:
         """The preset with the choices and ranges of the server's catalogue once known (a
         workflow whose nodes that server lacks: the bundled catalogue's)."""
-        servers = server_list(self._controller.status.server)
-        for _address, catalogue in self.catalogues.catalogues(servers)[:1]:
-            try:
-                return stored_preset(record, catalogue)
-            except PresetError:
-                break
+        known = self._known_catalogues()
+        if known:
+            with contextlib.suppress(PresetError):
+                return stored_preset(record, known[0][1])
         return stored_preset(record)
+
+    def _known_catalogues(self) -> list[tuple[str, Catalogue]]:
+        """The catalogues fetched so far of the servers the controller drives, in their order."""
+        return self.catalogues.catalogues(server_list(self._controller.status.server))
 
     @Slot()
     def _catalogue_ready(self) -> None:
         """Rebuild the fields with the server's lists (the state kept is shown again)."""
         if self._preset_name is not None and self._preset is not None:
-            servers = server_list(self._controller.status.server)
-            known = [c.source for _a, c in self.catalogues.catalogues(servers)[:1]]
-            if known and self._preset.catalogue_source != known[0]:
+            known = self._known_catalogues()
+            if known and self._preset.catalogue_source != known[0][1].source:
                 self.set_preset(self._preset_name)
         self.check_models()
 
@@ -272,8 +275,7 @@ class BatchComposerWidget(QWidget):
     @Slot()
     def check_models(self) -> list[str]:
         """Mark the fields whose value a server does not list; one line for each."""
-        servers = server_list(self._controller.status.server)
-        return self.parameters_box.mark_unlisted(self.catalogues.catalogues(servers))
+        return self.parameters_box.mark_unlisted(self._known_catalogues())
 
     @Slot()
     def queue(self) -> None:
