@@ -11,7 +11,14 @@ from core.simulator.config import DEFAULT_STEPS
 from core.simulator.faults import JobFault, take_job_fault
 from core.simulator.graph import execution_order, is_link, signatures
 from core.simulator.images import preview_jpeg
-from core.simulator.nodes import REAL_NODES, NodeEnv, NodeFailure, cpu_seconds, simulate
+from core.simulator.nodes import (
+    REAL_NODES,
+    NodeEnv,
+    NodeFailure,
+    cpu_seconds,
+    runs_inline,
+    simulate,
+)
 from core.simulator.state import CacheEntry, ServerState, now_ms
 
 if TYPE_CHECKING:
@@ -185,8 +192,12 @@ class JobRun:
     ) -> tuple[tuple[Any, ...], dict[str, Any] | None]:
         started = time.monotonic()
         env = self._env()
+        node = REAL_NODES[class_type]
         try:
-            result = await asyncio.to_thread(REAL_NODES[class_type], inputs, env)
+            if runs_inline(class_type, inputs):
+                result = node(inputs, env)
+            else:
+                result = await asyncio.to_thread(node, inputs, env)
         except NodeFailure:
             raise
         except Exception as exc:

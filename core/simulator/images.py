@@ -7,10 +7,14 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 # Above this many pixels per batch the simulator keeps downscaled frames (it is not a GPU box).
 REAL_PIXEL_LIMIT = 16_777_216
+
+# Pillow's bitmap font, loaded once: its default (FreeType) font is reloaded and antialiased on
+# every call, which made the labels most of a small picture's cost.
+_LABEL_FONT = ImageFont.load_default_imagefont()
 
 
 @dataclass
@@ -80,20 +84,17 @@ def _render(size: tuple[int, int], seed: int, width: int, height: int) -> Image.
             draw.ellipse(box, fill=_random_color(rng))
         else:
             draw.rectangle(box, fill=_random_color(rng))
-    draw.text((4, 4), f"seed {seed}  {width}x{height}", fill=(255, 255, 255))
-    draw.text((4, 16), "Batchline simulator", fill=(0, 0, 0))
+    draw.text((4, 4), f"seed {seed}  {width}x{height}", fill=(255, 255, 255), font=_LABEL_FONT)
+    draw.text((4, 16), "Batchline simulator", fill=(0, 0, 0), font=_LABEL_FONT)
     return image
 
 
 def _gradient(
     size: tuple[int, int], top: tuple[int, int, int], bottom: tuple[int, int, int]
 ) -> Image.Image:
-    column = Image.new("RGB", (1, 256))
-    for y in range(256):
-        column.putpixel(
-            (0, y), tuple(a + (b - a) * y // 255 for a, b in zip(top, bottom, strict=True))
-        )
-    return column.resize(size, Image.Resampling.BILINEAR)
+    pairs = list(zip(top, bottom, strict=True))
+    rows = bytes(a + (b - a) * y // 255 for y in range(256) for a, b in pairs)
+    return Image.frombytes("RGB", (1, 256), rows).resize(size, Image.Resampling.BILINEAR)
 
 
 def _random_color(rng: random.Random) -> tuple[int, int, int]:

@@ -155,6 +155,28 @@ REAL_NODES: dict[str, RealNode] = {
 }
 
 
+# Real nodes whose pictures hold at most this many pixels run on the event loop: handing them to
+# a thread costs more than their work. Bigger ones (and files read from disk) run in a thread, so
+# that the server keeps answering meanwhile, as ComfyUI's own does while it executes.
+INLINE_PIXELS = 256 * 256
+
+
+def runs_inline(class_type: str, inputs: dict[str, Any]) -> bool:
+    """Whether a real node is small enough to run on the event loop (see ``INLINE_PIXELS``)."""
+    if class_type == "LoadImage":
+        return False
+    pixels = sum(
+        frame.width * frame.height
+        for value in inputs.values()
+        if isinstance(value, SimImage)
+        for frame in value.frames
+    )
+    width, height, batch = (inputs.get(name) for name in ("width", "height", "batch_size"))
+    if isinstance(width, int) and isinstance(height, int):  # the size a node is asked to make
+        pixels += width * height * (batch if isinstance(batch, int) else 1)
+    return pixels <= INLINE_PIXELS
+
+
 def cpu_seconds(class_type: str, inputs: dict[str, Any]) -> float:
     """Emulated CPU time of a real node on ComfyUI (ImageBlur 2048² r31 ≈ 3.7 s)."""
     if class_type != "ImageBlur":

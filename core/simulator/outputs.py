@@ -36,10 +36,22 @@ def save_path(prefix: str, output_dir: Path) -> tuple[Path, str, int, str]:
     return Path(folder), filename, _next_counter(Path(folder), filename), subfolder
 
 
+# (folder, file stem) -> (the next counter, the folder's mtime once that file's frames were saved)
+_known_counters: dict[tuple[Path, str], tuple[int, int]] = {}
+
+
 def _next_counter(folder: Path, filename: str) -> int:
+    """The highest counter in use plus one, as ComfyUI finds it by listing the folder; the
+    listing is skipped while the folder is as the last save left it."""
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         return 1
+    known = _known_counters.get((folder, filename))
+    if known is not None:
+        counter, mtime = known
+        untouched = folder.stat().st_mtime_ns == mtime
+        if untouched and not (folder / f"{filename}_{counter:05}_.png").exists():
+            return counter
     counters = [0]
     for name in os.listdir(folder):
         head, sep, rest = name.partition(filename + "_")
@@ -73,6 +85,7 @@ def save_images(
         frame.save(folder / name, pnginfo=info, compress_level=4 if folder_type == "output" else 1)
         results.append({"filename": name, "subfolder": subfolder, "type": folder_type})
         counter += 1
+    _known_counters[(folder, filename)] = (counter, folder.stat().st_mtime_ns)
     return results
 
 

@@ -10,6 +10,8 @@ import pytest
 from sim_helpers import SocketLog, checkpoint, post, quick, submit, wait_history, wait_running
 
 from core.simulator import Simulator
+from core.simulator.images import solid
+from core.simulator.nodes import runs_inline
 
 
 def terminal(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -236,3 +238,14 @@ async def binary_frames(ws: aiohttp.ClientWebSocketResponse) -> list[bytes]:
             break
     await ws.close()
     return found
+
+
+def test_small_real_nodes_run_on_the_loop_big_ones_and_file_reads_in_a_thread() -> None:
+    small, big = solid(64, 64, 1, 0), solid(512, 512, 1, 0)
+    assert runs_inline("EmptyImage", {"width": 64, "height": 64, "batch_size": 1, "color": 0})
+    assert runs_inline("SaveImage", {"images": small, "filename_prefix": "x"})
+    assert runs_inline("PrimitiveInt", {"value": 3})
+    assert not runs_inline("EmptyImage", {"width": 256, "height": 256, "batch_size": 2})
+    assert not runs_inline("ImageScale", {"image": small, "width": 1024, "height": 1024})
+    assert not runs_inline("ImageBlur", {"image": big, "blur_radius": 3, "sigma": 1.0})
+    assert not runs_inline("LoadImage", {"image": "tiny.png"})

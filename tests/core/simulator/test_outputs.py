@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
+import os
 
 import aiohttp
 import pytest
@@ -43,6 +45,33 @@ async def test_different_seeds_give_visibly_different_pictures(simulator: Simula
     with Image.open(names[0]) as a, Image.open(names[1]) as b:
         assert a.size == b.size == (128, 96)
         assert ImageChops.difference(a.convert("RGB"), b.convert("RGB")).getbbox() is not None
+
+
+@pytest.mark.asyncio
+async def test_the_counter_follows_files_others_add_or_delete(simulator: Simulator) -> None:
+    """As ComfyUI: the next file is numbered after the highest in the folder, whoever wrote it."""
+
+    async def saved(seed: int) -> str:
+        entry = await wait_history(
+            session, simulator, await submit(session, simulator, checkpoint(seed))
+        )
+        return str(entry["outputs"]["9"]["images"][0]["filename"])
+
+    async with aiohttp.ClientSession() as session:
+        assert [await saved(1), await saved(2)] == ["ckpt_00001_.png", "ckpt_00002_.png"]
+        await asyncio.sleep(0.05)  # past the file system's clock tick: the folder looks changed
+        (simulator.output_dir / "ckpt_00007_.png").write_bytes(b"another program's")
+        assert await saved(3) == "ckpt_00008_.png"
+        await asyncio.sleep(0.05)
+        (simulator.output_dir / "ckpt_00008_.png").unlink()
+        (simulator.output_dir / "ckpt_00007_.png").unlink()
+        assert await saved(4) == "ckpt_00003_.png"
+        before = simulator.output_dir.stat()
+        (simulator.output_dir / "ckpt_00004_.png").write_bytes(b"written at once")
+        # Within one tick of the file system's clock the folder's time does not change.
+        os.utime(simulator.output_dir, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert await saved(5) == "ckpt_00005_.png"  # never over a file, however soon it came
+    assert (simulator.output_dir / "ckpt_00004_.png").read_bytes() == b"written at once"
 
 
 @pytest.mark.asyncio
