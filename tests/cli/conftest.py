@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -105,18 +107,38 @@ def secured(tmp_path: Path) -> Iterator[SimulatorThread]:
 
 
 def batchline(home: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
-    """`batchline --data-dir HOME ARGS...` in a child process (pipes for stdout and stderr)."""
+    """`batchline --data-dir HOME ARGS...` in a child process (pipes for stdout and stderr),
+    which SIGINT stops as Ctrl-C does at a terminal however pytest was started."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "cli.main", "--data-dir", str(home), *args]
-    return subprocess.Popen(
-        command,
-        cwd=REPO,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        **popen,
-    )
+    with sigint_not_ignored():
+        return subprocess.Popen(
+            command,
+            cwd=REPO,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **popen,
+        )
+
+
+@contextlib.contextmanager
+def sigint_not_ignored() -> Iterator[None]:
+    """While inside, SIGINT is caught in this process if it was ignored.
+
+    A shell without job control starts ``cmd &`` with SIGINT ignored; an ignored signal stays
+    ignored across exec (a caught one goes back to its default), and Python then leaves it
+    ignored: a `batchline run` started by pytest started that way would never see SIGINT.
+    """
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture

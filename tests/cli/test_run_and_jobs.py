@@ -116,15 +116,35 @@ def test_run_refuses_when_another_controller_holds_the_lease(home: Path, noise: 
     ]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("sig", "pytest_ignores_sigint"),
+    [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
+    ids=["SIGINT", "SIGTERM", "SIGINT-pytest-started-as-a-background-job"],
+)
 def test_run_stops_cleanly_on_a_signal(
-    home: Path, noise: str, sim_thread: SimulatorThread, sig: signal.Signals
+    home: Path,
+    noise: str,
+    sim_thread: SimulatorThread,
+    sig: signal.Signals,
+    pytest_ignores_sigint: bool,
 ) -> None:
-    child = batchline(home, "--server", sim_thread.url, "run")
+    # A shell without job control starts `pytest ... &` with SIGINT ignored (inherited).
+    before = signal.getsignal(signal.SIGINT)
+    if pytest_ignores_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        child = batchline(home, "--server", sim_thread.url, "run")
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert child.stderr is not None
     assert "controller for" in child.stderr.readline()  # the controller has started
     child.send_signal(sig)
-    _out, err = child.communicate(timeout=60)
+    try:
+        _out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:  # not left behind polling the simulator for ever
+            child.kill()
+            child.communicate()
     assert child.returncode == 0, err
     assert "stopped" in err
     assert "Traceback" not in err
