@@ -65,19 +65,17 @@ class Dispatcher:
     ) -> dict[str, str]:
         """Submit what admission allows now, given the server's queue ``snapshot`` and our
         prompts that have ``left`` it (not yet recorded as finished: they hold no room there);
-        returns the attempts written (prompt_id -> job id), sent or being looked up."""
+        returns the attempts written (prompt_id -> job id), sent or being looked up. The
+        answers are held back (``Reconciler.held``) for the caller to commit."""
         written: dict[str, str] = {}
         inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
             return written
         chosen = admit(inputs)
-        try:
-            if self._honours_ids == self._reconciler.epoch:
-                await self._send_together(chosen, written)
-            else:
-                await self._send_one_by_one(chosen, written)
-        finally:
-            self._reconciler.held.commit()  # the answers, in one transaction
+        if self._honours_ids == self._reconciler.epoch:
+            await self._send_together(chosen, written)
+        else:
+            await self._send_one_by_one(chosen, written)
         return written
 
     async def _send_one_by_one(self, chosen: list[Candidate], written: dict[str, str]) -> None:
@@ -101,6 +99,7 @@ class Dispatcher:
         self._last_served = chosen[-1].requester
         plans = [self._plan(self._ledger.job(candidate.job_id)) for candidate in chosen]
         with self._ledger.handle.tx():
+            self._reconciler.held.commit()  # what was held back so far: the same sync to disk
             plans = [plan for plan in plans if self._write(plan)]
         failed: ComfyError | None = None
         for plan in plans:

@@ -15,9 +15,11 @@ class GroupCommit:
     """Observations (ledger verbs) queued by ``add`` and written by ``commit`` in one
     transaction, in the order added.
 
-    Only observations go here, never a submission: an attempt is committed on its own before
-    its POST is sent. An observation held back and lost with the process is read again from
-    the server by the next controller, as after any crash.
+    Only observations go here, never a submission: an attempt is committed before its POST is
+    sent (what is held may be committed in the same transaction, ``commit`` inside another).
+    An observation held back and lost with the process is read again from the server by the
+    next controller, as after any crash; one written after a later one of the same attempt is
+    refused by the ledger's forward-only rule, so order across commits does not matter.
     """
 
     def __init__(self, ledger: Ledger) -> None:
@@ -29,7 +31,8 @@ class GroupCommit:
 
     def commit(self) -> None:
         """Write what was added, all or nothing (a failing write undoes the others: the
-        server still holds what they said, and the next tick reads it again)."""
+        server still holds what they said, and the next tick reads it again); inside the
+        caller's transaction when there is one."""
         writes, self._writes = self._writes, []
         if not writes:
             return

@@ -49,7 +49,7 @@ class Reconciler:
         self._cancel_sent: dict[str, float] = {}
         self.output_full = False  # the last download found no room: nothing more is sent
         self.socket = SocketOutcomes()  # successes the WebSocket saw whole: no history read
-        self.held = GroupCommit(ledger)  # the tick's successes, committed together
+        self.held = GroupCommit(ledger)  # the tick's observations, committed together
         self.durations: deque[float] = deque(maxlen=20)
         self.finished_at: deque[float] = deque(maxlen=200)
 

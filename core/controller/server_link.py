@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import (
@@ -90,9 +91,13 @@ class ServerLink:
         # one finishing refills at once. A full output folder sends nothing more.
         left = [a.prompt_id for a in live if a.result != AttemptResult.submitting]
         left = [pid for pid in left if snapshot.place_of(pid) is None]
-        if not self.reconciler.output_full:
-            self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused, left=left))
-        missed = await self._follow(live, snapshot)
+        try:
+            if not self.reconciler.output_full:
+                self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused, left=left))
+            missed = await self._follow(live, snapshot)
+        finally:
+            # The POST answers, what the socket said and the successes: one sync to disk.
+            self.reconciler.held.commit()
         await self.orphans.sweep(snapshot, self.ours.keys(), missed)
         await self.orphans.watch(self.url, missed)
         stalled = frozenset(a.job_id for a in live if a.stalled)
@@ -105,14 +110,11 @@ class ServerLink:
         the server's errors of those that could not be followed now (next time)."""
         cancelling = self._cancelling(live)
         missed: list[TransientComfyError] = []
-        try:
-            for attempt in live:
-                try:
-                    await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
-                except TransientComfyError as exc:  # this one next time; the others go on now
-                    missed.append(exc)
-        finally:
-            self.reconciler.held.commit()
+        for attempt in live:
+            try:
+                await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
+            except TransientComfyError as exc:  # this one next time; the others go on now
+                missed.append(exc)
         return missed
 
     def _cancelling(self, live: list[AttemptRecord]) -> set[str]:
@@ -167,7 +169,9 @@ class ServerLink:
                 self.reconciler.server_may_have_restarted()
                 self._set_connection(Connection.reconnecting)
             case ExecutionStart(prompt_id=pid) if pid in self.ours:
-                self.ledger.observe_running(pid)
+                # Written by the next tick, soon, with what else it writes.
+                self.reconciler.held.add(partial(self.ledger.observe_running, pid))
+                self.wake()
             case Progress(prompt_id=pid, value=value, max=most) if pid in self.ours:
                 progress = dict(self.status.progress)
                 progress[self.ours[pid]] = JobProgress(int(value), int(most))

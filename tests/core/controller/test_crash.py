@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sys
 from collections.abc import Callable
@@ -53,7 +54,8 @@ async def _run_controller(
         try:
             await asyncio.wait_for(proc.wait(), kill_after)
         except TimeoutError:
-            proc.kill()  # SIGKILL: no cleanup of any kind
+            with contextlib.suppress(ProcessLookupError):  # it may end as the time runs out
+                proc.kill()  # SIGKILL: no cleanup of any kind
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode is not None
     if kill_after is None:

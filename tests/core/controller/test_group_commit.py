@@ -1,13 +1,15 @@
-"""A tick commits the answers to its POSTs together and its successes together: one sync to
-disk each, not one a job; every attempt is still committed on its own before its POST."""
+"""A tick commits what it observed (the answers to its POSTs, what the socket said, its
+successes) in one transaction: one sync to disk, not one a job; every attempt is still
+committed before its POST."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from core.comfy import ComfyClient, new_prompt_id
+from core.comfy import ComfyClient, ExecutionStart, new_prompt_id
 from core.controller.group_commit import GroupCommit
 from core.controller.server_link import ServerLink
 from core.errors import ComfyProtocolError, UnknownRecord
@@ -92,10 +94,31 @@ async def test_once_the_server_keeps_our_ids_a_burst_is_written_in_one_transacti
         sent = job_transactions(ledger)
         await link.tick(ledger.live_attempts(), paused=False)
     assert [ledger.job(i).state for i in ids] == [JobState.queued] * 2
-    written, answers, finished = sent
+    written, observed = sent  # the two attempts; then the two answers and the first's success
     assert sum(s.startswith("INSERT INTO attempt ") for s in written) == 2
-    assert sum(s.startswith("UPDATE attempt ") for s in answers) == 2
-    assert sum(s.startswith("UPDATE attempt ") for s in finished) == 1
+    assert sum(s.startswith("UPDATE attempt ") for s in observed) == 3
+
+
+@pytest.mark.asyncio
+async def test_a_start_the_socket_reports_is_written_with_the_ticks_other_writes(
+    ledger: Ledger, simulator: Simulator, tmp_path: Path
+) -> None:
+    (job_id,) = queue(ledger, 1)
+    async with ComfyClient(simulator.url) as client:
+        link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
+        await link.tick([], paused=False)
+        pid = ledger.attempts(job_id)[0].prompt_id
+        await wait_for(lambda: simulator.state.history.get(pid))
+        link.on_event(ExecutionStart(pid))
+        assert ledger.job(job_id).state == JobState.queued, "held back for the tick"
+        sent = job_transactions(ledger)
+        async with asyncio.timeout(2.0):
+            await link.sleep(60.0)  # woken at once to write it
+        await link.tick(ledger.live_attempts(), paused=False)
+    (observed,) = sent
+    assert sum(s.startswith("UPDATE attempt ") for s in observed) == 2  # running, succeeded
+    moves = [t.to_state for t in ledger.transitions(job_id)]
+    assert moves[-2:] == [JobState.running, JobState.succeeded]
 
 
 @pytest.mark.asyncio
