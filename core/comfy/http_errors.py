@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import aiohttp
 import httpx
 
 from core.errors import (
@@ -18,12 +19,18 @@ from core.errors import (
 _SNIPPET = 200
 
 
-def transport_error(exc: httpx.HTTPError, route: str) -> ComfyError:
-    """The ComfyError for an httpx exception raised before a full answer arrived.
+def transport_error(exc: httpx.HTTPError | aiohttp.ClientError, route: str) -> ComfyError:
+    """The ComfyError for a failure before a full answer arrived: httpx's, or aiohttp's under
+    it (httpx-aiohttp).
 
     Only a failure to connect (or to get a pooled connection) proves that nothing was sent;
     any other failure leaves the request's outcome unknown.
     """
+    cause = exc if isinstance(exc, aiohttp.ClientError) else exc.__cause__
+    if isinstance(cause, aiohttp.ClientError):
+        # httpx-aiohttp's own mapping is too coarse for that: it calls a connection that
+        # dropped after the request went out a connect timeout.
+        return _aiohttp_error(cause, route)
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
         return ComfyUnreachable(f"cannot connect ({type(exc).__name__}: {exc})", route)
     if isinstance(exc, httpx.TimeoutException):
@@ -31,6 +38,20 @@ def transport_error(exc: httpx.HTTPError, route: str) -> ComfyError:
     if isinstance(exc, httpx.TransportError):
         return ComfyConnectionError(f"{type(exc).__name__}: {exc}".rstrip(": "), route)
     return ComfyProtocolError(f"{type(exc).__name__}: {exc}", route)
+
+
+def _aiohttp_error(exc: aiohttp.ClientError, route: str) -> ComfyError:
+    name = type(exc).__name__
+    if isinstance(exc, aiohttp.ClientResponseError):  # an answer that is not HTTP
+        return ComfyProtocolError(f"{name}: {' '.join(exc.message.split())}", route)
+    detail = " ".join(str(exc).split())  # one line
+    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ConnectionTimeoutError):
+        return ComfyUnreachable(f"cannot connect ({name}: {detail})", route)
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        return ComfyTimeout(f"no answer in time ({name})", route)
+    if isinstance(exc, aiohttp.ClientConnectionError | aiohttp.ClientPayloadError):
+        return ComfyConnectionError(f"{name}: {detail}".rstrip(": "), route)
+    return ComfyProtocolError(f"{name}: {detail}", route)
 
 
 def status_error(response: httpx.Response, body: bytes, route: str) -> ComfyError | None:

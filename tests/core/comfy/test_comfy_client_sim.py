@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ from core.errors import (
     ComfyConnectionError,
     ComfyNotFound,
     ComfyOutputTooLarge,
+    ComfyProtocolError,
     ComfyRejected,
     ComfyServerError,
     ComfyTimeout,
+    ComfyUnreachable,
 )
 from core.simulator import Simulator
 
@@ -217,8 +220,10 @@ async def test_dropped_connection_is_a_connection_error(
 ) -> None:
     simulator.set_faults(drop_rate=1.0, routes=["POST /prompt"])
     client = connect(simulator.url)
-    with pytest.raises(ComfyConnectionError, match="POST /prompt"):
+    with pytest.raises(ComfyConnectionError, match="POST /prompt") as caught:
         await client.submit(make_workflow(), new_prompt_id())
+    # The request went out: it may have been queued, so this is no proof that nothing was sent.
+    assert not isinstance(caught.value, ComfyUnreachable), caught.value
     simulator.set_faults(drop_rate=0.0)
     assert len(await client.queue()) == 0  # the client survives the broken connection
 
@@ -232,11 +237,50 @@ async def test_slow_answer_is_a_timeout(simulator: Simulator, connect: Connect) 
 
 
 @pytest.mark.asyncio
+async def test_an_answer_that_is_not_http_is_a_protocol_error(connect: Connect) -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HELLO THERE\r\nthis is no HTTP\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        with pytest.raises(ComfyProtocolError, match=r"^GET /queue: ") as caught:
+            await connect(f"http://127.0.0.1:{port}").queue()
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.asyncio
+async def test_a_proxy_from_the_environment_carries_the_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        asked.append((await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")[0])
+        body = b'{"queue_running": [], "queue_pending": []}'
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        writer.write(b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(proxy, "127.0.0.1", 0)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    async with server, ComfyClient("http://comfy.invalid:8188") as client:
+        assert len(await client.queue()) == 0
+    assert asked == [b"GET http://comfy.invalid:8188/queue HTTP/1.1"]
+
+
+@pytest.mark.asyncio
 async def test_server_gone_is_a_connection_error(
     make_simulator: MakeSimulator, connect: Connect
 ) -> None:
     simulator = await make_simulator()
     client = connect(simulator.url)
     await simulator.stop()
-    with pytest.raises(ComfyConnectionError, match="GET /queue"):
+    with pytest.raises(ComfyUnreachable, match="GET /queue: cannot connect"):
         await client.queue()

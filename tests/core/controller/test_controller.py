@@ -143,6 +143,7 @@ async def test_validation_error_names_node_and_input(
     )
 
 
+@pytest.mark.expect_log("core.controller.controller")  # when the HTTP refusal comes first
 async def test_a_refused_token_stops_the_controller_with_the_reason(
     ledger: Ledger, make_simulator: Callable[..., object], tmp_path: Path
 ) -> None:
