@@ -350,10 +350,12 @@ async def figures(options: argparse.Namespace, folder: Path) -> list[Figure]:
                 )
             )
     if wanted("throughput"):
+        deep = ", deep queue 8, per requester 8"
         for servers, label, config, target in (
             (1, "", ControllerConfig(), 300),
             (4, "", ControllerConfig(), 300),
-            (4, ", deep queue 8, per requester 8", DEEP, None),
+            (1, deep, DEEP, None),
+            (4, deep, DEEP, None),
         ):
             jobs = (300 if quick else 1000) * (2 if servers > 1 else 1)
             rate, base = await throughput(folder, servers, jobs, config)
