@@ -8,18 +8,15 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient, server_address
+from core.comfy import server_address
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
 from core.paths import data_dir
 from core.settings import SERVER, Settings, server_list
-from core.token_store import load_token
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Iterator
-
-    import httpx
 
 
 def open_ledger(args: argparse.Namespace) -> Ledger:
@@ -55,13 +52,6 @@ def server_urls(args: argparse.Namespace, ledger: Ledger) -> list[str]:
 def server_url(args: argparse.Namespace, ledger: Ledger) -> str:
     """The first server: the one asked for its node catalogue."""
     return server_urls(args, ledger)[0]
-
-
-def make_client(url: str, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> ComfyClient:
-    """A client for ``url`` (one of ``server_urls``), with its bearer token from the keyring or
-    $BATCHLINE_TOKEN."""
-    token = load_token(url)
-    return ComfyClient(url, auth=BearerAuth(token) if token else None, timeout=timeout)
 
 
 def short_time(timestamp: float | None) -> str:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from cli.common import (
-    make_client,
     names_from_user,
     open_ledger,
     print_json,
@@ -24,6 +23,7 @@ from core.ledger import PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name
 from core.presets.storing import preset_summary, store_preset
+from core.token_store import client_for
 
 if TYPE_CHECKING:
     import argparse
@@ -101,7 +101,7 @@ def server_catalogue(url: str) -> Catalogue | None:
     """
 
     async def fetch() -> Catalogue | None:
-        async with make_client(url, CATALOGUE_TIMEOUT) as client:
+        async with client_for(url, timeout=CATALOGUE_TIMEOUT) as client:
             raw = await client.object_info()
         return Catalogue.from_object_info(raw, source=f"ComfyUI at {client.base_url}")
 

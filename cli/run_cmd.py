@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from cli.common import make_client, open_ledger, server_urls, warn
+from cli.common import open_ledger, server_urls, warn
 from cli.serve_api import api_options, api_plan, api_serving
 from core.batch.pictures import recorded_outputs
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
@@ -31,6 +31,7 @@ from core.errors import BatchlineError, InputError
 from core.job_state import JobState
 from core.paths import data_dir
 from core.settings import PAUSED, Settings
+from core.token_store import client_for
 from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
 if TYPE_CHECKING:
@@ -203,7 +204,8 @@ async def _serve(
     _stop_on_sigterm()
     async with contextlib.AsyncExitStack() as stack:
         clients = [
-            await stack.enter_async_context(make_client(url, request_timeout)) for url in servers
+            await stack.enter_async_context(client_for(url, timeout=request_timeout))
+            for url in servers
         ]
         controller = Controller(
             ledger, clients, config=config, output_dir=output_dir, origin=origin

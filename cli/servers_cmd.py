@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from cli.common import make_client, open_ledger, print_json, server_urls
+from cli.common import open_ledger, print_json, server_urls
 from core.errors import BatchlineError
+from core.token_store import client_for
 
 if TYPE_CHECKING:
     import argparse
@@ -44,7 +45,7 @@ async def _probe_all(urls: list[str]) -> list[dict[str, Any]]:
 
 async def _probe(url: str) -> dict[str, Any]:
     try:
-        async with make_client(url) as client, asyncio.timeout(PROBE_SECONDS):
+        async with client_for(url) as client, asyncio.timeout(PROBE_SECONDS):
             stats = await client.system_stats()
             queue = await client.queue()
     except (BatchlineError, TimeoutError) as exc:

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import keyring
 from keyring.errors import KeyringError, NoKeyringError
+
+from core.comfy import DEFAULT_TIMEOUT, BearerAuth, ComfyClient
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 SERVICE = "Batchline"
@@ -34,6 +40,14 @@ def load_token(server: str) -> str | None:
             if token:
                 return token
     return os.environ.get(TOKEN_ENV) or None
+
+
+def client_for(
+    server: str, *, token: str = "", timeout: httpx.Timeout = DEFAULT_TIMEOUT
+) -> ComfyClient:
+    """A client of ``server`` sending its bearer token: ``token``, else the stored one."""
+    token = token or load_token(server) or ""
+    return ComfyClient(server, auth=BearerAuth(token) if token else None, timeout=timeout)
 
 
 def save_token(server: str, token: str) -> bool:

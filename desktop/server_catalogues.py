@@ -10,9 +10,8 @@ import time
 from PySide6.QtCore import QObject, Signal
 
 from core.catalogue import Catalogue
-from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
-from core.token_store import load_token
+from core.token_store import client_for
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +61,8 @@ class ServerCatalogues(QObject):
         self._tasks.clear()
 
     async def _fetch(self, address: str) -> None:
-        token = load_token(address)
         try:
-            async with ComfyClient(address, auth=BearerAuth(token) if token else None) as client:
+            async with client_for(address) as client:
                 info = await client.object_info()
         except (BatchlineError, ValueError) as exc:  # unreachable, refused, a bad address
             log.info("no node catalogue from %s: %s", address, exc)

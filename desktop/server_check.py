@@ -10,9 +10,8 @@ from dataclasses import dataclass
 import httpx
 from PySide6.QtCore import QEventLoop, QTimer
 
-from core.comfy import BearerAuth, ComfyClient
 from core.errors import BatchlineError
-from core.token_store import load_token
+from core.token_store import client_for
 from desktop.status_bar import host_text
 
 CHECK_TIMEOUT = httpx.Timeout(3.0)
@@ -38,11 +37,8 @@ class ServerCheck:
 
 async def check_server(server: str, token: str = "") -> ServerCheck:
     """Ask ``/system_stats`` at ``server`` (with ``token``, else the stored one)."""
-    token = token or load_token(server) or ""
     try:
-        async with ComfyClient(
-            server, auth=BearerAuth(token) if token else None, timeout=CHECK_TIMEOUT
-        ) as client:
+        async with client_for(server, token=token, timeout=CHECK_TIMEOUT) as client:
             stats = await client.system_stats()
     except (BatchlineError, ValueError) as exc:
         return ServerCheck(server, False, error=str(exc) or type(exc).__name__)
