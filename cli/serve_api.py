@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import warn
 from core.api import ApiConfig, parse_listen, serve_api
-from core.api.app import DEFAULT_HOST, DEFAULT_PORT
+from core.api.config import DEFAULT_HOST, DEFAULT_PORT
 from core.backpressure import Limits
 from core.errors import InputError
 

@@ -1,5 +1,5 @@
-"""The API's application and its life beside the controller: where it listens, its limits,
-and starting and stopping it inside `batchline serve`'s event loop."""
+"""The API's application and its life beside the controller: the address it listens on, and
+starting and stopping it inside `batchline serve`'s event loop."""
 
 from __future__ import annotations
 
@@ -7,37 +7,25 @@ import asyncio
 import contextlib
 import ipaddress
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from core.api.auth import LEDGER, bearer_auth
+from core.api.config import CONFIG
 from core.api.errors import json_errors
 from core.api.events import STOPPING
-from core.api.routes import CONFIG, add_routes
-from core.backpressure import Limits
+from core.api.routes import add_routes
 from core.errors import InputError
 from core.presets import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from core.api.config import ApiConfig
     from core.ledger import Ledger
 
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8190
 SHUTDOWN_S = 2.0
-
-
-@dataclass(frozen=True)
-class ApiConfig:
-    """Where the API listens, its backpressure limits, and how many servers work the queue
-    (for the wait estimate)."""
-
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    limits: Limits = field(default_factory=Limits)
-    servers: int = 1
 
 
 def parse_listen(text: str, allow_remote: bool = False) -> tuple[str, int]:

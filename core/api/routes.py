@@ -12,6 +12,7 @@ from aiohttp import web
 
 from core.api.auth import LEDGER, requester_of
 from core.api.bodies import batch_request, read_body, read_json
+from core.api.config import CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
@@ -28,10 +29,8 @@ from core.settings import PAUSED
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from core.api.app import ApiConfig
     from core.ledger import JobRecord, Ledger
 
-CONFIG: web.AppKey[ApiConfig] = web.AppKey("config")
 PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit
 MAX_PAGE_SIZE = 10_000
 _T = TypeVar("_T")
