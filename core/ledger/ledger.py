@@ -19,6 +19,7 @@ from core.ledger.lease import ControllerLease
 from core.ledger.marks import MarkStore
 from core.ledger.records import (
     AttemptRecord,
+    AttemptRow,
     BatchRecord,
     JobRecord,
     NewJob,
@@ -26,7 +27,7 @@ from core.ledger.records import (
 )
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
-from core.ledger.transitions import ATTEMPT_COLUMNS, AttemptRow, TransitionVerbs, job_row
+from core.ledger.transitions import ATTEMPT_COLUMNS, TransitionVerbs, job_row
 from core.paths import ledger_path
 
 if TYPE_CHECKING:

@@ -1,19 +1,60 @@
-"""Immutable snapshots of ledger rows, handed to the controller, the CLI and the GUI."""
+"""Immutable snapshots of ledger rows, handed to the controller, the CLI and the GUI, and the
+job and attempt rows the transition verbs read, as named tuples."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:
     from core.errors import LedgerError
     from core.ledger import schema
-    from core.ledger.transitions import AttemptRow, JobRow
 
 JsonValue = Any
+
+
+class JobRow(NamedTuple):
+    """A job's row as the verbs read it (every column, under its column name)."""
+
+    id: str
+    batch_id: str
+    requester: str
+    params_json: str
+    priority: int
+    state: str
+    reason: str | None
+    warning: str | None
+    attempt: int
+    auto_attempts: int
+    created_at: float
+    updated_at: float
+    seq: int
+    started_at: float | None
+    finished_at: float | None
+
+
+class AttemptRow(NamedTuple):
+    """An attempt's row as the verbs read it (every column, under its column name)."""
+
+    id: int
+    job_id: str
+    n: int
+    prompt_id: str
+    server: str
+    number: float | None
+    result: str
+    reason: str | None
+    error_json: str | None
+    workflow_hash: str
+    stalled: int  # 0 or 1
+    created_at: float
+    queued_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    outputs_json: str = "[]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from core.job_state import (
     result_is_forward,
 )
 from core.ledger import schema
-from core.ledger.records import AttemptRecord, JobRecord, Refused
+from core.ledger.records import AttemptRecord, AttemptRow, JobRecord, JobRow, Refused
 from core.ledger.text_limits import bounded, bounded_text
 
 if TYPE_CHECKING:
@@ -513,47 +513,6 @@ def _carried_out(outcome: _T | Refused) -> _T:
 
 def _current_attempt(job: JobRow) -> AttemptRow | None:
     return _one(AttemptRow, _ATTEMPT_OF_JOB, job.id, job.attempt)
-
-
-class JobRow(NamedTuple):
-    """A job's row as the verbs read it (every column, under its column name)."""
-
-    id: str
-    batch_id: str
-    requester: str
-    params_json: str
-    priority: int
-    state: str
-    reason: str | None
-    warning: str | None
-    attempt: int
-    auto_attempts: int
-    created_at: float
-    updated_at: float
-    seq: int
-    started_at: float | None
-    finished_at: float | None
-
-
-class AttemptRow(NamedTuple):
-    """An attempt's row as the verbs read it (every column, under its column name)."""
-
-    id: int
-    job_id: str
-    n: int
-    prompt_id: str
-    server: str
-    number: float | None
-    result: str
-    reason: str | None
-    error_json: str | None
-    workflow_hash: str
-    stalled: int  # 0 or 1
-    created_at: float
-    queued_at: float | None = None
-    started_at: float | None = None
-    finished_at: float | None = None
-    outputs_json: str = "[]"
 
 
 # The rows every verb reads and writes, as plain statements read into named tuples: building
