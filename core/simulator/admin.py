@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.simulator.responses import json_body, json_response
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from core.simulator.simulator import Simulator
+    from core.simulator.config import FaultSettings
+
+
+class Controls(Protocol):
+    """What the routes steer: a simulator's faults, restart, socket drops and stats."""
+
+    @property
+    def faults(self) -> FaultSettings: ...
+
+    def set_faults(self, **changes: Any) -> None: ...
+
+    async def restart(self) -> None: ...
+
+    async def drop_websockets(self) -> None: ...
+
+    def stats(self) -> dict[str, Any]: ...
 
 
 class AdminRoutes:
     """``POST /_sim/faults``, ``POST /_sim/restart``, ``POST /_sim/drop_websockets``,
     ``GET /_sim/stats``: what tests use to steer a simulator in another process or thread."""
 
-    def __init__(self, simulator: Simulator) -> None:
+    def __init__(self, simulator: Controls) -> None:
         self.sim = simulator
 
     def install(self, app: web.Application) -> None:
