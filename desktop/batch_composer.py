@@ -80,7 +80,7 @@ class BatchComposerWidget(QWidget):
         self.notice.setAccessibleName("Wait estimate")
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
-        self.memory = ComposerMemory(self, ledger)
+        self.memory = ComposerMemory(self, ledger, parent=self)
         self.reset_button = QPushButton("Reset to preset", self)
         self.reset_button.setToolTip("Back to the preset's own values")
         self.save_button = QPushButton("Save as preset…", self)

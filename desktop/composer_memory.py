@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QWidget
@@ -25,12 +25,29 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from core.ledger import Ledger
-    from desktop.batch_composer import BatchComposerWidget
+
+
+class Composer(Protocol):
+    """What the memory reads and sets of the composer: its preset, values and state."""
+
+    @property
+    def preset_name(self) -> str | None: ...
+
+    def set_preset(self, name: str) -> None: ...
+
+    def values(self) -> dict[str, Any]: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def restore(self, state: dict[str, Any]) -> None: ...
+
+    def show_error(self, text: str) -> None: ...
 
 
 class ComposerMemory(QObject):
     """Saves the composer's state for its preset at each edit (a settings row: well under a
-    millisecond), so that neither a switch nor a crash loses any.
+    millisecond), so that neither a switch nor a crash loses any. ``parent`` is the composer's
+    widget: its questions are asked over it.
 
     Signals:
         preset_saved(str): "Save as preset…" stored a preset under this name.
@@ -38,9 +55,10 @@ class ComposerMemory(QObject):
 
     preset_saved = Signal(str)
 
-    def __init__(self, composer: BatchComposerWidget, ledger: Ledger) -> None:
-        super().__init__(composer)
+    def __init__(self, composer: Composer, ledger: Ledger, parent: QWidget) -> None:
+        super().__init__(parent)
         self._composer = composer
+        self._parent = parent
         self._ledger = ledger
         self._restoring = False
 
@@ -95,7 +113,7 @@ class ComposerMemory(QObject):
     @Slot()
     def ask_save_as(self) -> None:
         """Ask for a name; replacing a preset of that name is confirmed first."""
-        parent: QWidget = self._composer
+        parent = self._parent
         current = self._composer.preset_name or ""
         name, ok = QInputDialog.getText(parent, "Save as preset", "Preset name:", text=current)
         name = name.strip()
