@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import trustme
+from aiohttp import web
 
 from core.comfy import (
     BasicAuth,
@@ -32,6 +35,7 @@ from core.errors import (
 from core.simulator import Simulator
 
 Connect = Callable[..., ComfyClient]
+EMPTY_QUEUE = {"queue_running": [], "queue_pending": []}
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 Workflow = Callable[..., dict[str, Any]]
 Finished = Callable[[ComfyClient, str], Awaitable[HistoryEntry]]
@@ -284,3 +288,35 @@ async def test_server_gone_is_a_connection_error(
     await simulator.stop()
     with pytest.raises(ComfyUnreachable, match="GET /queue: cannot connect"):
         await client.queue()
+
+
+@pytest.mark.asyncio
+async def test_https_is_checked_against_the_ca_bundle_given(tmp_path: Path) -> None:
+    """A server behind TLS with a certificate of its own CA: trusted with that CA's bundle (or
+    with checks off), refused as unreachable otherwise, before anything is sent."""
+    ca = trustme.CA()
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(served)
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+
+    async def queue(_: web.Request) -> web.Response:
+        return web.json_response(EMPTY_QUEUE)
+
+    app = web.Application()
+    app.router.add_get("/queue", queue)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=served)
+    await site.start()
+    url = f"https://127.0.0.1:{runner.addresses[0][1]}"
+    try:
+        async with ComfyClient(url, verify=str(bundle)) as client:
+            assert len(await client.queue()) == 0
+        async with ComfyClient(url, verify=False) as client:
+            assert len(await client.queue()) == 0
+        async with ComfyClient(url) as client:
+            with pytest.raises(ComfyUnreachable, match="certificate verify failed"):
+                await client.queue()
+    finally:
+        await runner.cleanup()
