@@ -1,4 +1,5 @@
-"""The pictures an artist starred in a batch, copied to a folder of their choice."""
+"""The pictures an artist marked in a batch: the starred ones copied to a folder of their
+choice, the rejected ones listed (to go to the trash)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import shutil
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.batch.pictures import recorded_outputs, write_new
+from core.batch.pictures import Picture, recorded_outputs, write_new
 from core.job_state import JobState
 from core.ledger.marks import Mark
 
@@ -16,18 +17,26 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 
-def marked_pictures(ledger: Ledger, batch_id: str, mark: Mark = Mark.star) -> list[Path]:
-    """The pictures of the batch's succeeded jobs marked ``mark``, in job order, that exist."""
+def marked(
+    ledger: Ledger, batch_id: str, mark: Mark, output_dir: Path | None = None
+) -> list[Picture]:
+    """The pictures of the batch's succeeded jobs marked ``mark`` that exist, each with its job,
+    in job order (relative ones under ``output_dir``)."""
     marks = ledger.marks.in_batch(batch_id)
     jobs = [job for job in ledger.jobs(batch=batch_id) if marks.get(job.id) == mark]
     attempts = ledger.attempts_of([job.id for job in jobs])
     return [
-        path
+        Picture(job.id, path)
         for job in jobs
         if job.state == JobState.succeeded
-        for path in recorded_outputs(attempts.get(job.id, []))
+        for path in recorded_outputs(attempts.get(job.id, []), output_dir)
         if path.is_file()
     ]
+
+
+def marked_pictures(ledger: Ledger, batch_id: str, mark: Mark = Mark.star) -> list[Path]:
+    """The pictures of the batch's succeeded jobs marked ``mark``, in job order, that exist."""
+    return [picture.path for picture in marked(ledger, batch_id, mark)]
 
 
 def export_marked(

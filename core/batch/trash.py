@@ -3,27 +3,50 @@
 A job whose recorded pictures are all gone (`pictures.recorded_outputs`, none a file) is shown
 as deleted; the ledger is not written. A starred picture is refused: the star says "keep
 this", so it has to be taken off first (the viewer's key 1), and a key pressed by mistake never
-loses a pick.
+loses a pick. A batch's rejected pictures can go all at once (`trash_rejected`), each one
+checked the same way at the moment it moves.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from send2trash import send2trash
 
+from core.batch.picks import marked
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from core.batch.pictures import Picture
     from core.ledger import Ledger
 
 
 class TrashError(BatchlineError):
     """The picture could not be moved to the trash (no trash here, no permission, gone, or
-    refused because it is starred); one line naming the file."""
+    refused because it is starred); one line naming the file, and ``why`` the reason alone."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+class NotMoved(NamedTuple):
+    """A picture left where it was, and why (one line)."""
+
+    picture: Picture
+    why: str
+
+
+@dataclass(frozen=True)
+class Trashed:
+    """What moving a batch's rejected pictures to the trash did."""
+
+    moved: list[Picture] = field(default_factory=list)
+    not_moved: list[NotMoved] = field(default_factory=list)
 
 
 def move_to_trash(path: Path) -> None:
@@ -33,12 +56,12 @@ def move_to_trash(path: Path) -> None:
         TrashError: the file is gone, or this system offers no trash the file can go to.
     """
     if not path.is_file():
-        raise TrashError(f"{path} is no longer there")
+        raise TrashError(f"{path} is no longer there", "it is no longer there")
     try:
         send2trash(path)
     except OSError as exc:
         why = exc.strerror or str(exc) or type(exc).__name__
-        raise TrashError(f"cannot move {path} to the trash: {why}") from None
+        raise TrashError(f"cannot move {path} to the trash: {why}", why) from None
 
 
 def check_trashable(ledger: Ledger, job_id: str, path: Path) -> None:
@@ -52,7 +75,8 @@ def check_trashable(ledger: Ledger, job_id: str, path: Path) -> None:
     ledger.job(job_id)
     if ledger.marks.of([job_id]).get(job_id) is Mark.star:
         raise TrashError(
-            f"{path.name} is starred: take its star off first (key 1) to move it to the trash"
+            f"{path.name} is starred: take its star off first (key 1) to move it to the trash",
+            "it is starred",
         )
 
 
@@ -65,3 +89,22 @@ def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
     """
     check_trashable(ledger, job_id, path)
     move_to_trash(path)
+
+
+def trash_rejected(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> Trashed:
+    """Move every rejected picture of the batch that is still there to the trash, going on past
+    one that cannot go; a job starred meanwhile keeps its pictures. The jobs stay (history).
+
+    Raises:
+        UnknownRecord: no such batch.
+    """
+    ledger.batch(batch_id)
+    result = Trashed()
+    for picture in marked(ledger, batch_id, Mark.reject, output_dir):
+        try:
+            trash_picture(ledger, picture.job_id, picture.path)
+        except TrashError as exc:
+            result.not_moved.append(NotMoved(picture, exc.why))
+        else:
+            result.moved.append(picture)
+    return result

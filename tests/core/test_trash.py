@@ -8,7 +8,8 @@ import pytest
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.batch.pictures import batch_pictures, job_outputs
-from core.batch.trash import TrashError, trash_picture
+from core.batch.trash import TrashError, trash_picture, trash_rejected
+from core.errors import UnknownRecord
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from tests.trash_home import use_trash
@@ -17,15 +18,19 @@ from tests.trash_home import use_trash
 def _finished(ledger: Ledger, folder: Path, count: int) -> list[str]:
     batch, ids = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=count)))
     for job_id in ids:
-        prompt_id = f"p-{job_id}"
-        ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
-        ledger.observe_running(prompt_id)
-        pictures = [folder / batch.id / f"{job_id}_{n}.png" for n in range(2)]
-        for picture in pictures:
-            picture.parent.mkdir(parents=True, exist_ok=True)
-            picture.write_bytes(b"png " + job_id.encode())
-        ledger.observe_succeeded(prompt_id, [str(p) for p in pictures])
+        _succeed(ledger, job_id, [folder / batch.id / f"{job_id}_{n}.png" for n in range(2)])
     return ids
+
+
+def _succeed(ledger: Ledger, job_id: str, pictures: list[Path]) -> None:
+    """The job ran and wrote ``pictures``."""
+    prompt_id = f"p-{job_id}"
+    ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
+    ledger.observe_running(prompt_id)
+    for picture in pictures:
+        picture.parent.mkdir(parents=True, exist_ok=True)
+        picture.write_bytes(b"png " + job_id.encode())
+    ledger.observe_succeeded(prompt_id, [str(p) for p in pictures])
 
 
 def test_a_trashed_picture_is_in_the_trash_and_its_job_is_kept(
@@ -73,3 +78,39 @@ def test_no_trash_to_go_to_is_one_line_naming_the_file(
     picture.unlink()
     with pytest.raises(TrashError, match=f"^{picture} is no longer there$"):
         trash_picture(ledger, job_id, picture)
+
+
+def test_the_rejected_pictures_still_there_go_to_the_trash_past_one_that_cannot(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trash = use_trash(monkeypatch, tmp_path / "data")
+    batch, ids = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=5)))
+    folder = tmp_path / "pictures"
+    pictures = {job_id: [folder / f"{job_id}_{n}.png" for n in range(2)] for job_id in ids}
+    pictures[ids[1]] = [folder / ("x" * 250 + ".png")]  # no room for the trash's ".trashinfo"
+    for job_id in ids:
+        _succeed(ledger, job_id, pictures[job_id])
+    ledger.marks.set([ids[0], ids[1], ids[2]], Mark.reject)
+    ledger.marks.set([ids[3]], Mark.star)  # ids[4] unmarked
+    pictures[ids[2]][0].unlink()  # moved to the trash already, one at a time
+
+    result = trash_rejected(ledger, batch.id)
+
+    moved = [*pictures[ids[0]], pictures[ids[2]][1]]
+    assert [(p.job_id, p.path) for p in result.moved] == [
+        (ids[0], moved[0]),
+        (ids[0], moved[1]),
+        (ids[2], moved[2]),
+    ]
+    assert sorted(p.name for p in trash.iterdir()) == sorted(p.name for p in moved)
+    assert not any(path.exists() for path in moved)
+    (failed,) = result.not_moved
+    assert (failed.picture.path, failed.why) == (pictures[ids[1]][0], "File name too long")
+    assert pictures[ids[1]][0].exists()
+    assert all(p.exists() for job_id in ids[3:] for p in pictures[job_id])
+    assert [job.id for job in ledger.jobs(batch=batch.id)] == ids  # history: the jobs stay
+    assert ledger.attempts(ids[0])[-1].outputs == [str(p) for p in pictures[ids[0]]]
+    assert ledger.marks.in_batch(batch.id)[ids[0]] is Mark.reject
+    assert trash_rejected(ledger, batch.id).moved == []  # nothing left but the one that fails
+    with pytest.raises(UnknownRecord):
+        trash_rejected(ledger, "batch_19990101_0001")
