@@ -3,7 +3,7 @@ and a Help page listing those shortcuts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
@@ -14,15 +14,66 @@ from desktop.job_action_scope import plain_text
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from desktop.main_window import MainWindow
+    from PySide6.QtWidgets import QMenuBar, QToolBar, QWidget
+
+    from desktop.batch_composer import BatchComposerWidget
+    from desktop.job_actions import JobActions
+    from desktop.presets_panel import PresetsPanel
 
 
-def build_menus(window: MainWindow) -> list[QMenu]:
+class MenuWindow(Protocol):
+    """What the menus reach of the main window: its panes, its actions and its slots."""
+
+    @property
+    def presets(self) -> PresetsPanel: ...
+
+    @property
+    def composer(self) -> BatchComposerWidget: ...
+
+    @property
+    def job_actions(self) -> JobActions: ...
+
+    @property
+    def toolbar(self) -> QToolBar: ...
+
+    @property
+    def connect_action(self) -> QAction: ...
+
+    @property
+    def settings_action(self) -> QAction: ...
+
+    @property
+    def quit_action(self) -> QAction: ...
+
+    @property
+    def quit_all_action(self) -> QAction: ...
+
+    def window(self) -> QWidget: ...
+
+    def menuBar(self) -> QMenuBar: ...
+
+    def select_all_jobs(self) -> None: ...
+
+    def focus_filter(self) -> None: ...
+
+    def name_batch(self) -> None: ...
+
+    def focus_composer(self) -> None: ...
+
+    def show_table(self) -> None: ...
+
+    def show_pictures(self) -> None: ...
+
+    def show_tab(self, index: int) -> None: ...
+
+
+def build_menus(window: MenuWindow) -> list[QMenu]:
     """Fill the window's menu bar; the File menu keeps Settings, Close window and Quit."""
     bar = window.menuBar()
+    owner = window.window()  # the main window itself (a top-level widget), as a QWidget
     file_menu = bar.addMenu("&File")
     file_menu.addAction(
-        _action(window, "&Open preset…", "Ctrl+O", window.presets.open_files, "Open a workflow")
+        _action(owner, "&Open preset…", "Ctrl+O", window.presets.open_files, "Open a workflow")
     )
     file_menu.addAction(window.connect_action)
     file_menu.addSeparator()
@@ -35,14 +86,14 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     composer = window.composer
     edit_menu.addAction(composer.queue_action)
     edit_menu.addAction(
-        _action(window, "&Reset to preset", "Ctrl+Shift+Backspace", composer.reset_button.click)
+        _action(owner, "&Reset to preset", "Ctrl+Shift+Backspace", composer.reset_button.click)
     )
     edit_menu.addAction(
-        _action(window, "&Save as preset…", "Ctrl+Shift+S", composer.save_button.click)
+        _action(owner, "&Save as preset…", "Ctrl+Shift+S", composer.save_button.click)
     )
     edit_menu.addSeparator()
-    edit_menu.addAction(_action(window, "Select &all jobs", "Ctrl+A", window.select_all_jobs))
-    edit_menu.addAction(_action(window, "&Filter jobs", "Ctrl+F", window.focus_filter))
+    edit_menu.addAction(_action(owner, "Select &all jobs", "Ctrl+A", window.select_all_jobs))
+    edit_menu.addAction(_action(owner, "&Filter jobs", "Ctrl+F", window.focus_filter))
 
     jobs_menu = bar.addMenu("&Jobs")
     for action in window.job_actions.all():
@@ -51,7 +102,7 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     for action in window.job_actions.recall_actions():
         jobs_menu.addAction(action)
     jobs_menu.addSeparator()
-    jobs_menu.addAction(_action(window, "&Name batch…", "F2", window.name_batch))
+    jobs_menu.addAction(_action(owner, "&Name batch…", "F2", window.name_batch))
 
     view_menu = bar.addMenu("&View")
     toolbar = window.toolbar.toggleViewAction()
@@ -59,28 +110,28 @@ def build_menus(window: MainWindow) -> list[QMenu]:
     toolbar.setShortcut(QKeySequence("Ctrl+Shift+T"))
     view_menu.addAction(toolbar)
     view_menu.addSeparator()
-    view_menu.addAction(_action(window, "&Composer", "Ctrl+1", window.focus_composer))
-    view_menu.addAction(_action(window, "&Jobs table", "Ctrl+2", window.show_table))
-    view_menu.addAction(_action(window, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
-    view_menu.addAction(_action(window, "&Pictures", "Ctrl+4", window.show_pictures))
+    view_menu.addAction(_action(owner, "&Composer", "Ctrl+1", window.focus_composer))
+    view_menu.addAction(_action(owner, "&Jobs table", "Ctrl+2", window.show_table))
+    view_menu.addAction(_action(owner, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
+    view_menu.addAction(_action(owner, "&Pictures", "Ctrl+4", window.show_pictures))
 
     help_menu = bar.addMenu("&Help")
     menus = [file_menu, edit_menu, jobs_menu, view_menu, help_menu]
     help_menu.addAction(
         _action(
-            window,
+            owner,
             "&Keyboard shortcuts",
             "F1",
-            lambda: QMessageBox.information(window, "Keyboard shortcuts", shortcuts_text(menus)),
+            lambda: QMessageBox.information(owner, "Keyboard shortcuts", shortcuts_text(menus)),
         )
     )
     help_menu.addAction(
         _action(
-            window,
+            owner,
             "&About Batchline",
             "",
             lambda: QMessageBox.about(
-                window,
+                owner,
                 "About Batchline",
                 f"Batchline {__version__}: batches of jobs for ComfyUI servers.",
             ),
@@ -101,7 +152,7 @@ def shortcuts_text(menus: list[QMenu]) -> str:
 
 
 def _action(
-    window: MainWindow, text: str, keys: str, slot: Callable[[], object], tip: str = ""
+    window: QWidget, text: str, keys: str, slot: Callable[[], object], tip: str = ""
 ) -> QAction:
     action = QAction(text, window)
     if keys:
