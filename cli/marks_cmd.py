@@ -1,12 +1,15 @@
-"""`batchline mark` and `batchline starred`: the artist's picks, kept in the ledger."""
+"""`batchline mark`, `batchline starred` and `batchline rejected`: the artist's picks, kept in
+the ledger."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
-from core.batch.picks import export_marked
+from core.batch.picks import export_marked, marked_pictures
+from core.batch.trash import trash_rejected
 from core.ledger.marks import Mark
 
 if TYPE_CHECKING:
@@ -30,6 +33,17 @@ def register(subparsers: Any) -> None:
     starred.add_argument("batch", help="the batch id")
     starred.add_argument("--to", type=Path, required=True, metavar="DIR", help="the folder")
     starred.set_defaults(func=copy_starred)
+    rejected = subparsers.add_parser(
+        "rejected",
+        help="list a batch's rejected pictures, or move them to the trash",
+        description="Print the paths of the pictures of the batch's rejected jobs that are still "
+        "there; with --trash, move them to the system trash (their jobs stay in the history).",
+    )
+    rejected.add_argument("batch", help="the batch id")
+    rejected.add_argument(
+        "--trash", action="store_true", help="move them to the trash, printing each one moved"
+    )
+    rejected.set_defaults(func=rejected_pictures)
 
 
 def set_marks(args: argparse.Namespace) -> int:
@@ -47,3 +61,23 @@ def copy_starred(args: argparse.Namespace) -> int:
     if not copies:
         print(f"no starred picture in {args.batch}")
     return 0
+
+
+def rejected_pictures(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger, names_from_user():
+        ledger.batch(args.batch)  # an unknown batch is said as such, not as "none rejected"
+        if not args.trash:
+            paths = marked_pictures(ledger, args.batch, Mark.reject)
+            for path in paths:
+                print(path)
+            if not paths:
+                print(f"no rejected picture in {args.batch}")
+            return 0
+        result = trash_rejected(ledger, args.batch)
+    for picture in result.moved:
+        print(picture.path)
+    for picture, why in result.not_moved:
+        print(f"cannot move {picture.path}: {why}", file=sys.stderr)
+    if not result.moved and not result.not_moved:
+        print(f"no rejected picture in {args.batch}")
+    return 1 if result.not_moved else 0

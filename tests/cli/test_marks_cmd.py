@@ -1,11 +1,16 @@
-"""`batchline mark`, `batchline starred` and `batchline again`, on jobs run by the simulator."""
+"""`batchline mark`, `batchline starred`, `batchline rejected` and `batchline again`, on jobs run
+by the simulator."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.trash_home import use_trash
+
 if TYPE_CHECKING:
+    import pytest
+
     from core.simulator.thread import SimulatorThread
     from tests.cli.conftest import Cli
 
@@ -39,6 +44,44 @@ def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: P
     nothing = cli("jobs", "--json").json()[0]["batch"]
     none = cli("starred", nothing, "--to", str(tmp_path))
     assert none.out == f"no starred picture in {nothing}\n"
+
+
+def test_rejected_pictures_are_listed_then_moved_to_the_trash(
+    cli: Cli,
+    noise: str,
+    sim_thread: SimulatorThread,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = cli("queue", noise, "--count", "4").out.split()
+    cli.server = sim_thread.url
+    assert cli("run", "--until-idle", "--poll-interval", "0.05").code == 0
+    pictures = {job: Path(cli("show", job, "--json").json()["outputs"][0]) for job in ids}
+    cli("mark", ids[0], ids[2], "--reject")
+    cli("mark", ids[1], "--star")
+    batch = cli("jobs", "--json").json()[0]["batch"]
+    rejected = [pictures[ids[0]], pictures[ids[2]]]
+    listed = cli("rejected", batch)
+    assert (listed.code, listed.out) == (0, "".join(f"{p}\n" for p in rejected))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    use_trash(monkeypatch, blocker / "data")  # no trash here: each one says why, and goes on
+    refused = cli("rejected", batch, "--trash")
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err == "".join(f"cannot move {p}: Not a directory\n" for p in rejected)
+    assert all(p.exists() for p in pictures.values())
+    trash = use_trash(monkeypatch, tmp_path / "data")
+    moved = cli("rejected", batch, "--trash")
+    assert (moved.code, moved.out, moved.err) == (0, listed.out, "")
+    assert sorted(p.name for p in trash.iterdir()) == sorted(p.name for p in rejected)
+    assert [pictures[ids[1]].exists(), pictures[ids[3]].exists()] == [True, True]
+    kept = cli("jobs", "--json").json()
+    assert sorted(job["id"] for job in kept) == ids  # the jobs stay in the history
+    assert cli("rejected", batch).out == f"no rejected picture in {batch}\n"
+    unknown = cli("rejected", "batch_19990101_0001", "--trash")
+    assert (unknown.code, unknown.out) == (2, "")
+    assert unknown.err.count("\n") == 1
+    assert "batch_19990101_0001" in unknown.err
 
 
 def test_again_queues_one_job_with_that_seed_and_values(cli: Cli, noise: str) -> None:
