@@ -3,6 +3,7 @@ bar."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from desktop.notifications import BatchNotifier
 from desktop.preset_files import is_preset_file
 from desktop.presets_panel import PresetsPanel
 from desktop.queue_again import queue_again
-from desktop.recall import connect_recall
+from desktop.recall import apply_recalled
 from desktop.retry_smaller_dialog import RetrySmallerDialog
 from desktop.status_bar import JobStatusBar
 from desktop.thumbnails import ThumbnailLoader
@@ -237,7 +238,7 @@ class MainWindow(QMainWindow):
         self.sheet.notice.connect(self.show_banner)
         self.sheet.failed.connect(self.show_error)
         self.table.activated.connect(self.on_job_activated)
-        connect_recall(self.presets, self.composer)
+        self.presets.values_recalled.connect(partial(apply_recalled, self.composer))
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
         self._batches_timer.setInterval(300)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from enum import Enum
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -11,7 +10,6 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 if TYPE_CHECKING:
     from core.batch.recall import Recall
     from desktop.batch_composer import BatchComposerWidget
-    from desktop.presets_panel import PresetsPanel
 
 
 class RecallChoice(Enum):
@@ -56,8 +54,3 @@ def apply_recalled(composer: BatchComposerWidget, name: str, state: dict[str, An
         composer.seeds.restore(seeds)
     composer.update_count()
     composer.memory.edited()  # kept as the preset's composer state
-
-
-def connect_recall(presets: PresetsPanel, composer: BatchComposerWidget) -> None:
-    """Recalled values (a job's, a dropped picture's) go into the composer."""
-    presets.values_recalled.connect(partial(apply_recalled, composer))
