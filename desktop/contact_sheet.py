@@ -1,5 +1,6 @@
 """The contact sheet: the chosen batch as pictures, one cell per job, live; its progress line,
-marks (1 star, 0 reject), a filter by mark, and exports (the starred pictures, a grid sheet)."""
+marks (1 star, 0 reject), a filter by mark, exports (the starred pictures, a grid sheet), and the
+rejected pictures moved to the trash at once."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import grid_sheet
-from core.batch.picks import export_marked
+from core.batch.picks import export_marked, marked
+from core.batch.trash import Trashed, trash_rejected
 from core.errors import BatchlineError
 from core.estimate import position_estimate, typical_run_seconds
 from core.job_state import JobState
@@ -43,6 +45,7 @@ from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
 from desktop.job_action_scope import plain_text
+from desktop.questions import confirm
 from desktop.sheet_cell import SheetCellDelegate, cell_size
 from desktop.waiting_line import WaitingLine
 
@@ -88,6 +91,11 @@ class ContactSheetWidget(QWidget):
         self.export_starred = QPushButton("Export &starred…", self)
         self.export_starred.setToolTip("Copy the batch's starred pictures to a folder")
         self.export_starred.clicked.connect(self.ask_export_starred)
+        self.trash_rejected = QPushButton("Trash re&jected…", self)
+        self.trash_rejected.setToolTip(
+            "Move the batch's rejected pictures to the trash (their jobs stay in the history)"
+        )
+        self.trash_rejected.clicked.connect(self.ask_trash_rejected)
         self.export_grid = QPushButton("Export &grid…", self)
         self.export_grid.setToolTip("Write the X/Y grid as one labelled picture")
         self.export_grid.clicked.connect(self.ask_export_grid)
@@ -163,6 +171,7 @@ class ContactSheetWidget(QWidget):
         tools.setContentsMargins(0, 0, 0, 0)
         tools.addWidget(self.mark_filter)
         tools.addWidget(self.export_starred)
+        tools.addWidget(self.trash_rejected)
         tools.addWidget(self.export_grid)
         tools.addStretch(1)
         layout = QVBoxLayout(self)
@@ -205,6 +214,7 @@ class ContactSheetWidget(QWidget):
         self.export_grid.setVisible(grid is not None)
         self.export_grid.setEnabled(grid is not None)
         self.export_starred.setEnabled(bool(batch_id))
+        self._enable_trash()
         self.axes.setText(_axes_text(grid.axes) if grid is not None else "")
         self.axes.setVisible(grid is not None)
         self.empty.setVisible(not batch_id)
@@ -234,6 +244,7 @@ class ContactSheetWidget(QWidget):
             self.model.update_jobs(jobs)
             if self.selected_job_ids() != selected:  # the batch was read again
                 self.select_jobs(selected)
+            self._enable_trash()  # a rejected job retried, say
         if mine or any(job.state is not JobState.pending for job in jobs):
             self.model.set_line(self.line.places(self.model.jobs()))  # others moved up
             self._show_progress()
@@ -243,6 +254,7 @@ class ContactSheetWidget(QWidget):
     def refresh_job(self, job_id: str) -> None:
         """The job's mark or pictures changed elsewhere (the viewer): show them again."""
         self.model.refresh_job(job_id)
+        self._enable_trash()
 
     def set_status(self, status: ControllerStatus) -> None:
         self.model.set_status(status)
@@ -335,6 +347,10 @@ class ContactSheetWidget(QWidget):
             return
         self.model.set_marks(job_ids, new)
         self.select_jobs(job_ids)
+        self._enable_trash()
+
+    def _enable_trash(self) -> None:
+        self.trash_rejected.setEnabled(self.model.has_rejected_pictures())
 
     @Slot(int)
     def _on_filter(self, _index: int) -> None:
@@ -378,6 +394,52 @@ class ContactSheetWidget(QWidget):
             self.notice.emit("No starred pictures to export: star some with 1.")
         return copies
 
+    @Slot()
+    def ask_trash_rejected(self) -> None:
+        """Ask once, then move the shown batch's rejected pictures to the trash."""
+        batch_id = self.model.batch_id
+        if batch_id is None:
+            return
+        try:
+            count = len(marked(self._ledger, batch_id, Mark.reject, self.model.output_dir))
+            name = self._ledger.batch(batch_id).name or batch_id
+        except BatchlineError as exc:
+            self.failed.emit(f"Could not read the rejected pictures: {exc}")
+            return
+        if not count:
+            self.notice.emit("No rejected pictures left to move to the trash.")
+            self._enable_trash()
+            return
+        question = (
+            f"Move {_the_rejected(count)} of {name} to the trash?\nTheir jobs stay in the history."
+        )
+        if confirm(self, "Trash rejected pictures", question):
+            self.trash_rejected_pictures()
+
+    def trash_rejected_pictures(self) -> Trashed | None:
+        """Move the shown batch's rejected pictures to the trash; their cells read "deleted"."""
+        batch_id = self.model.batch_id
+        if batch_id is None:
+            return None
+        try:
+            result = trash_rejected(self._ledger, batch_id, self.model.output_dir)
+        except BatchlineError as exc:
+            self.failed.emit(f"Could not move the rejected pictures to the trash: {exc}")
+            return None
+        for job_id in dict.fromkeys(picture.job_id for picture in result.moved):
+            self.model.refresh_job(job_id)
+        self._enable_trash()
+        moved = f"Moved {len(result.moved)} rejected {_pictures(len(result.moved))} to the trash"
+        if result.not_moved:
+            first = result.not_moved[0]
+            self.failed.emit(
+                f"{moved}; {len(result.not_moved)} could not go "
+                f"({first.picture.path.name}: {first.why})."
+            )
+        else:
+            self.notice.emit(f"{moved}.")
+        return result
+
     def export_grid_to(self, folder: Path) -> list[Path]:
         batch_id = self.model.batch_id
         if batch_id is None:
@@ -395,6 +457,15 @@ class ContactSheetWidget(QWidget):
 def _axes_text(axes: list[grid_sheet.Axis]) -> str:
     text = f"→ {axes[0].name}"
     return text + (f"   ↓ {axes[1].name}" if len(axes) > 1 else "")
+
+
+def _pictures(count: int) -> str:
+    return "picture" if count == 1 else "pictures"
+
+
+def _the_rejected(count: int) -> str:
+    """How the question names them: "the rejected picture", "the 7 rejected pictures"."""
+    return "the rejected picture" if count == 1 else f"the {count} rejected pictures"
 
 
 def _why(exc: Exception) -> str:

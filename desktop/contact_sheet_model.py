@@ -306,6 +306,11 @@ class ContactSheetModel(QAbstractTableModel):
     def mark_of(self, job_id: str) -> Mark | None:
         return self._view.marks.get(job_id)
 
+    def has_rejected_pictures(self) -> bool:
+        """Whether a rejected job's picture is still there, as last read (no file is looked at)."""
+        pictures = self._view.pictures
+        return any(pictures.get(j) for j, mark in self._view.marks.items() if mark is Mark.reject)
+
     def job_id_at(self, index: AnyIndex) -> str | None:
         if not index.isValid():
             return None

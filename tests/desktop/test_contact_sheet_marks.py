@@ -1,17 +1,19 @@
 """Marks in the contact sheet: 1 stars, 0 rejects, kept in the ledger; the filter by mark; the
-starred pictures exported."""
+starred pictures exported, the rejected ones moved to the trash."""
 
 from __future__ import annotations
 
 from PIL import Image
 from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QMessageBox
 
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE, MarkFilter
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import succeed_job
+from tests.desktop.helpers import answer_question, succeed_job
+from tests.trash_home import use_trash
 
 
 def sheet_of(qtbot, ledger, thumbnails, batch: str) -> ContactSheetWidget:
@@ -118,6 +120,77 @@ def test_a_mark_or_a_trashed_picture_from_the_viewer_shows_in_the_cell(
     sheet.refresh_job(job)
     assert sheet.model.index_of(job).data(MARK_ROLE) == Mark.reject
     assert sheet.model.index_of(job).data(STATUS_ROLE) == ("deleted", "cancelled")
+    sheet.stop()
+
+
+def test_trash_rejected_asks_once_then_moves_the_rejected_pictures(
+    qtbot, tmp_path, monkeypatch, preset_name, ledger, thumbnails
+) -> None:
+    trash = use_trash(monkeypatch, tmp_path / "data")
+    ids = make_jobs(ledger, preset_name, 5)
+    batch = ledger.job(ids[0]).batch
+    ledger.name_batch(batch, "Forest")
+    pictures = [tmp_path / f"picture-{n}.png" for n in range(4)]
+    pictures.append(tmp_path / ("x" * 250 + ".png"))  # no room for the trash's ".trashinfo"
+    for job_id, path in zip(ids, pictures, strict=True):
+        Image.new("RGB", (32, 32), "red").save(path)
+        succeed_job(ledger, job_id, [str(path)])
+    sheet = sheet_of(qtbot, ledger, thumbnails, batch)
+    told: list[str] = []
+    failed: list[str] = []
+    sheet.notice.connect(told.append)
+    sheet.failed.connect(failed.append)
+    assert not sheet.trash_rejected.isEnabled()
+    select(sheet, [ids[1]])
+    sheet.reject.trigger()
+    assert sheet.trash_rejected.isEnabled()
+    sheet.reject.trigger()  # again: unmarked
+    assert not sheet.trash_rejected.isEnabled()
+    select(sheet, [ids[1], ids[2], ids[4]])
+    sheet.reject.trigger()
+    select(sheet, [ids[3]])
+    sheet.star.trigger()
+    assert sheet.trash_rejected.isEnabled()
+
+    asked: list[str] = []
+    answer_question(QMessageBox.StandardButton.Cancel, asked)
+    sheet.trash_rejected.click()
+    assert asked == [
+        "Move the 3 rejected pictures of Forest to the trash?\nTheir jobs stay in the history."
+    ]
+    assert all(path.exists() for path in pictures)
+    assert (told, failed) == ([], [])
+
+    answer_question(QMessageBox.StandardButton.Yes, asked)
+    sheet.trash_rejected.click()
+    assert len(asked) == 2
+    assert sorted(p.name for p in trash.iterdir()) == ["picture-1.png", "picture-2.png"]
+    assert [path.exists() for path in pictures] == [True, False, False, True, True]
+    statuses = [sheet.model.index_of(job).data(STATUS_ROLE) for job in ids]
+    assert statuses == [("", "done"), *[("deleted", "cancelled")] * 2, ("", "done"), ("", "done")]
+    assert told == []
+    assert failed == [
+        f"Moved 2 rejected pictures to the trash; 1 could not go ({pictures[4].name}: "
+        "File name too long)."
+    ]
+    assert sheet.trash_rejected.isEnabled(), "the one that could not go is still there"
+    assert [job.id for job in ledger.jobs(batch=batch)] == ids  # the history keeps them
+    pictures[4].unlink()
+    sheet.refresh_job(ids[4])
+    assert not sheet.trash_rejected.isEnabled()
+
+    select(sheet, [ids[0]])
+    sheet.reject.trigger()
+    answer_question(QMessageBox.StandardButton.Yes, asked)
+    sheet.trash_rejected.click()
+    assert (
+        asked[2]
+        == "Move the rejected picture of Forest to the trash?\nTheir jobs stay in the history."
+    )
+    assert told == ["Moved 1 rejected picture to the trash."]
+    assert len(failed) == 1
+    assert sheet.model.index_of(ids[0]).data(STATUS_ROLE) == ("deleted", "cancelled")
+    assert not sheet.trash_rejected.isEnabled()
     sheet.stop()
 
 
