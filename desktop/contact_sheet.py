@@ -91,7 +91,7 @@ class ContactSheetWidget(QWidget):
         self.export_starred = QPushButton("Export &starred…", self)
         self.export_starred.setToolTip("Copy the batch's starred pictures to a folder")
         self.export_starred.clicked.connect(self.ask_export_starred)
-        self.trash_rejected = QPushButton("Trash re&jected…", self)
+        self.trash_rejected = QPushButton("Trash rejected…", self)
         self.trash_rejected.setToolTip(
             "Move the batch's rejected pictures to the trash (their jobs stay in the history)"
         )
