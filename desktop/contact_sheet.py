@@ -66,12 +66,14 @@ class ContactSheetWidget(QWidget):
         selection_changed(list): the job ids now selected in the sheet (by the artist).
         notice(str): something to tell the artist in passing (an export's folder).
         failed(str): something the artist asked for went wrong; why, in one line.
+        pictures_changed(str): this job's pictures went to the trash from the sheet.
     """
 
     open_requested = Signal(str)
     selection_changed = Signal(list)
     notice = Signal(str)
     failed = Signal(str)
+    pictures_changed = Signal(str)
 
     def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
         super().__init__(parent)
@@ -428,6 +430,7 @@ class ContactSheetWidget(QWidget):
             return None
         for job_id in dict.fromkeys(picture.job_id for picture in result.moved):
             self.model.refresh_job(job_id)
+            self.pictures_changed.emit(job_id)
         self._enable_trash()
         moved = f"Moved {len(result.moved)} rejected {_pictures(len(result.moved))} to the trash"
         if result.not_moved:

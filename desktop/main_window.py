@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
         self.sheet.open_requested.connect(self.open_viewer)
         self.sheet.notice.connect(self.show_banner)
         self.sheet.failed.connect(self.show_error)
+        self.sheet.pictures_changed.connect(self.on_pictures_changed)
         self.table.activated.connect(self.on_job_activated)
         self.presets.values_recalled.connect(partial(apply_recalled, self.composer))
         self._batches_timer = QTimer(self)
@@ -380,6 +381,7 @@ class MainWindow(QMainWindow):
             self.viewer.recall_requested.connect(self.recall_from_viewer)
             self.viewer.queued.connect(self.on_batch_queued)
             self.viewer.changed.connect(self.sheet.refresh_job)
+            self.viewer.changed.connect(self.on_pictures_changed)
             self.viewer.fit_to_screen()
         if not self.viewer.open_job(job_id):
             self.show_banner(f"{job_id} has no pictures to show.")
@@ -445,6 +447,13 @@ class MainWindow(QMainWindow):
             )
         finally:
             self._syncing_selection = False
+
+    @Slot(str)
+    def on_pictures_changed(self, job_id: str) -> None:
+        """A job's mark or pictures changed (the viewer, the sheet's trash): the details show
+        them again when they show that job."""
+        if self.details.job_id() == job_id:
+            self.details.refresh()
 
     @Slot(QModelIndex, QModelIndex, list)
     def on_model_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: list[int]) -> None:

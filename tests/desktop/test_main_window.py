@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from PIL import Image
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.controller.status import Connection, Progress
 from core.job_state import JobState
+from core.ledger.marks import Mark
+from desktop.contact_sheet_model import STATUS_ROLE
 from desktop.job_table_model import Column
 from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG, make_jobs
-from tests.desktop.helpers import run_job, shown_ampersands, succeed_job, until
+from tests.desktop.helpers import answer_question, run_job, shown_ampersands, succeed_job, until
+from tests.trash_home import use_trash
 
 
 def test_starts_on_the_first_preset(window, preset_name) -> None:
@@ -233,3 +237,26 @@ def test_a_contact_sheet_cell_sends_its_job_to_the_composer(window, ledger, qtbo
     window.composer.seeds.count.setValue(5)
     window.job_actions.use_seed.trigger()
     assert window.composer.seeds.plan().values == (job.params["3.seed"],)
+
+
+def test_the_details_drop_a_picture_the_sheet_moved_to_the_trash(
+    window, ledger, qtbot, tmp_path, monkeypatch
+) -> None:
+    use_trash(monkeypatch, tmp_path / "data")
+    window.composer.seeds.count.setValue(1)
+    window.composer.queue_button.click()
+    job = window.model.job_at(0)
+    picture = tmp_path / "picture.png"
+    Image.new("RGB", (16, 16), "red").save(picture)
+    succeed_job(ledger, job.id, [str(picture)])
+    cell = window.sheet.model.index_of(job.id)
+    qtbot.waitUntil(lambda: cell.data(STATUS_ROLE) == ("", "done"))
+    window.select_job(job.id)
+    qtbot.waitUntil(lambda: window.details.outputs.rowCount() == 1)
+    ledger.marks.set([job.id], Mark.reject)
+    window.sheet.refresh_job(job.id)
+    assert window.sheet.trash_rejected.isEnabled()
+    answer_question(QMessageBox.StandardButton.Yes, [])
+    window.sheet.trash_rejected.click()
+    assert not picture.exists()
+    assert window.details.outputs.rowCount() == 0
