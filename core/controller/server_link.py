@@ -169,9 +169,11 @@ class ServerLink:
                 self.reconciler.server_may_have_restarted()
                 self._set_connection(Connection.reconnecting)
             case ExecutionStart(prompt_id=pid) if pid in self.ours:
-                # Written by the next tick, soon, with what else it writes.
+                # Written by the next tick, soon, with what else it writes (offline: when the
+                # backoff lets the next one run).
                 self.reconciler.held.add(partial(self.ledger.observe_running, pid))
-                self.wake()
+                if not self.backoff.failing:
+                    self.wake()
             case Progress(prompt_id=pid, value=value, max=most) if pid in self.ours:
                 progress = dict(self.status.progress)
                 progress[self.ours[pid]] = JobProgress(int(value), int(most))

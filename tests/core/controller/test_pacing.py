@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.comfy import ComfyClient, ExecutionSuccess, Status
+from core.comfy import ComfyClient, ExecutionStart, ExecutionSuccess, Status
 from core.controller import server_link
 from core.controller.server_link import MIN_TICK_GAP_S, ServerLink
 from core.errors import ComfyUnreachable
@@ -36,6 +36,9 @@ async def test_events_wake_a_working_link_but_not_an_offline_one(
         link.went_offline(ComfyUnreachable("cannot connect", "GET /queue"))
         link.on_event(Status(queue_remaining=1))  # a server flooding events while /queue fails
         assert await slept(link, 0.3) >= 0.3  # the backoff holds
+        link.ours["ours"] = "job"
+        link.on_event(ExecutionStart("ours"))  # held for the next tick, which the backoff paces
+        assert await slept(link, 0.3) >= 0.3
 
 
 async def test_ticks_woken_nonstop_keep_a_minimum_gap(
