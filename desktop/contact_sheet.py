@@ -101,6 +101,14 @@ class ContactSheetWidget(QWidget):
         self.export_grid = QPushButton("Export &grid…", self)
         self.export_grid.setToolTip("Write the X/Y grid as one labelled picture")
         self.export_grid.clicked.connect(self.ask_export_grid)
+        self.picture_actions = [  # the same for the window's menu, with keys
+            self._menu_action(text, keys, button)
+            for text, keys, button in (
+                ("E&xport starred…", "Ctrl+Shift+X", self.export_starred),
+                ("&Trash rejected…", "Ctrl+Shift+D", self.trash_rejected),
+                ("Export &grid…", "Ctrl+Shift+G", self.export_grid),
+            )
+        ]
         self.axes = QLabel(self)
         self.axes.setAccessibleName("Grid axes")
         self.axes.setWordWrap(True)
@@ -216,7 +224,7 @@ class ContactSheetWidget(QWidget):
         self.export_grid.setVisible(grid is not None)
         self.export_grid.setEnabled(grid is not None)
         self.export_starred.setEnabled(bool(batch_id))
-        self._enable_trash()
+        self._enable_picture_tools()
         self.axes.setText(_axes_text(grid.axes) if grid is not None else "")
         self.axes.setVisible(grid is not None)
         self.empty.setVisible(not batch_id)
@@ -246,7 +254,7 @@ class ContactSheetWidget(QWidget):
             self.model.update_jobs(jobs)
             if self.selected_job_ids() != selected:  # the batch was read again
                 self.select_jobs(selected)
-            self._enable_trash()  # a rejected job retried, say
+            self._enable_picture_tools()  # a rejected job retried, say
         if mine or any(job.state is not JobState.pending for job in jobs):
             self.model.set_line(self.line.places(self.model.jobs()))  # others moved up
             self._show_progress()
@@ -256,7 +264,7 @@ class ContactSheetWidget(QWidget):
     def refresh_job(self, job_id: str) -> None:
         """The job's mark or pictures changed elsewhere (the viewer): show them again."""
         self.model.refresh_job(job_id)
-        self._enable_trash()
+        self._enable_picture_tools()
 
     def set_status(self, status: ControllerStatus) -> None:
         self.model.set_status(status)
@@ -349,10 +357,27 @@ class ContactSheetWidget(QWidget):
             return
         self.model.set_marks(job_ids, new)
         self.select_jobs(job_ids)
-        self._enable_trash()
+        self._enable_picture_tools()
 
-    def _enable_trash(self) -> None:
+    def _enable_picture_tools(self) -> None:
+        """Trash rejected… while a rejected picture is there; the menu's entries as their
+        buttons."""
         self.trash_rejected.setEnabled(self.model.has_rejected_pictures())
+        for action, button in zip(
+            self.picture_actions,
+            (self.export_starred, self.trash_rejected, self.export_grid),
+            strict=True,
+        ):
+            action.setEnabled(button.isEnabled())
+
+    def _menu_action(self, text: str, keys: str, button: QPushButton) -> QAction:
+        """A menu entry doing what ``button`` does, enabled as the button is."""
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(keys))
+        action.setToolTip(button.toolTip())
+        action.setEnabled(False)  # no batch shown yet
+        action.triggered.connect(lambda _checked=False: button.click())
+        return action
 
     @Slot(int)
     def _on_filter(self, _index: int) -> None:
@@ -410,10 +435,12 @@ class ContactSheetWidget(QWidget):
             return
         if not count:
             self.notice.emit("No rejected pictures left to move to the trash.")
-            self._enable_trash()
+            self._enable_picture_tools()
             return
         question = (
-            f"Move {_the_rejected(count)} of {name} to the trash?\nTheir jobs stay in the history."
+            f"Move {_the_rejected(count)} of {name} to the trash?\n"
+            + ("Its job stays" if count == 1 else "Their jobs stay")
+            + " in the history."
         )
         if confirm(self, "Trash rejected pictures", question):
             self.trash_rejected_pictures()
@@ -431,7 +458,7 @@ class ContactSheetWidget(QWidget):
         for job_id in dict.fromkeys(picture.job_id for picture in result.moved):
             self.model.refresh_job(job_id)
             self.pictures_changed.emit(job_id)
-        self._enable_trash()
+        self._enable_picture_tools()
         moved = f"Moved {len(result.moved)} rejected {_pictures(len(result.moved))} to the trash"
         if result.not_moved:
             first = result.not_moved[0]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenuBar, QToolBar, QWidget
 
     from desktop.batch_composer import BatchComposerWidget
+    from desktop.contact_sheet import ContactSheetWidget
     from desktop.job_actions import JobActions
     from desktop.presets_panel import PresetsPanel
 
@@ -32,6 +33,9 @@ class MenuWindow(Protocol):
 
     @property
     def job_actions(self) -> JobActions: ...
+
+    @property
+    def sheet(self) -> ContactSheetWidget: ...
 
     @property
     def toolbar(self) -> QToolBar: ...
@@ -103,6 +107,9 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
         jobs_menu.addAction(action)
     jobs_menu.addSeparator()
     jobs_menu.addAction(_action(owner, "&Name batch…", "F2", window.name_batch))
+    jobs_menu.addSeparator()
+    for action in window.sheet.picture_actions:  # the shown batch's pictures
+        jobs_menu.addAction(action)
 
     view_menu = bar.addMenu("&View")
     toolbar = window.toolbar.toggleViewAction()

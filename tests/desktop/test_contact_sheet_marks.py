@@ -185,7 +185,7 @@ def test_trash_rejected_asks_once_then_moves_the_rejected_pictures(
     sheet.trash_rejected.click()
     assert (
         asked[2]
-        == "Move the rejected picture of Forest to the trash?\nTheir jobs stay in the history."
+        == "Move the rejected picture of Forest to the trash?\nIts job stays in the history."
     )
     assert told == ["Moved 1 rejected picture to the trash."]
     assert len(failed) == 1

@@ -260,3 +260,31 @@ def test_the_details_drop_a_picture_the_sheet_moved_to_the_trash(
     window.sheet.trash_rejected.click()
     assert not picture.exists()
     assert window.details.outputs.rowCount() == 0
+
+
+def test_the_jobs_menu_reaches_the_shown_batchs_pictures(
+    window, ledger, qtbot, tmp_path, monkeypatch
+) -> None:
+    use_trash(monkeypatch, tmp_path / "data")
+    starred, trash, grid = window.sheet.picture_actions
+    assert {starred, trash, grid} <= set(window.menus[2].actions())
+    assert not any(action.isEnabled() for action in (starred, trash, grid))  # no batch yet
+    window.composer.seeds.count.setValue(1)
+    window.composer.queue_button.click()
+    job = window.model.job_at(0)
+    picture = tmp_path / "picture.png"
+    Image.new("RGB", (16, 16), "red").save(picture)
+    succeed_job(ledger, job.id, [str(picture)])
+    qtbot.waitUntil(lambda: window.sheet.model.index_of(job.id).data(STATUS_ROLE) == ("", "done"))
+    assert starred.isEnabled()
+    assert not trash.isEnabled()
+    assert not grid.isEnabled(), "a seed batch has no grid"
+    ledger.marks.set([job.id], Mark.reject)
+    window.sheet.refresh_job(job.id)
+    assert trash.isEnabled()
+    asked: list[str] = []
+    answer_question(QMessageBox.StandardButton.Yes, asked)
+    trash.trigger()
+    assert len(asked) == 1
+    assert not picture.exists()
+    assert not trash.isEnabled()
