@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PIL import Image
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.controller.status import Connection, Progress
 from core.job_state import JobState
+from core.ledger import JobRecord
 from core.ledger.marks import Mark
 from desktop.contact_sheet_model import STATUS_ROLE
 from desktop.job_table_model import Column
@@ -239,10 +242,9 @@ def test_a_contact_sheet_cell_sends_its_job_to_the_composer(window, ledger, qtbo
     assert window.composer.seeds.plan().values == (job.params["3.seed"],)
 
 
-def test_the_details_drop_a_picture_the_sheet_moved_to_the_trash(
-    window, ledger, qtbot, tmp_path, monkeypatch
-) -> None:
-    use_trash(monkeypatch, tmp_path / "data")
+def one_finished_job(window, ledger, qtbot, tmp_path) -> tuple[JobRecord, Path]:
+    """A batch of one queued from the composer, succeeded with a real picture, shown done in
+    the sheet; the job and its picture."""
     window.composer.seeds.count.setValue(1)
     window.composer.queue_button.click()
     job = window.model.job_at(0)
@@ -251,6 +253,14 @@ def test_the_details_drop_a_picture_the_sheet_moved_to_the_trash(
     succeed_job(ledger, job.id, [str(picture)])
     cell = window.sheet.model.index_of(job.id)
     qtbot.waitUntil(lambda: cell.data(STATUS_ROLE) == ("", "done"))
+    return job, picture
+
+
+def test_the_details_drop_a_picture_the_sheet_moved_to_the_trash(
+    window, ledger, qtbot, tmp_path, monkeypatch
+) -> None:
+    use_trash(monkeypatch, tmp_path / "data")
+    job, picture = one_finished_job(window, ledger, qtbot, tmp_path)
     window.select_job(job.id)
     qtbot.waitUntil(lambda: window.details.outputs.rowCount() == 1)
     ledger.marks.set([job.id], Mark.reject)
@@ -269,13 +279,7 @@ def test_the_jobs_menu_reaches_the_shown_batchs_pictures(
     starred, trash, grid = window.sheet.picture_actions
     assert {starred, trash, grid} <= set(window.menus[2].actions())
     assert not any(action.isEnabled() for action in (starred, trash, grid))  # no batch yet
-    window.composer.seeds.count.setValue(1)
-    window.composer.queue_button.click()
-    job = window.model.job_at(0)
-    picture = tmp_path / "picture.png"
-    Image.new("RGB", (16, 16), "red").save(picture)
-    succeed_job(ledger, job.id, [str(picture)])
-    qtbot.waitUntil(lambda: window.sheet.model.index_of(job.id).data(STATUS_ROLE) == ("", "done"))
+    job, picture = one_finished_job(window, ledger, qtbot, tmp_path)
     assert starred.isEnabled()
     assert not trash.isEnabled()
     assert not grid.isEnabled(), "a seed batch has no grid"
