@@ -56,27 +56,33 @@ class Dispatcher:
         self._ledger, self._client, self._config = ledger, client, config
         self._reconciler = reconciler
         self._last_served: str | None = None
+        self.posting: set[str] = set()  # the prompt ids whose POST has not been answered yet
         self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self._honours_ids = -1  # the server epoch in which it kept a prompt id of ours
 
     async def dispatch(
-        self, snapshot: QueueSnapshot, *, paused: bool, left: Sequence[str] = ()
-    ) -> dict[str, str]:
+        self,
+        snapshot: QueueSnapshot,
+        written: dict[str, str],
+        *,
+        paused: bool,
+        left: Sequence[str] = (),
+    ) -> None:
         """Submit what admission allows now, given the server's queue ``snapshot`` and our
-        prompts that have ``left`` it (not yet recorded as finished: they hold no room there);
-        returns the attempts written (prompt_id -> job id), sent or being looked up. The
-        answers are held back (``Reconciler.held``) for the caller to commit."""
-        written: dict[str, str] = {}
+        prompts that have ``left`` it (not yet recorded as finished: they hold no room there).
+
+        Each attempt written goes into ``written`` (prompt_id -> job id) before its POST: the
+        event of it ending may come before its answer. The answers are held back
+        (``Reconciler.held``) for the caller to commit."""
         inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
-            return written
+            return
         chosen = admit(inputs)
         if self._honours_ids == self._reconciler.epoch:
             await self._send_together(chosen, written)
         else:
             await self._send_one_by_one(chosen, written)
-        return written
 
     async def _send_one_by_one(self, chosen: list[Candidate], written: dict[str, str]) -> None:
         """Until the server has shown it keeps our prompt ids: write one, send it, and stop
@@ -157,6 +163,7 @@ class Dispatcher:
     async def _send(self, plan: _Plan) -> None:
         """POST a written attempt and record what the answer says."""
         pid = plan.prompt_id
+        self.posting.add(pid)
         try:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
@@ -168,6 +175,8 @@ class Dispatcher:
             raise
         else:
             self._accepted(pid, result)
+        finally:
+            self.posting.discard(pid)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:

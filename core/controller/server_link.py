@@ -40,7 +40,7 @@ from core.job_state import AttemptResult, JobState
 MIN_TICK_GAP_S = 0.02  # the shortest time between the starts of two ticks of one server
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from core.comfy import ComfyClient, Event, QueueSnapshot
@@ -79,22 +79,25 @@ class ServerLink:
     # --- one round -------------------------------------------------------------------------------
 
     async def tick(self, live: list[AttemptRecord], paused: bool) -> None:
-        """Read the queue, admit and submit, then follow ``live`` (this server's attempts)."""
+        """Read the queue, then admit and submit while following ``live`` (this server's
+        attempts)."""
         self._tick_began = time.monotonic()
         snapshot = await self.client.queue()
         if self.backoff.failing:
             self.reconciler.server_may_have_restarted()
         self.backoff.reset()
         self.ours = {a.prompt_id: a.job_id for a in live}
-        # Refill first: our prompts gone from the queue hold no room there, whatever their
-        # outcome (read below, downloads and all). Sent ones are ours from now on: the event of
-        # one finishing refills at once. A full output folder sends nothing more.
+        # Refill and follow at once: our prompts gone from the queue hold no room there,
+        # whatever their outcome (read meanwhile, downloads and all), and the server takes the
+        # new ones while those downloads run. Sent ones are ours from before their POST: the
+        # event of one finishing refills at once. A full output folder sends nothing more.
         left = [a.prompt_id for a in live if a.result != AttemptResult.submitting]
         left = [pid for pid in left if snapshot.place_of(pid) is None]
+        sending = None
+        if not self.reconciler.output_full:
+            sending = self.dispatcher.dispatch(snapshot, self.ours, paused=paused, left=left)
         try:
-            if not self.reconciler.output_full:
-                self.ours.update(await self.dispatcher.dispatch(snapshot, paused=paused, left=left))
-            missed = await self._follow(live, snapshot)
+            missed = await _both(self._follow(live, snapshot), sending)
         finally:
             # The POST answers, what the socket said and the successes: one sync to disk.
             self.reconciler.held.commit()
@@ -168,9 +171,13 @@ class ServerLink:
                 # from now on count as lost (retried), not as removed by someone else.
                 self.reconciler.server_may_have_restarted()
                 self._set_connection(Connection.reconnecting)
-            case ExecutionStart(prompt_id=pid) if pid in self.ours:
+            case ExecutionStart(prompt_id=pid) if (
+                pid in self.ours and pid not in self.dispatcher.posting
+            ):
                 # Written by the next tick, soon, with what else it writes (offline: when the
-                # backoff lets the next one run).
+                # backoff lets the next one run). Before its POST's answer (held after this),
+                # it would keep the answer's queue number and warning out: the next tick's
+                # queue shows it running then.
                 self.reconciler.held.add(partial(self.ledger.observe_running, pid))
                 if not self.backoff.failing:
                     self.wake()
@@ -239,3 +246,18 @@ class ServerLink:
         if status != self.status:
             self.status = status
             self._changed()
+
+
+async def _both(
+    follow: Awaitable[list[TransientComfyError]], sending: Awaitable[None] | None
+) -> list[TransientComfyError]:
+    """Run both to the end (neither stops the other halfway), then raise the sending's error
+    before the following's; returns what ``follow`` returns."""
+    if sending is None:
+        return await follow
+    missed, sent = await asyncio.gather(follow, sending, return_exceptions=True)
+    if isinstance(sent, BaseException):
+        raise sent
+    if isinstance(missed, BaseException):
+        raise missed
+    return missed

@@ -39,9 +39,12 @@ async def test_a_submission_answered_with_garbage_is_followed_by_its_id_and_runs
     assert attempt.outputs, "found by its prompt id, its pictures downloaded"
 
 
+@pytest.mark.parametrize("answer", ["at once", "after the socket said it started"])
 async def test_an_output_node_comfyui_drops_is_the_jobs_warning(
-    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController, answer: str
 ) -> None:
+    faults = {"late_answer_rate": 1.0, "late_seconds": 0.3, "routes": ["POST /prompt"]}
+    simulator = await make_simulator(faults=faults if answer != "at once" else {})
     workflow = copy.deepcopy(NOISE_WORKFLOW)
     workflow["4"] = {**workflow["1"], "inputs": {**workflow["1"]["inputs"], "width": 0}}
     workflow["5"] = {"class_type": "SaveImage", "inputs": {"images": ["4", 0]}}
