@@ -36,6 +36,6 @@ class GroupCommit:
         writes, self._writes = self._writes, []
         if not writes:
             return
-        with self._ledger.handle.tx():
+        with self._ledger.handle.joined():
             for write in writes:
                 write()

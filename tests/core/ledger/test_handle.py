@@ -65,3 +65,53 @@ def test_a_wrong_statement_is_a_bug_and_passes_unchanged(ledger: Ledger) -> None
         schema.Workflow.insert(hash="hash-demo", api_json="{}").execute()  # already stored
     ledger.presets.add("other", PresetContent("hash-other", WORKFLOW))  # the ledger goes on
     assert ledger.presets.names() == ["demo", "other"]
+
+
+def statements(ledger: Ledger) -> list[str]:
+    """The first word of each statement run on ``ledger``'s connection from now on."""
+    seen: list[str] = []
+    connection = ledger.handle.database.connection()
+    connection.set_trace_callback(lambda sql: seen.append(sql.split()[0].upper()))
+    return seen
+
+
+def cancel_then_fail(ledger: Ledger, job_id: str) -> None:
+    ledger.request_cancel(job_id)
+    schema.Workflow.insert(hash="hash-demo", api_json="{}").execute()  # already stored
+
+
+def test_a_write_caught_failing_inside_another_undoes_only_itself(ledger: Ledger) -> None:
+    first, second = make_jobs(ledger, 2)
+    with ledger.handle.tx():
+        ledger.request_cancel(first)
+        with pytest.raises(IntegrityError), ledger.handle.tx():
+            cancel_then_fail(ledger, second)
+    assert ledger.job(first).state == "cancelled"
+    assert ledger.job(second).state == "pending", "its savepoint undone"
+
+
+def test_writes_inside_joined_take_no_savepoint_and_an_error_undoes_them_all(
+    ledger: Ledger,
+) -> None:
+    first, second, third = make_jobs(ledger, 3)
+    ran = statements(ledger)
+    with ledger.handle.joined():
+        ledger.request_cancel(first)
+        ledger.request_cancel(second)
+    assert "SAVEPOINT" not in ran
+    assert ran.count("COMMIT") == 1
+    assert ledger.job(second).state == "cancelled"
+
+    with pytest.raises(IntegrityError), ledger.handle.joined():
+        cancel_then_fail(ledger, third)
+    assert ledger.job(third).state == "pending", "all of it undone"
+
+
+def test_joined_inside_another_is_one_savepoint_of_it(ledger: Ledger) -> None:
+    first, second = make_jobs(ledger, 2)
+    ran = statements(ledger)
+    with ledger.handle.tx(), ledger.handle.joined():
+        ledger.request_cancel(first)
+        ledger.request_cancel(second)
+    assert ran.count("SAVEPOINT") == 1
+    assert [ledger.job(job_id).state for job_id in (first, second)] == ["cancelled"] * 2
