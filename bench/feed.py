@@ -133,13 +133,15 @@ def _ledger_with_batch(folder: Path, jobs: int) -> tuple[Ledger, list[str]]:
 async def through_batchline(
     ledger: Ledger, urls: Sequence[str], config: ControllerConfig, out: Path
 ) -> float:
-    """Run the ledger's jobs on ``urls`` until none is active; the wall time it took."""
+    """Run the ledger's jobs on ``urls`` until none is active; the wall time from the start to
+    the last job's end (its last transition: not the up to 0.1 s ``run_until_idle`` takes to
+    see it, nor the stop)."""
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(ComfyClient(url)) for url in urls]
         controller = Controller(ledger, clients, config=config, output_dir=out)
-        start = time.perf_counter()
+        start = time.time()  # the ledger's clock
         await controller.run_until_idle()
-        return time.perf_counter() - start
+    return max(job.updated_at for job in ledger.jobs()) - start
 
 
 async def all_at_once(url: str, jobs: int) -> tuple[list[str], float]:
