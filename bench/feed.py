@@ -133,15 +133,20 @@ def _ledger_with_batch(folder: Path, jobs: int) -> tuple[Ledger, list[str]]:
 async def through_batchline(
     ledger: Ledger, urls: Sequence[str], config: ControllerConfig, out: Path
 ) -> float:
-    """Run the ledger's jobs on ``urls`` until none is active; the wall time from the start to
-    the last job's end (its last transition: not the up to 0.1 s ``run_until_idle`` takes to
-    see it, nor the stop)."""
+    """Run the ledger's jobs on ``urls`` until none is active; returns when it started (the
+    ledger's clock, for ``to_last_end``)."""
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(ComfyClient(url)) for url in urls]
         controller = Controller(ledger, clients, config=config, output_dir=out)
-        start = time.time()  # the ledger's clock
+        start = time.time()
         await controller.run_until_idle()
-    return max(job.updated_at for job in ledger.jobs()) - start
+        return start
+
+
+def to_last_end(ledger: Ledger, job_ids: Sequence[str], start: float) -> float:
+    """Seconds from ``start`` to the end of the last of ``job_ids`` (its last transition: not
+    the up to 0.1 s ``run_until_idle`` takes to see it, nor the stop)."""
+    return max(ledger.job(job_id).updated_at for job_id in job_ids) - start
 
 
 async def all_at_once(url: str, jobs: int) -> tuple[list[str], float]:
@@ -207,8 +212,9 @@ async def throughput(
         home = Path(tempfile.mkdtemp(dir=folder))
         ledger, job_ids = _ledger_with_batch(home, jobs)
         with ledger:
-            elapsed = await through_batchline(ledger, urls, config, home / "out")
+            start = await through_batchline(ledger, urls, config, home / "out")
             _succeeded_prompts(ledger, job_ids)
+            elapsed = to_last_end(ledger, job_ids, start)
         _, base = await all_at_once(urls[0], jobs)
     return jobs / elapsed, jobs / base
 
