@@ -1,4 +1,5 @@
-"""Places in line from the change feed: older batches' pending jobs first, no ledger read."""
+"""Places in line from the change feed: higher priorities, then older batches' pending jobs
+first, no ledger read."""
 
 from __future__ import annotations
 
@@ -28,3 +29,24 @@ def test_a_batch_waits_behind_older_batches_and_moves_up_as_they_go(ledger, pres
     assert line.places(mine) == {mine[0].id: 2, mine[1].id: 3}
     first_sent = replace(mine[0], state=JobState.running)
     assert line.places([first_sent, mine[1]]) == {mine[1].id: 2}
+
+
+def test_a_higher_priority_goes_ahead_of_older_batches_and_a_lower_one_behind_newer(
+    ledger, preset_name
+) -> None:
+    older, mine = records(ledger, preset_name, 3), records(ledger, preset_name, 2)
+    urgent = [replace(job, priority=5) for job in records(ledger, preset_name, 2)]
+    later = [replace(job, priority=-1) for job in records(ledger, preset_name, 4)]
+    line = WaitingLine()
+    line.observe(older + mine + urgent + later)
+    assert line.places(mine) == {mine[0].id: 6, mine[1].id: 7}, "behind 2 urgent and 3 older"
+    assert line.places(urgent) == {urgent[0].id: 1, urgent[1].id: 2}
+    assert line.places(later)[later[0].id] == 8, "behind every job of priority 0"
+
+    raised = replace(mine[1], priority=5)  # one job of the batch moved up on its own
+    line.observe([raised])  # older than the urgent batch: first of its priority
+    assert line.places([mine[0], raised]) == {raised.id: 1, mine[0].id: 7}
+
+
+def records(ledger, preset_name, count):
+    return [ledger.job(job_id) for job_id in make_jobs(ledger, preset_name, count)]
