@@ -104,7 +104,9 @@ class Dispatcher:
             return
         self._last_served = chosen[-1].requester
         plans = [self._plan(self._ledger.job(candidate.job_id)) for candidate in chosen]
-        with self._ledger.handle.tx():
+        # Joined, without a savepoint a write: a submission refused (the job cancelled since
+        # admission) has written nothing.
+        with self._ledger.handle.joined():
             self._reconciler.held.commit()  # what was held back so far: the same sync to disk
             plans = [plan for plan in plans if self._write(plan)]
         failed: ComfyError | None = None

@@ -244,6 +244,21 @@ def test_news_about_an_older_attempt_is_ignored(ledger: Ledger) -> None:
     assert ledger.job(job).state == JobState.queued
 
 
+def test_a_refused_submission_has_written_nothing(ledger: Ledger) -> None:
+    cancelled, sent, waiting = make_jobs(ledger, 3)
+    ledger.request_cancel(cancelled)
+    ledger.submit_attempt(sent, "p-sent", "http://x", "wf")
+    before = ledger.latest_seq(), [ledger.job(job) for job in (cancelled, sent)]
+    with ledger.handle.joined():  # as a burst of submissions is written
+        for job in (cancelled, sent):
+            with pytest.raises(IllegalTransition):
+                ledger.submit_attempt(job, f"p-{job}-again", "http://x", "wf")
+        ledger.submit_attempt(waiting, "p-waiting", "http://x", "wf")
+    assert [ledger.job(job) for job in (cancelled, sent)] == before[1]
+    assert [len(ledger.attempts(job)) for job in (cancelled, sent, waiting)] == [0, 1, 1]
+    assert ledger.latest_seq() == before[0] + 1, "one feed position: the waiting job's"
+
+
 def test_automatic_attempts_stop_at_the_limit(ledger: Ledger) -> None:
     job = make_jobs(ledger, 1)[0]
     for n in (1, 2, 3):
