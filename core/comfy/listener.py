@@ -158,10 +158,11 @@ class Listener:
 
     async def _open_unless_closed(self) -> ClientConnection | None:
         """Open a socket; None if ``aclose`` cancelled the handshake (it may take seconds)."""
-        self._opening = asyncio.ensure_future(self._open())
+        self._opening = opening = asyncio.ensure_future(self._open())
         try:
-            return await self._opening
+            return await opening
         except asyncio.CancelledError:
+            _abort_unclaimed(opening)
             task = asyncio.current_task()
             if self._closing.is_set() and (task is None or not task.cancelling()):
                 return None
@@ -278,3 +279,10 @@ class Listener:
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _abort_unclaimed(opening: asyncio.Future[ClientConnection]) -> None:
+    """Close the socket of a handshake that finished just as its caller was cancelled: no one
+    else holds it."""
+    if opening.done() and not opening.cancelled() and opening.exception() is None:
+        opening.result().transport.abort()

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import web
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as websockets_connect
 
 from core.comfy import (
     Backoff,
@@ -27,6 +29,7 @@ from core.comfy import (
     Reconnected,
     Status,
 )
+from core.comfy import listener as listener_module
 from core.errors import ComfyAuthError
 
 
@@ -250,3 +253,28 @@ async def test_aclose_cuts_a_hanging_handshake() -> None:
         writer.close()
     server.close()
     await server.wait_closed()
+
+
+@pytest.mark.asyncio
+async def test_a_socket_opened_just_as_its_reader_is_cancelled_is_closed(
+    script: tuple[Script, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, url = script
+    opened: list[ClientConnection] = []
+
+    async def connect_then_cancelled(*args: Any, **kwargs: Any) -> ClientConnection:
+        socket = await websockets_connect(*args, **kwargs)
+        opened.append(socket)
+        # Runs after this handshake ends and before the reader resumes to take its socket.
+        asyncio.get_running_loop().call_soon(reader.cancel)
+        return socket
+
+    monkeypatch.setattr(listener_module, "connect", connect_then_cancelled)
+    async with ComfyClient(url) as client:
+        listener = client.listener(backoff=fast())
+        reader = asyncio.create_task(anext(listener))
+        with pytest.raises(asyncio.CancelledError):
+            await reader
+        await listener.aclose()
+    (socket,) = opened
+    assert socket.transport.is_closing(), "no one else holds it: closed, not left open"
