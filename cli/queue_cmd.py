@@ -70,7 +70,7 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
-        _backpressure(ledger, batch.requester, len(job_ids), servers)
+        _backpressure(ledger, batch.requester, len(job_ids), servers, spec.priority)
     return 0
 
 
@@ -116,15 +116,16 @@ def _grid_axis(text: str) -> GridAxis:
 # --- backpressure --------------------------------------------------------------------------------
 
 
-def _backpressure(ledger: Ledger, requester: str, count: int, servers: int) -> None:
-    """Say at once when the ``count`` jobs just queued cannot all be sent to ComfyUI soon."""
+def _backpressure(ledger: Ledger, requester: str, count: int, servers: int, priority: int) -> None:
+    """Say at once when the ``count`` jobs just queued (of ``priority``) cannot all be sent to
+    ComfyUI soon."""
     config = CONTROLLER.get(ledger)
     if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not ledger.lease.taken():
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
     mine = ledger.unfinished_count(requester)
-    position, wait = wait_estimate(ledger, servers)
+    position, wait = wait_estimate(ledger, servers, priority=priority)
     ahead = position - count
     if position <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
         return

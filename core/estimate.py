@@ -17,10 +17,13 @@ if TYPE_CHECKING:
 RECENT_ATTEMPTS = 20  # succeeded attempts whose run times make the typical one
 
 
-def wait_estimate(ledger: Ledger, servers: int, new_jobs: int = 0) -> tuple[int, float | None]:
+def wait_estimate(
+    ledger: Ledger, servers: int, new_jobs: int = 0, priority: int | None = None
+) -> tuple[int, float | None]:
     """The place in line of the last of ``new_jobs`` jobs added now (with none, of the last job
-    already in line), and the seconds until it is done: None before any attempt succeeded."""
-    ahead = ledger.unfinished_count()
+    already in line; of ``priority``, when given: only the jobs it waits behind count), and the
+    seconds until it is done: None before any attempt succeeded."""
+    ahead = ledger.unfinished_count() if priority is None else ledger.ahead_of(priority)
     return position_estimate(new_jobs, ahead, typical_run_seconds(ledger), servers)
 
 

@@ -362,6 +362,18 @@ class Ledger(TransitionVerbs):
             cursor = self.handle.database.execute_sql(_ANY_ACTIVE, (json.dumps(active),))
             return cursor.fetchone() is not None
 
+    def ahead_of(self, priority: int) -> int:
+        """How many unfinished jobs a job of ``priority`` added now would wait behind: every
+        job sent (queued, running, cancelling) and every pending one of at least that priority
+        (the controller sends higher priorities first). Index searches, as ``count_by_state``."""
+        job = schema.Job
+        sent = [state.value for state in JobState if state.is_active and state != JobState.pending]
+        waiting = (job.state == JobState.pending.value) & (job.priority >= priority)
+        with self.handle.read():
+            return int(job.select().where(job.state.in_(sent)).count()) + int(
+                job.select().where(waiting).count()
+            )
+
     def unfinished_count(self, requester: str | None = None) -> int:
         """How many jobs (of one requester) are pending, queued, running or cancelling: an
         index search over those alone, however many jobs have finished."""

@@ -123,6 +123,15 @@ def test_backpressure_says_how_many_are_ahead(cli: Cli, noise: str) -> None:
     assert len(second.out.split()) == 4
 
 
+def test_backpressure_counts_only_what_a_higher_priority_waits_behind(cli: Cli, noise: str) -> None:
+    cli("queue", "noise", "--count", "4")
+    urgent = cli("queue", "noise", "--count", "4", "--priority", "5")
+    assert "0 jobs ahead; 4 new jobs wait in pending" in urgent.err
+    assert "position 4)" in urgent.err
+    later = cli("queue", "noise", "--count", "2", "--priority", "-1")
+    assert "8 jobs ahead; 2 new jobs wait in pending" in later.err
+
+
 def test_queue_and_the_window_give_the_same_wait(
     cli: Cli, noise: str, home: Path, tmp_path: Path
 ) -> None:
