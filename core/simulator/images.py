@@ -43,6 +43,7 @@ class Latent:
     batch: int = 1
     seed: int | None = None
     steps: list[str] = field(default_factory=list)
+    look: int = 0  # what else shaped it (a sampler's cfg, steps, prompts, model): see nodes
 
 
 def frame_size(width: int, height: int, batch: int) -> tuple[int, int]:
@@ -62,28 +63,33 @@ def solid(width: int, height: int, batch: int, color: int) -> SimImage:
     return SimImage(width, height, frames)
 
 
-def synthetic(width: int, height: int, batch: int, seed: int) -> SimImage:
-    """A picture derived from the seed: different seeds give visibly different images."""
+def synthetic(width: int, height: int, batch: int, seed: int, look: int = 0) -> SimImage:
+    """A picture derived from the seed and ``look`` (what else made it): a different seed, or
+    the same seed with another cfg, prompt or model, gives a visibly different image; the
+    same ones give the same image."""
     count = max(1, min(batch, 64))
     size = frame_size(width, height, count)
-    frames = [_render(size, seed + index, width, height) for index in range(count)]
+    frames = [_render(size, seed + index, look, width, height) for index in range(count)]
     return SimImage(width, height, frames, seed)
 
 
-def _render(size: tuple[int, int], seed: int, width: int, height: int) -> Image.Image:
-    rng = random.Random(seed)
-    top, bottom = _random_color(rng), _random_color(rng)
+def _render(size: tuple[int, int], seed: int, look: int, width: int, height: int) -> Image.Image:
+    """The seed lays the shapes out and ``look`` paints them, as a seed fixes a picture's
+    composition and a sampler's cfg or prompt changes how it comes out."""
+    shapes = random.Random(seed)
+    paint = random.Random(f"{seed}:{look}") if look else shapes
+    top, bottom = _random_color(paint), _random_color(paint)
     image = _gradient(size, top, bottom)
     draw = ImageDraw.Draw(image)
     w, h = size
-    for _ in range(rng.randint(4, 9)):
-        x, y = rng.randrange(w), rng.randrange(h)
-        r = max(2, int(min(w, h) * rng.uniform(0.05, 0.3)))
+    for _ in range(shapes.randint(4, 9)):
+        x, y = shapes.randrange(w), shapes.randrange(h)
+        r = max(2, int(min(w, h) * shapes.uniform(0.05, 0.3)))
         box = (x - r, y - r, x + r, y + r)
-        if rng.random() < 0.5:
-            draw.ellipse(box, fill=_random_color(rng))
+        if shapes.random() < 0.5:
+            draw.ellipse(box, fill=_random_color(paint))
         else:
-            draw.rectangle(box, fill=_random_color(rng))
+            draw.rectangle(box, fill=_random_color(paint))
     draw.text((4, 4), f"seed {seed}  {width}x{height}", fill=(255, 255, 255), font=_LABEL_FONT)
     draw.text((4, 16), "Batchline simulator", fill=(0, 0, 0), font=_LABEL_FONT)
     return image

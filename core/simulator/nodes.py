@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -187,17 +188,35 @@ def cpu_seconds(class_type: str, inputs: dict[str, Any]) -> float:
 
 
 def simulate(class_type: str, inputs: dict[str, Any], output_types: list[str]) -> NodeOutput:
-    """A model node's stand-in outputs: latents and images carry size and seed downstream."""
+    """A model node's stand-in outputs: latents and images carry size and seed downstream, and
+    every output a digest of the node's other inputs, as a real one depends on them (a grid
+    over cfg or steps shows different pictures; the same inputs give the same picture)."""
     width, height, batch, seed = _upstream_picture(inputs)
+    look = _digest(class_type, inputs)
     values: list[Any] = []
     for kind in output_types:
         if kind == "IMAGE":
-            values.append(synthetic(width, height, batch, seed))
+            values.append(synthetic(width, height, batch, seed, look))
         elif kind == "LATENT":
-            values.append(Latent(width, height, batch, seed))
+            values.append(Latent(width, height, batch, seed, look=look))
         else:
-            values.append(f"<{kind} from {class_type}>")
+            values.append(f"<{kind} from {class_type} {look:08x}>")
     return tuple(values), None
+
+
+def _digest(class_type: str, inputs: dict[str, Any]) -> int:
+    """A stable digest of a node's inputs but its seed (the seed names the picture itself)."""
+    parts = [class_type]
+    for name in sorted(inputs):
+        value = inputs[name]
+        if name in ("seed", "noise_seed"):
+            continue
+        if isinstance(value, Latent):
+            value = ("latent", value.width, value.height, value.batch, value.look)
+        elif isinstance(value, SimImage):
+            value = ("image", value.width, value.height, value.batch, value.seed)
+        parts.append(f"{name}={value!r}")
+    return zlib.crc32("\n".join(parts).encode("utf-8", "replace"))
 
 
 def _upstream_picture(inputs: dict[str, Any]) -> tuple[int, int, int, int]:
