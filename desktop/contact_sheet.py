@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListView,
@@ -44,6 +43,7 @@ from core.ledger.marks import Mark
 from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
+from desktop.flow_layout import FlowLayout
 from desktop.job_action_scope import plain_text
 from desktop.questions import confirm
 from desktop.sheet_cell import SheetCellDelegate, cell_size
@@ -177,13 +177,10 @@ class ContactSheetWidget(QWidget):
         return action
 
     def _layout(self) -> None:
-        tools = QHBoxLayout()
+        tools = FlowLayout()  # wraps where the pane is narrow (200 % scale) rather than clips
         tools.setContentsMargins(0, 0, 0, 0)
-        tools.addWidget(self.mark_filter)
-        tools.addWidget(self.export_starred)
-        tools.addWidget(self.trash_rejected)
-        tools.addWidget(self.export_grid)
-        tools.addStretch(1)
+        for tool in (self.mark_filter, self.export_starred, self.trash_rejected, self.export_grid):
+            tools.addWidget(tool)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
