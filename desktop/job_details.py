@@ -88,7 +88,15 @@ class JobDetailsWidget(QWidget):
         attempts.setMaximumHeight(110)
         layout.addWidget(attempts)
         layout.addWidget(QLabel("Timeline", self))
-        layout.addWidget(self._table(self.transitions, "Transitions"), 2)
+        timeline = self._table(self.transitions, "Transitions")
+        # The cause is prose: it wraps within the pane instead of scrolling it sideways.
+        timeline.horizontalHeader().setSectionResizeMode(
+            len(TRANSITION_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch
+        )
+        timeline.horizontalHeader().setMinimumSectionSize(48)
+        timeline.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        timeline.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout.addWidget(timeline, 2)
         layout.addWidget(self.failure)
         layout.addWidget(self.preview)
         layout.addWidget(self.outputs_view)

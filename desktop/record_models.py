@@ -60,21 +60,22 @@ def clock(at: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(at)) if at else ""
 
 
+# What an artist reads first comes first; the prompt id (a uuid, for ComfyUI's own log) last.
 ATTEMPT_COLUMNS: list[tuple[str, Callable[[AttemptRecord], str]]] = [
     ("#", lambda a: str(a.n)),
-    ("Prompt id", lambda a: a.prompt_id),
-    ("Server", lambda a: a.server),
     ("Result", lambda a: a.result.value.capitalize() + (" (stalled)" if a.stalled else "")),
     ("Reason", lambda a: reason_label(a.reason)),
     ("Queued", lambda a: clock(a.queued_at)),
     ("Started", lambda a: clock(a.started_at)),
     ("Finished", lambda a: clock(a.finished_at)),
+    ("Server", lambda a: a.server),
+    ("Prompt id", lambda a: a.prompt_id),
 ]
 
 TRANSITION_COLUMNS: list[tuple[str, Callable[[TransitionRecord], str]]] = [
     ("At", lambda t: clock(t.at)),
-    ("Attempt", lambda t: str(t.attempt)),
-    ("From", lambda t: t.from_state.value.capitalize()),
-    ("To", lambda t: t.to_state.value.capitalize()),
+    ("#", lambda t: str(t.attempt)),  # the attempt, as in the attempts table
+    # Where it came from is the row above (states only move forward): the room goes to the cause.
+    ("State", lambda t: t.to_state.value.capitalize()),
     ("Cause", lambda t: t.cause.replace("_", " ")),
 ]

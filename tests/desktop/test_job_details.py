@@ -29,9 +29,10 @@ def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_nam
     qtbot.addWidget(details)
     details.show_job(ledger.job(job_id))
     assert details.attempts.rowCount() == 1
-    assert details.attempts.index(0, 1).data() == f"prompt-{job_id}-1"
-    assert details.attempts.index(0, 3).data() == "Failed"
-    tos = [details.transitions.index(r, 3).data() for r in range(details.transitions.rowCount())]
+    assert details.attempts.index(0, 1).data() == "Failed"
+    assert details.attempts.index(0, 2).data() == "out of memory"
+    assert details.attempts.index(0, 7).data() == f"prompt-{job_id}-1"
+    tos = [details.transitions.index(r, 2).data() for r in range(details.transitions.rowCount())]
     assert tos == ["Queued", "Running", "Failed"]
     assert "Node: 3" in details.failure.text()
     assert "CUDA out of memory" in details.failure.text()
@@ -92,3 +93,41 @@ def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, i
     ledger.submit_attempt(job_id, "new", "http://127.0.0.1:8188", "wf")
     assert ledger.observe_late_success("old", [str(image)])
     assert job_outputs(ledger, job_id) == [str(image)]
+
+
+def test_a_narrow_details_pane_shows_an_attempts_result_and_reason_without_scrolling(
+    qtbot, ledger, preset_name, thumbnails
+):
+    from PySide6.QtWidgets import QTableView
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.resize(300, 700)  # the pane's width in a 1366x768 window
+    details.show()
+    details.show_job(ledger.job(job_id))
+    view = next(v for v in details.findChildren(QTableView) if v.accessibleName() == "Attempts")
+    header = view.horizontalHeader()
+    qtbot.waitUntil(lambda: header.sectionSize(2) > 0)
+    reason_end = header.sectionViewportPosition(2) + header.sectionSize(2)
+    assert reason_end <= view.viewport().width()
+    assert view.horizontalScrollBar().value() == 0
+
+
+def test_the_timelines_cause_wraps_within_a_narrow_pane(qtbot, ledger, preset_name, thumbnails):
+    from PySide6.QtWidgets import QTableView
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.resize(300, 700)
+    details.show()
+    details.show_job(ledger.job(job_id))
+    view = next(v for v in details.findChildren(QTableView) if v.accessibleName() == "Transitions")
+    header = view.horizontalHeader()
+    last = header.count() - 1
+    qtbot.waitUntil(lambda: header.sectionSize(last) > 0)
+    cause_end = header.sectionViewportPosition(last) + header.sectionSize(last)
+    assert cause_end <= view.viewport().width()
