@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from cli.common import open_ledger, print_json, server_urls
+from core.comfy.http_errors import plain_reason
 from core.errors import BatchlineError
 from core.token_store import client_for
 
@@ -49,7 +50,9 @@ async def _probe(url: str) -> dict[str, Any]:
             stats = await client.system_stats()
             queue = await client.queue()
     except (BatchlineError, TimeoutError) as exc:
-        return {"server": url, "reachable": False, "error": str(exc) or "no answer in time"}
+        error = str(exc) or f"no answer within {PROBE_SECONDS:g} s"
+        reason = plain_reason(exc, PROBE_SECONDS) if str(exc) else ""
+        return {"server": url, "reachable": False, "reason": reason or error, "error": error}
     return {
         "server": url,
         "reachable": True,
@@ -71,7 +74,8 @@ def _device(device: Device) -> dict[str, Any]:
 
 def _line(report: dict[str, Any]) -> str:
     if not report["reachable"]:
-        return f"{report['server']}  unreachable: {report['error']}"
+        detail = f" ({report['error']})" if report["reason"] != report["error"] else ""
+        return f"{report['server']}  unreachable: {report['reason']}{detail}"
     devices = ", ".join(_device_text(d) for d in report["devices"]) or "no device reported"
     return (
         f"{report['server']}  ComfyUI {report['version'] or '?'}  {devices}  "

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import httpx
 from PySide6.QtCore import QEventLoop, QTimer
 
+from core.comfy.http_errors import plain_reason
 from core.errors import BatchlineError
 from core.token_store import client_for
 from desktop.status_bar import host_text
@@ -20,12 +21,14 @@ _POLL_MS = 20
 
 @dataclass(frozen=True)
 class ServerCheck:
-    """What an address answered: ``version`` when a ComfyUI answered, else ``error``."""
+    """What an address answered: ``version`` when a ComfyUI answered, else ``error`` (in plain
+    words) and ``detail`` (the technical error, for a tooltip and the log)."""
 
     server: str
     reachable: bool
     version: str | None = None
     error: str = ""
+    detail: str = ""
 
     def line(self) -> str:
         """One line for the artist."""
@@ -41,7 +44,9 @@ async def check_server(server: str, token: str = "") -> ServerCheck:
         async with client_for(server, token=token, timeout=CHECK_TIMEOUT) as client:
             stats = await client.system_stats()
     except (BatchlineError, ValueError) as exc:
-        return ServerCheck(server, False, error=str(exc) or type(exc).__name__)
+        detail = str(exc) or type(exc).__name__
+        reason = plain_reason(exc, CHECK_TIMEOUT.read)
+        return ServerCheck(server, False, error=reason or detail, detail=detail)
     return ServerCheck(server, True, stats.comfyui_version)
 
 
@@ -51,8 +56,14 @@ def check_servers_waiting(servers: list[str], token: str = "") -> list[ServerChe
     async def all_of() -> list[ServerCheck]:
         return list(await asyncio.gather(*(check_server(s, token) for s in servers)))
 
+    def in_a_loop_of_its_own() -> list[ServerCheck]:
+        # Not asyncio.run: on Python 3.11 qasync.run's policy would make it a Qt loop, which
+        # cannot run outside the GUI thread ("Event loop stopped before Future completed").
+        with asyncio.Runner(loop_factory=asyncio.DefaultEventLoopPolicy().new_event_loop) as r:
+            return r.run(all_of())
+
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        future = pool.submit(asyncio.run, all_of())
+        future = pool.submit(in_a_loop_of_its_own)
         loop = QEventLoop()
         timer = QTimer()
 

@@ -155,12 +155,14 @@ class SettingsDialog(QDialog):
         lines = [check.line() for check in checks]
         if not reachable:
             lines.append("Start ComfyUI or correct the address; jobs wait until it answers.")
-        self._say("\n".join(lines), ok=reachable)
+        details = "\n".join(check.detail for check in checks if check.detail)
+        self._say("\n".join(lines), ok=reachable, detail=details)
         return reachable
 
-    def _say(self, text: str, ok: bool) -> None:
+    def _say(self, text: str, ok: bool, detail: str = "") -> None:
         self.server_note.setStyleSheet(f"color: {_OK_COLOUR if ok else _PROBLEM_COLOUR};")
         self.server_note.setText(text)
+        self.server_note.setToolTip(detail)  # the technical error, when there is one
         # grow to show the whole text (it wraps), within the screen
         needed = self._form.totalHeightForWidth(self.width())
         room = self.screen().availableGeometry().height()

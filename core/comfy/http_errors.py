@@ -1,6 +1,10 @@
-"""Mapping of httpx failures and HTTP status codes onto the core.errors tree."""
+"""Mapping of httpx failures and HTTP status codes onto the core.errors tree, and those errors
+in plain words."""
 
 from __future__ import annotations
+
+import errno
+import socket
 
 import aiohttp
 import httpx
@@ -80,3 +84,32 @@ def deadline_error(seconds: float, route: str) -> ComfyTimeout:
     """The error for an answer still incomplete when its whole-request deadline passed (a
     server that trickles its answer never trips a per-read timeout)."""
     return ComfyTimeout(f"no complete answer within {seconds:g} s (the server is stuck)", route)
+
+
+def plain_reason(exc: BaseException, timeout: float | None = None) -> str:
+    """Why a server did not answer as ComfyUI, in an artist's words ("" when there are none
+    better than the error's own); ``timeout``: the seconds it was given, to say so."""
+    if isinstance(exc, ComfyUnreachable):
+        os_error = _os_error(exc)
+        if isinstance(os_error, socket.gaierror | aiohttp.ClientConnectorDNSError):
+            return "no computer of that name was found"
+        if os_error is not None and os_error.errno == errno.ECONNREFUSED:
+            return "nothing listens on that port (is ComfyUI started?)"
+        return "it cannot be reached"
+    if isinstance(exc, ComfyTimeout):
+        return f"no answer within {timeout:g} s" if timeout else "no answer in time"
+    if isinstance(exc, ComfyAuthError):
+        return "it refused the token"
+    if isinstance(exc, ComfyNotFound | ComfyProtocolError):
+        return "a web server answers there, but not ComfyUI"
+    return ""
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The operating system's error under ``exc``, if any (ComfyUnreachable ← httpx ← aiohttp)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

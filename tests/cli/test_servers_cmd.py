@@ -13,9 +13,12 @@ def test_each_server_is_checked(cli: Cli, sim_thread: SimulatorThread) -> None:
     up, down = result.out.splitlines()
     assert up.startswith(f"{sim_thread.url}  ComfyUI 0.3.64  ")
     assert up.endswith("queue 0 running, 0 waiting")
-    assert down.startswith("http://127.0.0.1:9  unreachable: ")
+    plain = "nothing listens on that port (is ComfyUI started?)"
+    assert down.startswith(f"http://127.0.0.1:9  unreachable: {plain} (GET /system_stats: ")
     reports = cli("servers", "--json").json()
     assert [r["reachable"] for r in reports] == [True, False]
+    assert reports[1]["reason"] == plain
+    assert "cannot connect" in reports[1]["error"]
     assert reports[0]["devices"][0]["type"] in ("cpu", "cuda")
 
 

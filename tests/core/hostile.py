@@ -160,7 +160,8 @@ class HostileThread:
 
     def __init__(self, server: HostileServer) -> None:
         self.server = server
-        self._loop = asyncio.new_event_loop()
+        # Not new_event_loop(): under a GUI test's qasync policy that would be a Qt loop.
+        self._loop = asyncio.DefaultEventLoopPolicy().new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     def start(self) -> str:

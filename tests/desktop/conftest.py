@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -25,6 +26,19 @@ from tests.leaks import tasks_left
 RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "presets"
 TXT2IMG = RESOURCES / "Portrait txt2img (SD 1.5).json"
 GRADIENT = RESOURCES / "Soft gradient (model-free).json"
+
+
+@pytest.fixture(autouse=True)
+def loop_policy_as_the_app_runs():
+    """As `qasync.run` does on Python 3.11 (3.12 on passes a loop factory instead): every new
+    event loop is a qasync loop, also one that a worker thread starts with `asyncio.run`."""
+    if sys.version_info >= (3, 12):
+        yield
+        return
+    old = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(qasync.DefaultQEventLoopPolicy())
+    yield
+    asyncio.set_event_loop_policy(old)
 
 
 @pytest.fixture(autouse=True)
