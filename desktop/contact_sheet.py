@@ -56,6 +56,11 @@ if TYPE_CHECKING:
 
 ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often
 _SPACING = 4
+EMPTY_TEXT = (
+    "No batch yet. Choose a preset on the left, or drop a ComfyUI workflow (a .json it saved, "
+    "or a .png it made) anywhere on this window; set the seeds and press Queue: the pictures "
+    "appear here."
+)
 
 
 class ContactSheetWidget(QWidget):
@@ -120,7 +125,7 @@ class ContactSheetWidget(QWidget):
         self.views.addWidget(self.grid_view)
         self.star = self._mark_action("S&tar", "1", Mark.star)
         self.reject = self._mark_action("&Reject", "0", Mark.reject)
-        self.empty = QLabel("Queue a batch with the composer: its pictures appear here.", self)
+        self.empty = QLabel(EMPTY_TEXT, self)
         self.empty.setWordWrap(True)
         self._layout()
         self._estimate = QTimer(self)

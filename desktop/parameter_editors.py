@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -61,26 +63,47 @@ class PromptEdit(QPlainTextEdit):
         super().__init__(text, parent)
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # it wraps
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
         self.textChanged.connect(self.fit)
         self.fit()
 
     def fit(self) -> None:
-        """Height for the lines the text takes at the current width, within the limits."""
-        lines, block = 0, self.document().begin()
-        while block.isValid():
-            layout = block.layout()
-            lines += max(1, layout.lineCount() if layout is not None else 1)
-            block = block.next()
+        """Height for the lines the text takes at the current width, within the limits.
+
+        The lines are laid out here as the document lays them out, not read from its layout:
+        that one is made lazily, and for a text set before the box had its width (a preset's
+        prompt) it still held the old width's lines, so the box stayed short and scrolled."""
+        margin = self.document().documentMargin()
+        # as QPlainTextDocumentLayout does, at the width without a vertical scrollbar
+        width = self.contentsRect().width() - 2 * margin - self.cursorWidth()
+        option = QTextOption()
+        option.setWrapMode(self.wordWrapMode())
+        paragraphs = self.toPlainText().split("\n")
+        lines = sum(_line_count(p, self.font(), option, width) for p in paragraphs)
         lines = max(self.MIN_LINES, min(self.MAX_LINES, lines))
         margins = self.contentsMargins()
-        chrome = margins.top() + margins.bottom() + 2 * self.document().documentMargin()
+        # + 1: QPlainTextEdit scrolls unless a pixel is left below the last line
+        chrome = margins.top() + margins.bottom() + 2 * margin + 1
         self.setFixedHeight(int(lines * self.fontMetrics().lineSpacing() + chrome))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit()  # the text wraps anew at another width
+
+
+def _line_count(text: str, font: QFont, option: QTextOption, width: float) -> int:
+    layout = QTextLayout(text, font)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    count = 0
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(max(1.0, width))
+        count += 1
+    layout.endLayout()
+    return max(1, count)
 
 
 def editor_value(editor: QWidget, parameter: Parameter) -> Any:

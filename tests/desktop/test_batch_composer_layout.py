@@ -3,11 +3,15 @@ narrow pane, and Tab walks the form top to bottom."""
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QWidget
 
 from desktop.batch_composer import BatchComposerWidget
 from desktop.parameter_editors import PromptEdit
+from desktop.preset_files import add_preset_file
+from tests.desktop.conftest import TXT2IMG
 
 
 def shown_composer(qtbot, ledger, controller, preset_name, width=380):
@@ -64,3 +68,29 @@ def test_tab_walks_the_form_top_to_bottom(qtbot, ledger, controller, preset_name
     order = [composer.seeds.count, positive, steps, composer.grid.x_input, composer.requester]
     assert [chain.index(w) for w in order] == sorted(chain.index(w) for w in order)
     assert chain.index(composer.queue_button) > chain.index(composer.priority)
+
+
+def test_a_long_prompt_in_the_preset_shows_whole_and_wrapped(
+    qtbot, ledger, controller, tmp_path
+) -> None:
+    """The prompt comes with the preset, before the box has its width: it still wraps at the
+    box's width (no sideways scrollbar) and the box is as tall as its lines."""
+    workflow = json.loads(TXT2IMG.read_text())
+    workflow["6"]["inputs"]["text"] = LONG_PROMPT
+    path = tmp_path / "Long prompt.json"
+    path.write_text(json.dumps(workflow))
+    name = add_preset_file(ledger, path).name
+    assert name
+    composer = shown_composer(qtbot, ledger, controller, name)
+    prompt = composer.parameters_box.editor("6.text")
+    assert isinstance(prompt, PromptEdit)
+    qtbot.wait(50)
+    assert not prompt.horizontalScrollBar().isVisible()
+    assert prompt.verticalScrollBar().maximum() == 0, "tall enough for every line"
+
+
+LONG_PROMPT = (
+    "a bottle with a beautiful rainbow galaxy inside it on top of a wooden table in the middle "
+    "of a modern kitchen beside a plate of vegetables and mushrooms and a wine glasse that "
+    "contains a planet earth with a plate with a half eaten apple pie on it"
+)
