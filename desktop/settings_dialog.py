@@ -6,17 +6,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -83,7 +86,8 @@ class SettingsDialog(QDialog):
         server_row = QHBoxLayout()
         server_row.addWidget(self.server, 1)
         server_row.addWidget(self.test_button)
-        form = self._form = QFormLayout(self)
+        fields = QWidget(self)
+        form = self._form = QFormLayout(fields)
         self.server_note = QLabel(self)
         self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
         self.setMinimumWidth(480)
@@ -95,7 +99,17 @@ class SettingsDialog(QDialog):
         form.addRow("&Per-requester cap", self.requester_cap)
         form.addRow("&Automatic attempts", self.max_attempts)
         form.addRow(_buddy("&Output folder", self.output), row)
-        form.addRow(buttons)
+        # On a short screen (200 % scale) the fields scroll; the notes are never squeezed.
+        self.fields = QScrollArea(self)
+        self.fields.setWidgetResizable(True)
+        self.fields.setFrameShape(QFrame.Shape.NoFrame)
+        self.fields.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fields.setWidget(fields)
+        outer = self._outer = QVBoxLayout(self)
+        outer.addWidget(self.fields, 1)
+        outer.addWidget(buttons)
+        self._buttons = buttons
+        self._fit_height()
 
     def settings(self) -> Settings:
         """The settings as entered (an emptied field keeps what was shown)."""
@@ -163,10 +177,20 @@ class SettingsDialog(QDialog):
         self.server_note.setStyleSheet(f"color: {_OK_COLOUR if ok else _PROBLEM_COLOUR};")
         self.server_note.setText(text)
         self.server_note.setToolTip(detail)  # the technical error, when there is one
-        # grow to show the whole text (it wraps), within the screen
-        needed = self._form.totalHeightForWidth(self.width())
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Tall enough for every field and note (they wrap), within the screen; past it the
+        fields scroll."""
+        outer = self._outer
+        margins = outer.contentsMargins()
+        chrome = (
+            margins.top() + margins.bottom() + outer.spacing() + self._buttons.sizeHint().height()
+        )
+        width = self.width() - margins.left() - margins.right()  # the fields' width, once shown
+        needed = self._form.totalHeightForWidth(width) + chrome
         room = self.screen().availableGeometry().height()
-        self.resize(self.width(), min(max(needed, self.height()), room))
+        self.resize(self.width(), min(needed, room))
 
     @Slot()
     def _address_edited(self) -> None:

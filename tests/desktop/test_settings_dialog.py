@@ -106,3 +106,20 @@ def test_mnemonics_are_underlined_not_shown(qtbot, ledger) -> None:
     assert shown_ampersands(dialog) == []
     output = next(lbl for lbl in dialog.findChildren(QLabel) if lbl.text() == "&Output folder")
     assert output.buddy() is dialog.output
+
+
+def test_a_short_dialog_scrolls_its_fields_and_keeps_every_note_whole(qtbot, ledger) -> None:
+    """As on a 1366x768 screen at 200 %: the fields scroll, a note is never squeezed, and OK
+    stays in sight."""
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.server.setText("http://127.0.0.1:9")
+    dialog.test()
+    dialog.resize(480, 220)
+    note = dialog.server_note
+    qtbot.waitUntil(lambda: note.height() >= note.heightForWidth(note.width()))
+    assert dialog.fields.verticalScrollBar().maximum() > 0
+    ok = dialog.save_button
+    assert dialog.rect().contains(ok.geometry().translated(ok.parentWidget().pos()))
