@@ -77,5 +77,5 @@ TRANSITION_COLUMNS: list[tuple[str, Callable[[TransitionRecord], str]]] = [
     ("#", lambda t: str(t.attempt)),  # the attempt, as in the attempts table
     # Where it came from is the row above (states only move forward): the room goes to the cause.
     ("State", lambda t: t.to_state.value.capitalize()),
-    ("Cause", lambda t: t.cause.replace("_", " ")),
+    ("Cause", lambda t: reason_label(t.cause)),  # "oom" reads "out of memory"
 ]
