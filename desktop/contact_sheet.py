@@ -63,6 +63,17 @@ EMPTY_TEXT = (
 )
 
 
+class _FillingLayout(QVBoxLayout):
+    """The sheet's column. It hides the height-for-width of its wrapping rows (the tools, the
+    axes) from the scroll area around the sheet (`main_window._scrolled`): a scroll area holds
+    such a widget to its preferred height, the views' whole size, so on a short pane (200 %
+    scale) the pane scrolled as well as the grid. Without it the sheet fills the pane and the
+    views scroll; the rows still wrap within it."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 class ContactSheetWidget(QWidget):
     """One batch's cells; the batch chooser and progress above them.
 
@@ -186,7 +197,7 @@ class ContactSheetWidget(QWidget):
         tools.setContentsMargins(0, 0, 0, 0)
         for tool in (self.mark_filter, self.export_starred, self.trash_rejected, self.export_grid):
             tools.addWidget(tool)
-        layout = QVBoxLayout(self)
+        layout = _FillingLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
         layout.addLayout(tools)

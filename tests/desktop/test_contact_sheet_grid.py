@@ -78,3 +78,24 @@ def test_exports_start_in_the_batchs_folder_under_the_windows_output_folder(
     sheet.set_batches([batch], {}, batch)
     assert sheet.default_folder() == tmp_path / "demo outputs" / batch
     sheet.stop()
+
+
+def test_a_grid_batch_scrolls_in_its_own_view_not_the_whole_pane(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    """In the window the sheet sits in a scroll area (for tiny screens); with a grid batch on
+    a short pane (200 % scale) that area used to scroll too, beside the grid's own bar."""
+    from desktop.main_window import _scrolled
+
+    batch, _ids = grid_batch(ledger, tmp_path)
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    area = _scrolled(sheet)
+    qtbot.addWidget(area)
+    area.resize(390, 300)
+    area.show()
+    sheet.set_batches([batch], {}, batch)
+    qtbot.waitUntil(lambda: sheet.views.currentWidget() is sheet.grid_view)
+    qtbot.waitUntil(lambda: sheet.height() == area.viewport().height())
+    assert area.verticalScrollBar().maximum() == 0
+    assert sheet.grid_view.verticalScrollBar().maximum() > 0, "the grid scrolls itself"
+    sheet.stop()
