@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from core.controller.status import Connection
@@ -86,6 +87,7 @@ def rate_text(status: ControllerStatus) -> str:
 
 
 _LABEL_MIN_WIDTH = 60
+_MESSAGE_PADDING = 24  # the status bar's own margins and the size grip
 
 
 class JobStatusBar(QStatusBar):
@@ -98,6 +100,7 @@ class JobStatusBar(QStatusBar):
         self.queue = self._label("ComfyUI queue depth")
         self.flight = self._label("Our jobs in flight")
         self.rate = self._label("Jobs per minute")
+        self.messageChanged.connect(self._make_room)
 
     def _label(self, name: str) -> QLabel:
         label = QLabel(self)
@@ -105,6 +108,21 @@ class JobStatusBar(QStatusBar):
         label.setMinimumWidth(_LABEL_MIN_WIDTH)  # clipped, not pushing the window, when narrow
         self.addPermanentWidget(label)
         return label
+
+    @Slot(str)
+    def _make_room(self, message: str) -> None:
+        """A passing message (a menu entry's tip) gets the room it needs: the rate, our jobs
+        in flight and ComfyUI's queue step aside while it shows, in that order (at 200 %
+        scale they left it a few letters); the connection always stays."""
+        needed = self.fontMetrics().horizontalAdvance(message) + _MESSAGE_PADDING
+        free = self.width() - self.connection.sizeHint().width() - _MESSAGE_PADDING
+        for label in (self.queue, self.flight, self.rate):
+            free -= label.sizeHint().width()
+        for label in (self.rate, self.flight, self.queue):
+            fits = not message or needed <= free
+            label.setVisible(fits)
+            if not fits:
+                free += label.sizeHint().width()
 
     def show_status(self, status: ControllerStatus) -> None:
         text, colour = connection_text(status, self.demo)

@@ -81,3 +81,23 @@ def test_several_servers_are_counted_and_listed() -> None:
     )
     status = ControllerStatus(connection=Connection.offline, servers=(down, down))
     assert connection_text(status, demo=False)[0] == "Offline"
+
+
+def test_a_passing_message_gets_room_and_the_figures_come_back(qtbot) -> None:
+    bar = JobStatusBar()
+    qtbot.addWidget(bar)
+    bar.resize(700, 30)
+    bar.show()
+    bar.show_status(ControllerStatus(connection=Connection.connected, server_queue=2))
+    figures = [bar.queue, bar.flight, bar.rate]
+    assert all(label.isVisible() for label in figures)
+    bar.showMessage("Retry")
+    assert all(label.isVisible() for label in figures), "a short message fits beside them"
+    tip = "Queue a copy of the selected out-of-memory job at a smaller size, to fit the GPU"
+    bar.showMessage(tip)
+    assert not bar.rate.isVisible()
+    assert bar.connection.isVisible()
+    free = bar.width() - sum(w.width() for w in [bar.connection, *figures] if w.isVisible())
+    assert bar.fontMetrics().horizontalAdvance(tip) < free
+    bar.clearMessage()
+    assert all(label.isVisible() for label in figures)
