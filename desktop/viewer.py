@@ -231,7 +231,10 @@ class PictureViewer(QWidget):
             if name != "close":
                 action.setEnabled(shown)
         self.actions_by_name["previous"].setEnabled(self.index > 0)
-        self.actions_by_name["copy_seed"].setEnabled(bool(self.facts and self.facts.seeds))
+        seeded = bool(self.facts and self.facts.seeds)
+        self.actions_by_name["copy_seed"].setEnabled(seeded)
+        again = "&Queue again with this seed" if seeded else "&Queue again"  # the same values
+        self.actions_by_name["again"].setText(again)
         mark = self.facts.mark if self.facts else None
         for name, value in (("star", Mark.star), ("reject", Mark.reject)):
             self.actions_by_name[name].setCheckable(True)

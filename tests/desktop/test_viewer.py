@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
 from core.batch.pictures import job_outputs
 from core.batch.prompt import prompt_for
 from core.comfy import ComfyClient
@@ -22,8 +22,10 @@ from core.ledger.marks import Mark
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.main_window import MainWindow
+from desktop.preset_files import add_preset_file
 from desktop.viewer import PictureViewer
 from tests.core.helpers import FAST
+from tests.desktop.conftest import GRADIENT
 from tests.desktop.helpers import succeed_job, until
 from tests.trash_home import use_trash
 
@@ -178,6 +180,7 @@ def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
 
 def test_copy_seed_puts_it_in_the_clipboard(viewer) -> None:
     viewer.actions_by_name["next"].trigger()
+    assert viewer.actions_by_name["again"].text() == "&Queue again with this seed"
     viewer.panel.buttons["copy_seed"].click()
     assert QGuiApplication.clipboard().text() == str(SEEDS[1])
 
@@ -314,6 +317,21 @@ def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_valu
     viewer.previous()
     assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>cfg 5.0</div>"
     assert any(title == "Positive prompt" for title, _ in viewer.facts.prompts)
+
+
+def test_a_picture_without_a_seed_offers_to_queue_again_not_with_this_seed(
+    qloop, window, ledger, simulator, tmp_path
+) -> None:
+    name = add_preset_file(ledger, GRADIENT).name
+    assert name
+    spec = BatchSpec(SeedPlan(SeedMode.keep), grid=(GridAxis("2.blur_radius", (1, 5)),))
+    ids = run_batch(qloop, ledger, simulator, name, spec, tmp_path / "out")
+    window.open_viewer(ids[0])
+    viewer = window.viewer
+    assert viewer.facts is not None
+    assert not viewer.facts.seeds
+    assert viewer.actions_by_name["again"].text() == "&Queue again"
+    assert not viewer.actions_by_name["copy_seed"].isEnabled()
 
 
 def test_a_picture_that_cannot_be_read_says_why(qtbot, window, ledger, preset_name, tmp_path):
