@@ -21,6 +21,7 @@ from core.batch.varied import BatchValues, input_labels, is_seed, value_order, v
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
+from desktop.batch_names import batch_label
 from desktop.job_states import reason_label, state_colour, state_label
 from desktop.status_bar import host_text
 
@@ -148,6 +149,7 @@ class JobTableModel(QAbstractTableModel):
         self._waiting_for: tuple[str, str] | None = None  # short, long: why pending jobs wait
         self._checking_since: float | None = None  # see checking_since
         self._batch_values: dict[str, BatchValues] = {}
+        self._batch_names: dict[str, str] = {}  # the batches the artist named
         self._value_keys: list[str] = []  # the input of each column after the fixed ones
         self._value_labels: dict[str, str] = {}
         self._sorting: tuple[int, bool] | None = None  # column, descending; None: creation
@@ -423,6 +425,16 @@ class JobTableModel(QAbstractTableModel):
     def batch_ids(self) -> list[str]:
         return sorted({job.batch for job in self._jobs})
 
+    def set_batch_names(self, names: dict[str, str]) -> None:
+        """The names given to batches: the batch column shows them (the id in its tooltip)."""
+        if names != self._batch_names:
+            self._batch_names = dict(names)
+            if self._jobs:
+                column = int(Column.batch)
+                self.dataChanged.emit(
+                    self.index(0, column), self.index(len(self._jobs) - 1, column)
+                )
+
     # --- Qt model interface ----------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
@@ -483,7 +495,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.job:
                 return job.id
             case Column.batch:
-                return job.batch
+                return self._batch_names.get(job.batch) or job.batch
             case Column.state:
                 return CHECKING if self._checking(job) else state_label(job.state)
             case Column.attempt:
@@ -520,8 +532,9 @@ class JobTableModel(QAbstractTableModel):
             if column == Column.state and self._checking(job):
                 return CHECKING_TIP
             if column == Column.batch:
+                batch = batch_label(job.batch, self._batch_names.get(job.batch))
                 line = self.batch_line(job.batch)
-                return f"Batch {job.batch} · {line}" if line else f"Batch {job.batch}"
+                return f"Batch {batch} · {line}" if line else f"Batch {batch}"
             if column != Column.warning:
                 return reason_label(job.reason) or None
             notes = [STALLED_NOTE] if job.id in self._stalled else []

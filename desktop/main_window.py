@@ -473,6 +473,7 @@ class MainWindow(QMainWindow):
         """The batches to filter on and to show as pictures (``current``: show this one)."""
         batches = self.model.batch_ids()
         names = {batch.id: batch.name for batch in self.ledger.batches() if batch.name}
+        self.model.set_batch_names(names)
         self.filter_bar.set_batches(batches, names)
         self.sheet.set_batches(batches, names, current)
 

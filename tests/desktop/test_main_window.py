@@ -292,3 +292,18 @@ def test_the_jobs_menu_reaches_the_shown_batchs_pictures(
     assert len(asked) == 1
     assert not picture.exists()
     assert not trash.isEnabled()
+
+
+def test_the_jobs_table_shows_a_named_batch_by_its_name(window, qtbot, ledger, preset_name):
+    job_id = make_jobs(ledger, preset_name, 2)[0]
+    batch = ledger.job(job_id).batch
+    ledger.name_batch(batch, "fox study")
+    window.model.refresh()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2)
+    window.refresh_batches()
+    cell = window.model.index(window.model.row_of(job_id), Column.batch)
+    assert cell.data() == "fox study"
+    assert cell.data(Qt.ItemDataRole.ToolTipRole).startswith(f"Batch fox study ({batch})")
+    ledger.name_batch(batch, "")
+    window.refresh_batches()
+    assert cell.data() == batch
