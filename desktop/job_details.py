@@ -3,6 +3,7 @@ runs, and output thumbnails."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from core.batch.pictures import job_outputs
 from core.errors import UnknownRecord
+from desktop.batch_names import batch_label
 from desktop.job_outputs import PATH_ROLE, OutputsModel
 from desktop.job_states import STATE_COLOURS, reason_label, state_label
 from desktop.job_table_model import values_text
@@ -172,7 +174,7 @@ class JobDetailsWidget(QWidget):
             self._clear()
             return
         self.attempts.set_records(attempts)
-        self.header.setText(_summary(job))
+        self.header.setText(_summary(job, self._ledger.batch(job.batch).name))
         failed = [failure_text(a) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
@@ -198,12 +200,15 @@ class JobDetailsWidget(QWidget):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
-def _summary(job: JobRecord) -> str:
+def _summary(job: JobRecord, batch_name: str | None) -> str:
+    """The job in three lines of rich text (what came from outside, escaped)."""
     colour = STATE_COLOURS[job.state]
+    batch = html.escape(batch_label(job.batch, batch_name))
     reason = f" — {reason_label(job.reason)}" if job.reason else ""
-    warning = f"<br>⚠ {job.warning}" if job.warning else ""
+    warning = f"<br>⚠ {html.escape(job.warning)}" if job.warning else ""
     return (
-        f"<b>{job.id}</b> · {job.batch} · requester {job.requester} · priority {job.priority}"
-        f"<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}&nbsp;</span>"
-        f"{reason} · attempt {job.attempt}<br>{values_text(job.params)}{warning}"
+        f"<b>{job.id}</b> · {batch} · requester {html.escape(job.requester)} · priority "
+        f"{job.priority}<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}"
+        f"&nbsp;</span>{reason} · attempt {job.attempt}<br>"
+        f"{html.escape(values_text(job.params))}{warning}"
     )

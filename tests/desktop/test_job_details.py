@@ -132,3 +132,15 @@ def test_the_timelines_cause_wraps_within_a_narrow_pane(qtbot, ledger, preset_na
     qtbot.waitUntil(lambda: header.sectionSize(last) > 0)
     cause_end = header.sectionViewportPosition(last) + header.sectionSize(last)
     assert cause_end <= view.viewport().width()
+
+
+def test_the_summary_names_the_batch_and_shows_outside_text_as_text(
+    qtbot, ledger, preset_name, thumbnails
+) -> None:
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    batch = ledger.job(job_id).batch
+    ledger.name_batch(batch, "<i>fox</i> study")
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.show_job(ledger.job(job_id))
+    assert f"&lt;i&gt;fox&lt;/i&gt; study ({batch})" in details.header.text()
