@@ -128,6 +128,7 @@ class ContactSheetWidget(QWidget):
         self.axes = QLabel(self)
         self.axes.setAccessibleName("Grid axes")
         self.axes.setWordWrap(True)
+        self.axes.setTextFormat(Qt.TextFormat.PlainText)  # the workflow's node titles
         self.axes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.list_view = self._list_view()
         self.grid_view = self._grid_view()

@@ -69,6 +69,7 @@ class JobDetailsWidget(QWidget):
         self.transitions = RecordTableModel(TRANSITION_COLUMNS, self)
         self.failure = QLabel(self)
         self.failure.setWordWrap(True)
+        self.failure.setTextFormat(Qt.TextFormat.PlainText)  # ComfyUI's message, "<" included
         self.failure.setStyleSheet("color: #a4262c;")
         self.failure.setAccessibleName("Failure")
         self.preview = QLabel(self)

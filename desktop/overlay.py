@@ -14,6 +14,7 @@ class Overlay(QLabel):
         super().__init__(host)
         self._host = host
         self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # names and paths as typed, "<" included
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         host.installEventFilter(self)

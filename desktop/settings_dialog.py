@@ -90,6 +90,7 @@ class SettingsDialog(QDialog):
         form = self._form = QFormLayout(fields)
         self.server_note = QLabel(self)
         self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
+        self.server_note.setTextFormat(Qt.TextFormat.PlainText)
         self.setMinimumWidth(480)
         form.addRow(_buddy("&Server", self.server), server_row)
         form.addRow("", self.server_note)

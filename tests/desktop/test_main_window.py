@@ -307,3 +307,10 @@ def test_the_jobs_table_shows_a_named_batch_by_its_name(window, qtbot, ledger, p
     ledger.name_batch(batch, "")
     window.refresh_batches()
     assert cell.data() == batch
+
+
+def test_a_banner_shows_a_name_as_typed(window) -> None:
+    """A batch named like a prompt with a LoRA tag must not vanish into rich text."""
+    window.show_banner("Queued 4 jobs as <lora:fox:0.8> <b>study</b>.")
+    assert window.banner.textFormat() == Qt.TextFormat.PlainText
+    assert window.banner.text() == "Queued 4 jobs as <lora:fox:0.8> <b>study</b>."
