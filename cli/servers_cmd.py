@@ -51,8 +51,8 @@ async def _probe(url: str) -> dict[str, Any]:
             queue = await client.queue()
     except (BatchlineError, TimeoutError) as exc:
         error = str(exc) or f"no answer within {PROBE_SECONDS:g} s"
-        reason = plain_reason(exc, PROBE_SECONDS) if str(exc) else ""
-        return {"server": url, "reachable": False, "reason": reason or error, "error": error}
+        reason = plain_reason(exc, PROBE_SECONDS) or error
+        return {"server": url, "reachable": False, "reason": reason, "error": error}
     return {
         "server": url,
         "reachable": True,
