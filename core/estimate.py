@@ -43,10 +43,15 @@ def position_estimate(
 
 
 def live_estimate(
-    ledger: Ledger, server_queue: int, in_flight: int, servers: int, new_jobs: int
+    ledger: Ledger,
+    server_queue: int,
+    in_flight: int,
+    servers: int,
+    new_jobs: int,
+    priority: int = 0,
 ) -> tuple[int, float | None]:
-    """As `wait_estimate`, from ComfyUI's queue as the controller last saw it: the new jobs
-    stand behind every prompt there (``server_queue``, all clients, our ``in_flight`` among
-    them) and behind our jobs not yet sent."""
-    ahead = server_queue + max(0, ledger.unfinished_count() - in_flight)
+    """As `wait_estimate`, from ComfyUI's queue as the controller last saw it: new jobs of
+    ``priority`` stand behind every prompt there (``server_queue``, all clients, our
+    ``in_flight`` among them) and behind our jobs not yet sent of at least their priority."""
+    ahead = server_queue + max(0, ledger.ahead_of(priority) - in_flight)
     return position_estimate(new_jobs, ahead, typical_run_seconds(ledger), servers)

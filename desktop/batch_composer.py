@@ -89,6 +89,7 @@ class BatchComposerWidget(QWidget):
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
         self.requester.editingFinished.connect(self.check_room)  # its own quota
+        self.priority.valueChanged.connect(self.check_room)  # higher goes ahead in line
         edits = (
             self.seeds.changed,
             self.seeds.edited,
@@ -258,11 +259,11 @@ class BatchComposerWidget(QWidget):
     def check_room(self) -> None:
         """Why Queue would refuse the new jobs now (past their requester's quota or the
         backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
-        stands now. Asked when the count or the requester changes, and with each status (a
-        few index searches of the ledger)."""
+        stands now. Asked when the count, the requester or the priority changes, and with
+        each status (a few index searches of the ledger)."""
         status, count = self._controller.status, self.job_count()
         refused = refusal_notice(self._ledger, status, self.requester_name(), count)
-        text = refused or admission_notice(self._ledger, status, count)
+        text = refused or admission_notice(self._ledger, status, count, self.priority.value())
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
         self.notice.setVisible(bool(text))

@@ -16,12 +16,16 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 
-def admission_notice(ledger: Ledger, status: ControllerStatus, count: int) -> str:
-    """Empty when the jobs can all start soon; else their place in line and the wait."""
+def admission_notice(
+    ledger: Ledger, status: ControllerStatus, count: int, priority: int = 0
+) -> str:
+    """Empty when the jobs (of ``priority``) can all start soon; else their place in line and
+    the wait."""
     if count <= 0:
         return ""
     servers = max(1, len(status.servers))
-    last, wait_s = live_estimate(ledger, status.server_queue, status.in_flight, servers, count)
+    queue, flight = status.server_queue, status.in_flight
+    last, wait_s = live_estimate(ledger, queue, flight, servers, count, priority)
     cap = status.capacity
     if last <= cap:
         return ""

@@ -80,3 +80,5 @@ def test_the_live_estimate_counts_comfyui_s_queue_and_our_jobs_not_sent(ledger: 
     # ComfyUI holds 4 prompts: ours and 3 of other clients; ids[2] waits with us, unsent
     assert live_estimate(ledger, 4, 1, 1, 2) == (7, 56.0)
     assert live_estimate(ledger, 4, 1, 2, 2) == (7, 28.0)
+    # ids[2] (priority 0) waits behind new jobs of priority 1: they stand behind ComfyUI's 4
+    assert live_estimate(ledger, 4, 1, 1, 2, priority=1) == (6, 48.0)

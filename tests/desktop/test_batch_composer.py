@@ -118,6 +118,21 @@ def test_the_wait_follows_comfyui_s_queue(composer, controller, ledger, preset_n
     assert composer.notice.isHidden()
 
 
+def test_a_higher_priority_stands_ahead_of_the_jobs_waiting(
+    composer, controller, ledger, preset_name
+) -> None:
+    ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": n}) for n in range(5)], requester="b"
+    )
+    controller.push(server_queue=0, in_flight=0)
+    composer.seeds.count.setValue(4)
+    assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
+    composer.priority.setValue(1)
+    assert composer.notice.text().startswith("These 4 jobs would stand #1–#4 in line")
+    composer.priority.setValue(-1)
+    assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
+
+
 def test_the_wait_counts_every_server(composer, controller) -> None:
     from core.controller.status import ServerStatus
 
