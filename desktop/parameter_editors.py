@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.colour_box import WHITE, ColourBox
+
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QResizeEvent
@@ -36,6 +38,9 @@ def make_editor(parameter: Parameter, parent: QWidget | None = None) -> QWidget:
     elif isinstance(value, bool):
         editor = QCheckBox(parent)
         editor.setChecked(value)
+    elif isinstance(value, int) and parameter.colour and 0 <= value <= WHITE:
+        editor = ColourBox(value, parent)
+        editor.setKeyboardTracking(False)
     elif isinstance(value, int) and abs(value) <= INT_LIMIT:
         editor = _int_box(parameter, parent)
     elif isinstance(value, float):

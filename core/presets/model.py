@@ -63,6 +63,7 @@ class Parameter:
     choices: tuple[Any, ...] = ()
     is_seed: bool = False
     multiline: bool = False  # a text box (prompts), not a one-line field
+    colour: bool = False  # an INT ComfyUI shows as a colour (0xRRGGBB)
 
 
 @dataclass(frozen=True)

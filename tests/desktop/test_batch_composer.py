@@ -267,3 +267,28 @@ def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_
     form = composer.parameters_box
     labels = [form.label_of(editor) for _parameter, editor in form.editors]
     assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]
+
+
+def test_a_colour_input_reads_as_a_colour_and_the_swatch_picks_one(
+    qtbot, ledger, controller, monkeypatch
+) -> None:
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QColorDialog
+
+    from desktop.colour_box import ColourBox
+
+    name = add_preset_file(ledger, GRADIENT).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    editor = composer.parameters_box.editor("1.color")
+    assert isinstance(editor, ColourBox)
+    assert editor.text() == "#3399FF", "EmptyImage's 3381759, as ComfyUI shows it"
+    picked = QColor("#FF8000")
+    monkeypatch.setattr(QColorDialog, "getColor", staticmethod(lambda *_args: picked))
+    editor.swatch.trigger()
+    assert composer.spec().overrides["1.color"] == 0xFF8000
+    editor.lineEdit().setText("#00ff00")
+    editor.interpretText()
+    assert composer.spec().overrides["1.color"] == 0x00FF00
+    assert composer.parameters_box.editor("2.blur_radius").text() == "3", "other numbers stay"

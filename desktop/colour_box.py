@@ -1,0 +1,59 @@
+"""An integer input ComfyUI shows as a colour (``display: "color"``, 0xRRGGBB, such as
+EmptyImage's): a spin box that reads and takes ``#RRGGBB``, with a swatch that opens the
+colour picker. Being a QSpinBox, the composer reads, sets and follows it as any number."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QAction, QColor, QIcon, QPixmap, QValidator
+from PySide6.QtWidgets import QColorDialog, QLineEdit, QSpinBox
+
+WHITE = 0xFFFFFF
+_HEX = re.compile(r"#?([0-9A-Fa-f]{0,6})")
+_SWATCH_PX = 16
+
+
+class ColourBox(QSpinBox):
+    """0 to 0xFFFFFF, shown as ``#RRGGBB``; the swatch in the field opens a colour picker."""
+
+    def __init__(self, value: int, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setRange(0, WHITE)
+        self.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)  # a step of 1 means nothing
+        self.swatch = QAction(self)
+        self.swatch.setToolTip("Choose a colour")
+        self.swatch.triggered.connect(self.pick)
+        self.lineEdit().addAction(self.swatch, QLineEdit.ActionPosition.LeadingPosition)
+        self.valueChanged.connect(self._paint_swatch)
+        self.setValue(value)
+        self._paint_swatch(self.value())
+
+    def textFromValue(self, value: int) -> str:
+        return f"#{value:06X}"
+
+    def valueFromText(self, text: str) -> int:
+        match = _HEX.fullmatch(text.strip())
+        return int(match.group(1), 16) if match and match.group(1) else 0
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        match = _HEX.fullmatch(text.strip())
+        if match is None:
+            return QValidator.State.Invalid, text, pos
+        digits = match.group(1)
+        state = QValidator.State.Acceptable if len(digits) == 6 else QValidator.State.Intermediate
+        return state, text, pos
+
+    @Slot()
+    def pick(self) -> None:
+        colour = QColorDialog.getColor(QColor(f"#{self.value():06X}"), self, "Colour")
+        if colour.isValid():
+            self.setValue(colour.rgb() & WHITE)
+
+    @Slot(int)
+    def _paint_swatch(self, value: int) -> None:
+        pixmap = QPixmap(_SWATCH_PX, _SWATCH_PX)
+        pixmap.fill(QColor(f"#{value:06X}"))
+        self.swatch.setIcon(QIcon(pixmap))
