@@ -292,3 +292,7 @@ def test_a_colour_input_reads_as_a_colour_and_the_swatch_picks_one(
     editor.interpretText()
     assert composer.spec().overrides["1.color"] == 0x00FF00
     assert composer.parameters_box.editor("2.blur_radius").text() == "3", "other numbers stay"
+    composer.grid.setChecked(True)
+    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("1.color"))
+    composer.grid.x_values.setText("#FF0000, #00ff00, 255")
+    assert composer.spec().grid == (GridAxis("1.color", (0xFF0000, 0x00FF00, 255)),)
