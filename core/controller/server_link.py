@@ -28,6 +28,7 @@ from core.comfy import (
 )
 from core.comfy import Connected as WsConnected
 from core.comfy import Disconnected as WsDisconnected
+from core.comfy.http_errors import plain_reason
 from core.controller.dispatch import Dispatcher
 from core.controller.orphans import Orphans
 from core.controller.previews import PreviewFiles
@@ -151,7 +152,9 @@ class ServerLink:
         """Whether this is news (the first failure), and how long to wait before trying again."""
         first = not self.backoff.failing
         delay = self.backoff.next_delay()
-        self._set(connection=Connection.offline, last_error=str(exc))
+        plain = plain_reason(exc)  # what the artist reads first: "nothing listens on that port"
+        error = f"{plain}: {exc}" if plain else str(exc)
+        self._set(connection=Connection.offline, last_error=error)
         return first, delay
 
     # --- WebSocket events ------------------------------------------------------------------------

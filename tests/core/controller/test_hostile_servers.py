@@ -4,6 +4,8 @@ stuck, and the controller goes on serving the other servers (each has its own lo
 from __future__ import annotations
 
 import logging
+import socket
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -64,3 +66,17 @@ async def test_a_stuck_server_is_named_and_the_other_one_does_the_work(
     await wait_for(lambda: hostile.requests["GET /queue"] >= 2, 10)  # the stuck one is retried
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings.count(f"ComfyUI at {hostile.url} {what}: {error}") == 1  # once, not per try
+
+
+@pytest.mark.expect_log("core.controller.controller")
+async def test_the_status_says_first_in_plain_words_why_a_server_is_offline(
+    ledger: Ledger, make_controller: MakeController
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        nowhere = SimpleNamespace(url=f"http://127.0.0.1:{sock.getsockname()[1]}")
+    controller = await make_controller(ledger, nowhere)  # type: ignore[arg-type]
+    await wait_for(lambda: controller.status.connection == Connection.offline, 10)
+    error = controller.status.last_error
+    assert error.startswith("nothing listens on that port (is ComfyUI started?): GET /queue: ")
+    assert "cannot connect" in error, "the technical error follows"
