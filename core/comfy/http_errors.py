@@ -10,6 +10,7 @@ import aiohttp
 import httpx
 
 from core.errors import (
+    ComfyAnswerTooLarge,
     ComfyAuthError,
     ComfyConnectionError,
     ComfyError,
@@ -100,8 +101,12 @@ def plain_reason(exc: BaseException, timeout: float | None = None) -> str:
         return f"no answer within {timeout:g} s" if timeout else "no answer in time"
     if isinstance(exc, ComfyAuthError):
         return "it refused the token"
-    if isinstance(exc, ComfyNotFound | ComfyProtocolError):
+    if isinstance(exc, ComfyNotFound):
         return "a web server answers there, but not ComfyUI"
+    if isinstance(exc, ComfyAnswerTooLarge):
+        return ""  # its own words say it: "answer exceeds the limit of ..."
+    if isinstance(exc, ComfyProtocolError):
+        return "it answers, but not as ComfyUI does"
     return ""
 
 

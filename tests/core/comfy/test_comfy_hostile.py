@@ -19,6 +19,7 @@ import pytest
 from core.comfy import Backoff, ComfyClient, Connected, Disconnected, ImageRef, Reconnected, Status
 from core.comfy import listener as listener_module
 from core.comfy.bodies import MAX_ANSWER_BYTES, MAX_CATALOGUE_BYTES, MIB
+from core.comfy.http_errors import plain_reason
 from core.comfy.listener import CLOSE_TIMEOUT_S, FLOOD_MESSAGES
 from core.errors import (
     ComfyAnswerTooLarge,
@@ -72,6 +73,7 @@ async def test_a_1_gb_answer_stops_at_the_routes_limit(
     assert str(caught.value) == (
         f"{route}: answer exceeds the limit of {limit // MIB} MiB, not read further"
     )
+    assert plain_reason(caught.value) == "", "its own words say it best"
     assert caught.value.limit == limit
     assert hostile.sent[route] < limit + SOCKET_SLACK, "stopped reading past the limit"
     assert peak_memory() < 3 * limit, "held about the limit, not the answer"
@@ -148,8 +150,9 @@ async def test_garbage_is_a_protocol_error_naming_the_route(
     hostile: HostileServer, connect: Callable[..., ComfyClient], route: str, call: Call, limit: int
 ) -> None:
     hostile.behaviours[route] = garbage()
-    with pytest.raises(ComfyProtocolError, match=f"^{route}: "):
+    with pytest.raises(ComfyProtocolError, match=f"^{route}: ") as caught:
         await call(connect(hostile.url))
+    assert plain_reason(caught.value) == "it answers, but not as ComfyUI does"
 
 
 # --- the WebSocket ------------------------------------------------------------------------------
