@@ -513,6 +513,7 @@ class MainWindow(QMainWindow):
         if error:
             self.show_error(error)
         self.refresh_batches()
+        self.details.refresh()  # its summary names the batch
 
     @Slot()
     def select_all_jobs(self) -> None:

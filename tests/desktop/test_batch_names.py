@@ -43,6 +43,7 @@ def test_the_selected_jobs_batch_is_named_and_shown_so(window, ledger, preset_na
     assert ledger.batch(batch).name == "Foxes at dusk"
     labels = [window.filter_bar.batch.itemText(i) for i in range(window.filter_bar.batch.count())]
     assert f"Foxes at dusk ({batch})" in labels
+    assert f"Foxes at dusk ({batch})" in window.details.header.text(), "the job shown, too"
     answer(None)  # Cancel keeps the name
     name_action(window).trigger()
     assert ledger.batch(batch).name == "Foxes at dusk"
