@@ -162,18 +162,9 @@ def parse_values(text: str, parameter: Parameter) -> tuple[Any, ...]:
     """Grid values typed by the artist: comma-separated, or `|`-separated for text inputs."""
     separator = "|" if isinstance(parameter.value, str) and not parameter.choices else ","
     parts = [part.strip() for part in text.split(separator) if part.strip()]
-    if parameter.colour:  # "#FF0000, #00FF00" as the colour box shows them, or numbers
-        return tuple(_colour(part) for part in parts)
+    # what is not of the input's type stays text: composing converts "#FF0000" for a colour
+    # input, or refuses the value, naming it
     return tuple(_typed(part, parameter.value) for part in parts)
-
-
-def _colour(text: str) -> Any:
-    if text.startswith("#"):
-        try:
-            return int(text[1:], 16)
-        except ValueError:
-            return text  # refused with the other bad values, naming it
-    return _typed(text, 0)
 
 
 def _typed(text: str, like: Any) -> Any:

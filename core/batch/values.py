@@ -34,6 +34,8 @@ def checked_value(api: Mapping[str, Any], catalogue: Catalogue, ref: InputRef, v
     spec, current = _target(api, catalogue, ref)
     kind = spec.type if spec is not None and spec.is_widget else _kind_of(current)
     try:
+        if spec is not None and spec.options.get("display") == "color":
+            value = _from_hex(value)
         converted = _convert(kind, value)
     except (TypeError, ValueError) as exc:
         raise CompositionError(f"node {ref.node_id}, input {ref.input!r}: {exc}") from None
@@ -81,6 +83,17 @@ def _convert(kind: str, value: Any) -> Any:
             raise TypeError(f"{value!r} is not text")
         return value
     return value
+
+
+def _from_hex(value: Any) -> Any:
+    """``#RRGGBB`` for an integer ComfyUI shows as a colour (EmptyImage's), as the composer
+    shows it; anything else is left to the integer's own check."""
+    if not (isinstance(value, str) and value.startswith("#")):
+        return value
+    digits = value[1:]
+    if len(digits) == 6 and all(c in "0123456789abcdefABCDEF" for c in digits):
+        return int(digits, 16)
+    raise ValueError(f"{value!r} is not a colour (#RRGGBB)")
 
 
 def _to_int(value: Any) -> int:

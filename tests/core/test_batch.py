@@ -132,6 +132,19 @@ def test_nothing_varies(one_seed: Preset) -> None:
         compose(one_seed, BatchSpec(SeedPlan(SeedMode.keep), grid=(GridAxis("3.steps", (5, 5)),)))
 
 
+def test_a_colour_input_takes_hex_as_the_composer_shows_it() -> None:
+    png = load_preset(Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png")
+    keep = SeedPlan(SeedMode.keep)
+    jobs = compose(png, BatchSpec(keep, overrides=("1.color=#FF8000",)))
+    assert jobs[0].params["1.color"] == 0xFF8000
+    grid = compose(png, BatchSpec(keep, grid=(GridAxis("1.color", ("#000000", 255)),)))
+    assert [job.params["1.color"] for job in grid] == [0, 255]
+    with pytest.raises(CompositionError, match=r"input 'color': '#GG0000' is not a colour"):
+        compose(png, BatchSpec(keep, overrides=("1.color=#GG0000",)))
+    with pytest.raises(CompositionError, match=r"input 'width': '#40' is not an integer"):
+        compose(png, BatchSpec(keep, overrides=("1.width=#40",)))
+
+
 def test_workflow_without_seed_inputs() -> None:
     png = load_preset(Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png")
     with pytest.raises(CompositionError, match=r"no seed input"):

@@ -295,4 +295,5 @@ def test_a_colour_input_reads_as_a_colour_and_the_swatch_picks_one(
     composer.grid.setChecked(True)
     composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("1.color"))
     composer.grid.x_values.setText("#FF0000, #00ff00, 255")
-    assert composer.spec().grid == (GridAxis("1.color", (0xFF0000, 0x00FF00, 255)),)
+    composer.queue_button.click()
+    assert sorted(job.params["1.color"] for job in ledger.jobs()) == [255, 0x00FF00, 0xFF0000]
