@@ -190,10 +190,16 @@ def _parameter_json(parameter: Parameter) -> dict[str, Any]:
         "step": parameter.step,
         "choices": list(parameter.choices),
         "is_seed": parameter.is_seed,
+        "colour": parameter.colour,
     }
 
 
 def _describe(parameter: Parameter) -> str:
     seed = " (seed)" if parameter.is_seed else ""
     title = f" [{parameter.node_title}]" if parameter.node_title else ""
-    return f"{parameter.ref}{title} {parameter.type} = {parameter.value!r}{seed}"
+    colour = (
+        f" (#{parameter.value:06X})"
+        if parameter.colour and isinstance(parameter.value, int)
+        else ""
+    )
+    return f"{parameter.ref}{title} {parameter.type} = {parameter.value!r}{colour}{seed}"

@@ -112,6 +112,7 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     text = cli("preset", "show", "noise").out
     assert "seed inputs: 2.seed" in text
     assert "2.strength" in text
+    assert "1.color [EmptyImage] INT = 8421504 (#808080)" in text, "a colour, as the window shows"
     shown = cli("preset", "show", "noise", "--json").json()
     assert shown["name"] == "noise"
     assert shown["api_workflow"] == NOISE_WORKFLOW
@@ -120,6 +121,7 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert params["2.seed"]["is_seed"] is True
     assert params["1.width"]["type"] == "INT"
     assert params["1.width"]["value"] == 64
+    assert params["1.color"]["colour"] is True
 
 
 def test_show_and_remove_unknown_names_are_exit_2(cli: Cli) -> None:
