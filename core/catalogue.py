@@ -141,6 +141,20 @@ class Catalogue:
     def get(self, class_type: str) -> NodeClass | None:
         return self._classes.get(class_type)
 
+    def colour_inputs(self, workflow: Mapping[str, Any]) -> frozenset[str]:
+        """The ``NODE_ID.INPUT`` keys of ``workflow`` that this catalogue shows as a colour
+        (an INT with ``display: "color"``, 0xRRGGBB, such as EmptyImage's)."""
+        found = set()
+        for node_id, node in workflow.items():
+            cls = self.get(str(node.get("class_type"))) if isinstance(node, Mapping) else None
+            if cls is None:
+                continue
+            for name in node.get("inputs") or {}:
+                spec = cls.input(name)
+                if spec is not None and spec.options.get("display") == "color":
+                    found.add(f"{node_id}.{name}")
+        return frozenset(found)
+
     def __contains__(self, class_type: object) -> bool:
         return class_type in self._classes
 

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from core.batch.grid_sheet import sheets
 from core.batch.pictures import recorded_outputs
-from core.batch.varied import BatchValues, input_labels, input_name, value_order, value_text
+from core.batch.varied import (
+    BatchValues,
+    batch_colours,
+    input_labels,
+    input_name,
+    value_order,
+    value_text,
+)
 from core.errors import InputError
 from core.job_state import JobState
 
@@ -19,6 +26,9 @@ if TYPE_CHECKING:
     from core.batch.grid_sheet import Axis
     from core.ledger import JobRecord, Ledger
     from core.ledger.marks import Mark
+
+
+_LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,8 @@ class BatchView:
 def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> BatchView:
     """The batch as the sheet shows it (a few reads; in any thread with its own connection)."""
     jobs = ledger.jobs(batch=batch_id)
-    keys, labels = _labels(jobs)
+    colours = batch_colours(ledger, batch_id)
+    keys, labels = _labels(jobs, colours)
     order = sorted(jobs, key=lambda j: ([value_order(j.params.get(k)) for k in keys], j.id))
     view = BatchView(
         batch_id,
@@ -74,7 +85,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.grid = _grid_layout(ledger, batch_id)
     if view.grid is not None:
         axis_keys = {axis.key for axis in view.grid.axes}
-        view.labels = _labels(jobs, leave_out=axis_keys, seeds_always=False)[1]
+        view.labels = _labels(jobs, colours, leave_out=axis_keys, seeds_always=False)[1]
     return view
 
 
@@ -85,7 +96,7 @@ def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
         return None
     if not axes:
         return None
-    ys = [_axis_value(axes, 1, y) for y in axes[1].values] if len(axes) > 1 else [""]
+    ys = [_axis_value(axes[1], y) for y in axes[1].values] if len(axes) > 1 else [""]
     several = len(found) > 1  # one block of rows per seed, say
     rows = [
         " · ".join(part for part in (sheet.label if several else "", y) if part)
@@ -97,12 +108,13 @@ def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
         for block, sheet in enumerate(found)
         for (column, row), cell in sheet.cells.items()
     }
-    columns = [_axis_value(axes, 0, x) for x in axes[0].values]
+    columns = [_axis_value(axes[0], x) for x in axes[0].values]
     return GridLayout(axes, columns, rows, places)
 
 
 def _labels(
     jobs: list[JobRecord],
+    colours: frozenset[str],
     leave_out: set[str] | frozenset[str] = frozenset(),
     *,
     seeds_always: bool = True,
@@ -115,17 +127,19 @@ def _labels(
     names = input_labels(keys)
     labels = {
         job.id: " · ".join(
-            f"{names[key]} {_short(job.params[key])}" for key in keys if key in job.params
+            f"{names[key]} {_short(job.params[key], key in colours)}"
+            for key in keys
+            if key in job.params
         )
         for job in jobs
     }
     return keys, labels
 
 
-def _axis_value(axes: list[Axis], n: int, value: Any) -> str:
-    return f"{input_name(axes[n].key)} {_short(value)}"
+def _axis_value(axis: Axis, value: Any) -> str:
+    return f"{input_name(axis.key)} {axis.text(value, _LIMIT)}"
 
 
-def _short(value: Any, limit: int = 24) -> str:
-    text = value_text(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _short(value: Any, colour: bool) -> str:
+    text = value_text(value, colour)
+    return text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…"

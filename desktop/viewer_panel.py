@@ -94,7 +94,9 @@ class ViewerPanel(QScrollArea):
                 label.clear()
             return
         labels = input_labels(facts.varied)
-        varied = " · ".join(f"{labels[k]} {value_text(v)}" for k, v in facts.varied.items())
+        varied = " · ".join(
+            f"{labels[k]} {value_text(v, k in facts.colours)}" for k, v in facts.varied.items()
+        )
         headline = html.escape(_seed_text(facts.seeds))
         if varied:  # what the grid varies, as prominent as the seed
             headline += f"<div style='font-size: 80%'>{html.escape(varied)}</div>"

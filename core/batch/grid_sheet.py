@@ -7,7 +7,6 @@ A cell shows the job's first picture, or what became of it (failed, cancelled, w
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from core.batch.pictures import recorded_outputs, write_new
-from core.batch.varied import input_name
+from core.batch.varied import input_name, value_text
+from core.catalogue import Catalogue
 from core.errors import InputError
 from core.job_state import JobState
 
@@ -36,6 +36,12 @@ class Axis:
     name: str  # what the artist reads: "KSampler · cfg"
     key: str  # the job parameter: "3.cfg"
     values: tuple[Any, ...]
+    colour: bool = False  # an integer shown as a colour: its values read #RRGGBB
+
+    def text(self, value: Any, limit: int = 28) -> str:
+        """One of its values as a label says it, cut at ``limit`` characters."""
+        text = value_text(value, self.colour)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,8 @@ def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
         raise InputError(f"batch {batch_id} has no X/Y grid to export")
     workflow = ledger.workflow(batch.workflow_hash)
     jobs = ledger.jobs(batch=batch_id)
-    axes = [_axis(workflow, item, jobs) for item in grid[:2] if isinstance(item, dict)]
+    colours = Catalogue.bundled().colour_inputs(workflow)
+    axes = [_axis(workflow, item, jobs, colours) for item in grid[:2] if isinstance(item, dict)]
     found: dict[str, Sheet] = {}
     attempts = ledger.attempts_of([job.id for job in jobs])
     axis_keys = {axis.key for axis in axes}
@@ -81,7 +88,9 @@ def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
     return axes, list(found.values())
 
 
-def _axis(workflow: dict[str, Any], item: dict[str, Any], jobs: list[JobRecord]) -> Axis:
+def _axis(
+    workflow: dict[str, Any], item: dict[str, Any], jobs: list[JobRecord], colours: frozenset[str]
+) -> Axis:
     """An axis of the spec, its values as the jobs got them (typed, in the order queued)."""
     key = str(item.get("input", ""))
     node_id, _, name = key.partition(".")
@@ -91,7 +100,7 @@ def _axis(workflow: dict[str, Any], item: dict[str, Any], jobs: list[JobRecord])
     for job in jobs:
         if key in job.params and job.params[key] not in values:
             values.append(job.params[key])
-    return Axis(f"{title} · {name}", key, tuple(values))
+    return Axis(f"{title} · {name}", key, tuple(values), key in colours)
 
 
 def _index(axis: Axis, value: Any) -> int | None:
@@ -117,10 +126,11 @@ def render(axes: list[Axis], sheet: Sheet) -> Image.Image:
         title += f"    ({sheet.label})"
     draw.text((8, 10), title, fill=_INK, font=font)
     for c, value in enumerate(axes[0].values):
-        draw.text((left + c * CELL + 8, TITLE + 8), _short(value), fill=_INK, font=font)
+        draw.text((left + c * CELL + 8, TITLE + 8), axes[0].text(value), fill=_INK, font=font)
     if len(axes) > 1:
         for r, value in enumerate(axes[1].values):
-            draw.text((8, TITLE + LABEL + r * CELL + 8), _short(value), fill=_INK, font=font)
+            row_y = TITLE + LABEL + r * CELL + 8
+            draw.text((8, row_y), axes[1].text(value), fill=_INK, font=font)
     for (c, r), cell in sheet.cells.items():
         _cell(sheet_image, draw, font, (left + c * CELL, TITLE + LABEL + r * CELL), cell)
     return sheet_image
@@ -160,11 +170,6 @@ def _first_picture(pictures: tuple[str, ...]) -> Image.Image | None:
         except (OSError, UnidentifiedImageError, Image.DecompressionBombError):
             continue
     return None
-
-
-def _short(value: Any, limit: int = 28) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def export(ledger: Ledger, batch_id: str, folder: Path) -> list[Path]:

@@ -32,6 +32,7 @@ class PictureFacts:
     prompts: list[tuple[str, str]]  # (title, text): "Positive prompt", "a fox in the snow"
     seconds: float | None
     mark: Mark | None
+    colours: frozenset[str] = frozenset()  # the inputs shown as colours (#RRGGBB)
 
 
 def batch_values(ledger: Ledger, batch_id: str) -> BatchValues:
@@ -72,4 +73,5 @@ def picture_facts(
         prompts=prompts,
         seconds=seconds,
         mark=ledger.marks.of([job_id]).get(job_id),
+        colours=frozenset(str(p.ref) for p in parameters if p.colour),
     )

@@ -7,10 +7,13 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from core.catalogue import Catalogue
 from core.presets.seeds import SEED_NAMES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from core.ledger import Ledger
 
 
 def input_name(key: str) -> str:
@@ -30,11 +33,21 @@ def input_labels(keys: Iterable[str]) -> dict[str, str]:
     return {key: input_name(key) if counts[input_name(key)] == 1 else key for key in keys}
 
 
-def value_text(value: Any) -> str:
-    """A value in full, as it is sent: ``1234567890123``, ``7.5``, ``euler``, ``true``."""
+def value_text(value: Any, colour: bool = False) -> str:
+    """A value in full, as it is sent: ``1234567890123``, ``7.5``, ``euler``, ``true``; an
+    integer input shown as a colour (``colour``) as ``#RRGGBB``, as the composer shows it."""
     if isinstance(value, str):
         return value
+    if colour and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return f"#{value:06X}"
     return json.dumps(value, ensure_ascii=False)
+
+
+def batch_colours(ledger: Ledger, batch_id: str) -> frozenset[str]:
+    """The inputs of the batch's workflow shown as colours (by the bundled catalogue: what a
+    picture's labels say needs no server)."""
+    batch = ledger.batch(batch_id)
+    return Catalogue.bundled().colour_inputs(ledger.workflow(batch.workflow_hash))
 
 
 def value_order(value: Any) -> tuple[int, Any]:

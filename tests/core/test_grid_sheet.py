@@ -101,3 +101,15 @@ def test_a_job_that_succeeded_late_shows_its_picture_in_the_grid(tmp_path: Path)
         assert ledger.observe_late_success("old", [str(picture)])
         _axes, (sheet,) = sheets(ledger, batch.id)
     assert sheet.cells[(0, 0)].pictures == (str(picture),)
+
+
+def test_a_colour_axis_reads_its_values_as_colours(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+        spec = BatchSpec(grid=(GridAxis("1.color", ("#FF0000", 255)), GridAxis("1.width", (64,))))
+        batch, _ids = queue_batch(ledger, "noise", spec)
+        colour, width = sheets(ledger, batch.id)[0]
+    assert colour.colour
+    assert [colour.text(v) for v in colour.values] == ["#FF0000", "#0000FF"]
+    assert not width.colour
+    assert width.text(64) == "64"

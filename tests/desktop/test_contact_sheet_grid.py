@@ -99,3 +99,25 @@ def test_a_grid_batch_scrolls_in_its_own_view_not_the_whole_pane(
     assert area.verticalScrollBar().maximum() == 0
     assert sheet.grid_view.verticalScrollBar().maximum() > 0, "the grid scrolls itself"
     sheet.stop()
+
+
+def test_a_colour_grid_says_its_values_as_colours_on_the_edges_and_in_the_viewer(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
+    from core.batch.picture_facts import batch_values, picture_facts
+    from core.ledger import PresetContent
+    from core.presets import workflow_hash
+    from tests.core.helpers import NOISE_WORKFLOW
+
+    ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+    spec = BatchSpec(seeds=SeedPlan(count=2), grid=(GridAxis("1.color", ("#FF0000", "#00FF00")),))
+    batch, ids = queue_batch(ledger, "noise", spec)
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch.id], {}, batch.id)
+    qtbot.waitUntil(lambda: sheet.model.columnCount() == 2)
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["color #FF0000", "color #00FF00"]
+    facts = picture_facts(ledger, ids[0], batch_values(ledger, batch.id))
+    assert facts.colours == frozenset({"1.color"})
+    sheet.stop()
