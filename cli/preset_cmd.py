@@ -17,6 +17,7 @@ from cli.common import (
     short_time,
 )
 from core.batch import stored_preset
+from core.batch.varied import value_text
 from core.catalogue import Catalogue
 from core.errors import ComfyError, ComfyUnreachable
 from core.ledger import PresetOutcome
@@ -198,7 +199,7 @@ def _describe(parameter: Parameter) -> str:
     seed = " (seed)" if parameter.is_seed else ""
     title = f" [{parameter.node_title}]" if parameter.node_title else ""
     colour = (
-        f" (#{parameter.value:06X})"
+        f" ({value_text(parameter.value, colour=True)})"
         if parameter.colour and isinstance(parameter.value, int)
         else ""
     )

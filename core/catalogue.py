@@ -42,6 +42,11 @@ class InputSpec:
         return bool(self.options.get("control_after_generate", False))
 
     @property
+    def is_colour(self) -> bool:
+        """An INT ComfyUI shows as a colour (``display: "color"``, 0xRRGGBB: EmptyImage's)."""
+        return self.options.get("display") == "color"
+
+    @property
     def minimum(self) -> int | float | None:
         return _number(self.options.get("min"))
 
@@ -151,7 +156,7 @@ class Catalogue:
                 continue
             for name in node.get("inputs") or {}:
                 spec = cls.input(name)
-                if spec is not None and spec.options.get("display") == "color":
+                if spec is not None and spec.is_colour:
                     found.add(f"{node_id}.{name}")
         return frozenset(found)
 

@@ -11,6 +11,8 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction, QColor, QIcon, QPixmap, QValidator
 from PySide6.QtWidgets import QColorDialog, QLineEdit, QSpinBox
 
+from core.batch.varied import value_text
+
 WHITE = 0xFFFFFF
 _HEX = re.compile(r"#?([0-9A-Fa-f]{0,6})")
 _SWATCH_PX = 16
@@ -32,7 +34,7 @@ class ColourBox(QSpinBox):
         self._paint_swatch(self.value())
 
     def textFromValue(self, value: int) -> str:
-        return f"#{value:06X}"
+        return value_text(value, colour=True)
 
     def valueFromText(self, text: str) -> int:
         match = _HEX.fullmatch(text.strip())
@@ -48,12 +50,13 @@ class ColourBox(QSpinBox):
 
     @Slot()
     def pick(self) -> None:
-        colour = QColorDialog.getColor(QColor(f"#{self.value():06X}"), self, "Colour")
+        shown = QColor(value_text(self.value(), colour=True))
+        colour = QColorDialog.getColor(shown, self, "Colour")
         if colour.isValid():
             self.setValue(colour.rgb() & WHITE)
 
     @Slot(int)
     def _paint_swatch(self, value: int) -> None:
         pixmap = QPixmap(_SWATCH_PX, _SWATCH_PX)
-        pixmap.fill(QColor(f"#{value:06X}"))
+        pixmap.fill(QColor(value_text(value, colour=True)))
         self.swatch.setIcon(QIcon(pixmap))

@@ -14,8 +14,8 @@ from core.batch.varied import (
     batch_colours,
     input_labels,
     input_name,
+    short_text,
     value_order,
-    value_text,
 )
 from core.errors import InputError
 from core.job_state import JobState
@@ -141,5 +141,4 @@ def _axis_value(axis: Axis, value: Any) -> str:
 
 
 def _short(value: Any, colour: bool) -> str:
-    text = value_text(value, colour)
-    return text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…"
+    return short_text(value, colour, _LIMIT)

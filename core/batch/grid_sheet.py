@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from core.batch.pictures import recorded_outputs, write_new
-from core.batch.varied import input_name, value_text
+from core.batch.varied import input_name, short_text
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.job_state import JobState
@@ -40,8 +40,7 @@ class Axis:
 
     def text(self, value: Any, limit: int = 28) -> str:
         """One of its values as a label says it, cut at ``limit`` characters."""
-        text = value_text(value, self.colour)
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return short_text(value, self.colour, limit)
 
 
 @dataclass(frozen=True)

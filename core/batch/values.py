@@ -34,7 +34,7 @@ def checked_value(api: Mapping[str, Any], catalogue: Catalogue, ref: InputRef, v
     spec, current = _target(api, catalogue, ref)
     kind = spec.type if spec is not None and spec.is_widget else _kind_of(current)
     try:
-        if spec is not None and spec.options.get("display") == "color":
+        if spec is not None and spec.is_colour:
             value = _from_hex(value)
         converted = _convert(kind, value)
     except (TypeError, ValueError) as exc:

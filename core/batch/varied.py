@@ -43,6 +43,12 @@ def value_text(value: Any, colour: bool = False) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def short_text(value: Any, colour: bool = False, limit: int = 24) -> str:
+    """``value_text`` cut at ``limit`` characters, for a label."""
+    text = value_text(value, colour)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def batch_colours(ledger: Ledger, batch_id: str) -> frozenset[str]:
     """The inputs of the batch's workflow shown as colours (by the bundled catalogue: what a
     picture's labels say needs no server)."""

@@ -60,7 +60,7 @@ def _parameter(
         choices=spec.choices if spec else (),
         is_seed=ref in seeds,
         multiline=bool(spec and spec.options.get("multiline")),
-        colour=bool(spec and spec.options.get("display") == "color"),
+        colour=bool(spec and spec.is_colour),
     )
 
 
