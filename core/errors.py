@@ -83,6 +83,16 @@ class IllegalTransition(LedgerError):
     """A state change that the transition table does not allow."""
 
 
+class CapReached(IllegalTransition):
+    """A submission refused because its requester has as many jobs in flight on the server as
+    the per-requester cap allows (counted in the submission's own transaction)."""
+
+
+class DispatchPaused(IllegalTransition):
+    """A submission refused because dispatch is paused (read in the submission's own
+    transaction: a pause written before it is always obeyed)."""
+
+
 class UnknownRecord(LedgerError):
     """No record with the given id or name."""
 

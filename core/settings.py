@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from core.errors import InputError
+from core.ledger.stores import DISPATCH_PAUSED
 from core.paths import default_output_dir
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ CONTROLLER: Setting[ControllerConfig] = Setting(
     asdict,
 )
 PAUSED: Setting[bool] = Setting(
-    "dispatch.paused",
+    DISPATCH_PAUSED,
     False,
     "No job is sent while set (`batchline pause`/`resume`, the window's Pause); prompts "
     "already sent keep running. The controller sets it itself when a ComfyUI ignores its "

@@ -19,11 +19,13 @@ from core.errors import (
     ComfyProtocolError,
     ComfyRejected,
     ComfyUnreachable,
+    DispatchPaused,
     IllegalTransition,
     TransientComfyError,
     UnknownRecord,
 )
 from core.job_state import AttemptResult, Reason
+from core.ledger import RequesterCap
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
@@ -79,24 +81,32 @@ class Dispatcher:
         if inputs is None:
             return
         chosen = admit(inputs)
+        cap = RequesterCap(self._config.per_requester_cap, tuple(left))
         if self._honours_ids == self._reconciler.epoch:
-            await self._send_together(chosen, written)
+            await self._send_together(chosen, written, cap)
         else:
-            await self._send_one_by_one(chosen, written)
+            await self._send_one_by_one(chosen, written, cap)
 
-    async def _send_one_by_one(self, chosen: list[Candidate], written: dict[str, str]) -> None:
-        """Until the server has shown it keeps our prompt ids: write one, send it, and stop
-        when dispatch is paused meanwhile (by the artist, or because the server is unusable)."""
-        for n, candidate in enumerate(chosen):
-            if n and PAUSED.get(self._ledger):  # the tick read it before the first
-                break
-            self._last_served = candidate.requester
+    async def _send_one_by_one(
+        self, chosen: list[Candidate], written: dict[str, str], cap: RequesterCap
+    ) -> None:
+        """Until the server has shown it keeps our prompt ids: write one, send it; a pause
+        written meanwhile (by the artist, or because the server is unusable) refuses the next
+        write, and the rest wait."""
+        for candidate in chosen:
             plan = self._plan(self._ledger.job(candidate.job_id))
-            if self._write(plan):
+            try:
+                written_now = self._write(plan, cap)
+            except DispatchPaused:
+                return
+            self._last_served = candidate.requester
+            if written_now:
                 written[plan.prompt_id] = plan.job_id
                 await self._send(plan)
 
-    async def _send_together(self, chosen: list[Candidate], written: dict[str, str]) -> None:
+    async def _send_together(
+        self, chosen: list[Candidate], written: dict[str, str], cap: RequesterCap
+    ) -> None:
         """Write every attempt of the burst in one transaction, then send each: every one is
         committed before any POST goes out. A request that fails does not keep the others
         unsent (written, they are sent); the first such error is raised afterwards."""
@@ -108,7 +118,10 @@ class Dispatcher:
         # admission) has written nothing.
         with self._ledger.handle.joined():
             self._reconciler.held.commit()  # what was held back so far: the same sync to disk
-            plans = [plan for plan in plans if self._write(plan)]
+            try:
+                plans = [plan for plan in plans if self._write(plan, cap)]
+            except DispatchPaused:  # read once in this transaction: the first refuses them all
+                return
         failed: ComfyError | None = None
         for plan in plans:
             written[plan.prompt_id] = plan.job_id
@@ -150,13 +163,19 @@ class Dispatcher:
         prompt = prompt_for(workflow, job.params, job.batch)
         return _Plan(job.id, new_prompt_id(), prompt, extra)
 
-    def _write(self, plan: _Plan) -> bool:
+    def _write(self, plan: _Plan, cap: RequesterCap) -> bool:
         """Record the attempt (committed, or part of the caller's transaction); False: the job
-        was cancelled (or taken) since admission read it."""
+        was cancelled (or taken) since admission read it, or its requester reached ``cap``.
+
+        Raises:
+            DispatchPaused: dispatch was paused since admission read it; nothing is written.
+        """
         try:
             self._ledger.submit_attempt(
-                plan.job_id, plan.prompt_id, self._client.base_url, workflow_hash(plan.prompt)
+                plan.job_id, plan.prompt_id, self._client.base_url, workflow_hash(plan.prompt), cap
             )
+        except DispatchPaused:
+            raise
         except IllegalTransition:
             return False
         self._reconciler.socket.expect(plan.prompt_id, quiet_nodes(plan.prompt))

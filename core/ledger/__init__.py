@@ -8,6 +8,7 @@ from core.ledger.records import (
     NewJob,
     PresetRecord,
     Refused,
+    RequesterCap,
     TransitionRecord,
 )
 from core.ledger.stores import PresetContent, PresetOutcome
@@ -22,5 +23,6 @@ __all__ = [
     "PresetOutcome",
     "PresetRecord",
     "Refused",
+    "RequesterCap",
     "TransitionRecord",
 ]

@@ -195,6 +195,16 @@ class Refused:
 
 
 @dataclass(frozen=True, slots=True)
+class RequesterCap:
+    """The per-requester cap a submission obeys on its server: at most ``limit`` jobs of one
+    requester in flight there (being sent, queued, running), not counting the prompts in
+    ``gone`` (left the server's queue, their outcome not yet recorded: they hold no room)."""
+
+    limit: int
+    gone: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class NewJob:
     """What a batch needs to know about each job it creates (from batch composition)."""
 

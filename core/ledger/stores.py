@@ -136,6 +136,17 @@ def _preset_record(row: schema.Preset) -> PresetRecord:
     )
 
 
+# The pause flag's key: `core.settings.PAUSED` reads and writes it, and ``submit_attempt`` reads
+# it inside its own transaction, where the rule "nothing is sent while paused" holds.
+DISPATCH_PAUSED = "dispatch.paused"
+
+
+def dispatch_paused() -> bool:
+    """Whether dispatch is paused, read in the caller's transaction."""
+    row = schema.database_proxy.execute_sql(_SETTING, (DISPATCH_PAUSED,)).fetchone()
+    return bool(json.loads(row[0])) if row else False
+
+
 class SettingsStore:
     """Settings shared by the GUI and the CLI, as JSON values by key."""
 

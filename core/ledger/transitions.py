@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from core.errors import IllegalTransition, UnknownRecord
+from core.errors import CapReached, DispatchPaused, IllegalTransition, UnknownRecord
 from core.job_state import (
     AttemptResult,
     JobState,
@@ -28,7 +28,15 @@ from core.job_state import (
     result_is_forward,
 )
 from core.ledger import schema
-from core.ledger.records import AttemptRecord, AttemptRow, JobRecord, JobRow, Refused
+from core.ledger.records import (
+    AttemptRecord,
+    AttemptRow,
+    JobRecord,
+    JobRow,
+    Refused,
+    RequesterCap,
+)
+from core.ledger.stores import dispatch_paused
 from core.ledger.text_limits import bounded, bounded_text
 
 if TYPE_CHECKING:
@@ -52,15 +60,37 @@ class TransitionVerbs:
     # --- commands ------------------------------------------------------------------------------
 
     def submit_attempt(
-        self, job_id: str, prompt_id: str, server: str, workflow_hash: str
+        self,
+        job_id: str,
+        prompt_id: str,
+        server: str,
+        workflow_hash: str,
+        cap: RequesterCap | None = None,
     ) -> AttemptRecord:
-        """Record the current attempt's prompt_id (result ``submitting``) before it is sent."""
+        """Record the current attempt's prompt_id (result ``submitting``) before it is sent.
+
+        The rules a submission obeys are checked here, in its own transaction, whatever the
+        caller read before: the job is pending with its current attempt not yet sent,
+        dispatch is not paused, and its requester is within ``cap`` on ``server``.
+
+        Raises:
+            DispatchPaused: dispatch is paused (nothing is written).
+            CapReached: the requester has ``cap.limit`` jobs in flight on ``server``.
+            IllegalTransition: the job is not pending, or its attempt was sent already.
+        """
         with self.handle.tx():
+            if dispatch_paused():
+                raise DispatchPaused(f"dispatch is paused: job {job_id} not submitted")
             job = job_row(job_id)
             if job.state != JobState.pending:
                 raise IllegalTransition(f"job {job_id} is {job.state}, not pending: not submitted")
             if _current_attempt(job) is not None:
                 raise IllegalTransition(f"job {job_id} attempt {job.attempt} was already sent")
+            if cap is not None and _in_flight(job.requester, server, cap.gone) >= cap.limit:
+                raise CapReached(
+                    f"{job.requester} has {cap.limit} jobs in flight on {server}: "
+                    f"job {job_id} not submitted"
+                )
             row = AttemptRow(
                 id=0,
                 job_id=job.id,
@@ -511,6 +541,12 @@ def _carried_out(outcome: _T | Refused) -> _T:
     return outcome
 
 
+def _in_flight(requester: str, server: str, gone: Sequence[str]) -> int:
+    """How many of ``requester``'s jobs are in flight on ``server`` but those in ``gone``."""
+    params = (server, requester, json.dumps(list(gone)))
+    return int(schema.database_proxy.execute_sql(_IN_FLIGHT_OF_REQUESTER, params).fetchone()[0])
+
+
 def _current_attempt(job: JobRow) -> AttemptRow | None:
     return _one(AttemptRow, _ATTEMPT_OF_JOB, job.id, job.attempt)
 
@@ -530,6 +566,12 @@ _INSERT_TRANSITION = (
     "INSERT INTO transition (job_id, attempt, at, from_state, to_state, cause)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
+# A requester's jobs in flight on one server: its current attempts there not yet ended (found
+# through the result index: few, however long the ledger), but those gone from the queue.
+_IN_FLIGHT_OF_REQUESTER = """
+    SELECT COUNT(*) FROM attempt JOIN job ON job.id = attempt.job_id AND attempt.n = job.attempt
+    WHERE attempt.result IN ('submitting', 'queued', 'running') AND attempt.server = ?
+      AND job.requester = ? AND attempt.prompt_id NOT IN (SELECT value FROM json_each(?))"""
 _ROW = TypeVar("_ROW", JobRow, AttemptRow)
 
 

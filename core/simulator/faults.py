@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.simulator.nodes import NodeFailure, failure_traceback
@@ -66,11 +66,24 @@ def take_job_fault(faults: FaultSettings) -> JobFault | None:
     return None
 
 
+@dataclass
+class Hold:
+    """Requests to one route wait until ``release()``: a test holds a request open at a moment
+    it chooses (``arrived`` is set when the first one comes in)."""
+
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class HttpFaults:
     """Decides, per request and reproducibly, whether to answer 500, drop, or drop later."""
 
     def __init__(self, settings: FaultSettings, seed: int) -> None:
         self.settings = settings
+        self.holds: dict[str, Hold] = {}  # "METHOD /path" -> the hold on it
         self.rng = random.Random(seed)
         self.counts = {
             "error": 0,
@@ -82,6 +95,12 @@ class HttpFaults:
             "trickle": 0,
             "huge": 0,
         }
+
+    def hold_on(self, method: str, path: str) -> Hold | None:
+        """The hold on this request's route, while one is set and not released."""
+        bare = path[4:] if path.startswith("/api/") else path
+        hold = self.holds.get(f"{method} {bare}")
+        return hold if hold is not None and not hold.released.is_set() else None
 
     def applies(self, method: str, path: str) -> bool:
         routes = self.settings.routes

@@ -64,6 +64,10 @@ def fault_middleware(faults: HttpFaults) -> Middleware:
 
     @web.middleware
     async def inject(request: web.Request, handler: Handler) -> web.StreamResponse:
+        hold = faults.hold_on(request.method, request.path)
+        if hold is not None:
+            hold.arrived.set()
+            await hold.released.wait()
         if not faults.applies(request.method, request.path):
             return await handler(request)
         if faults.settings.delay_seconds > 0:

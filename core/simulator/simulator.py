@@ -18,7 +18,7 @@ from aiohttp import web
 from core.simulator.admin import AdminRoutes
 from core.simulator.config import FaultSettings, SimulatorConfig
 from core.simulator.execution import JobRun
-from core.simulator.faults import HttpFaults
+from core.simulator.faults import Hold, HttpFaults
 from core.simulator.jobs_api import JobsApi
 from core.simulator.middleware import auth_middleware, fault_middleware
 from core.simulator.routes import DualRoutes
@@ -179,6 +179,11 @@ class Simulator:
             self.faults.fail_oom += count
         else:
             self.faults.fail_error += count
+
+    def hold(self, route: str) -> Hold:
+        """Hold every request to ``route`` (``"GET /queue"``) until the hold is released."""
+        hold = self.http_faults.holds[route] = Hold()
+        return hold
 
     def hang_next(self, count: int = 1) -> None:
         """Make the next ``count`` jobs hang forever (until a restart)."""
