@@ -116,7 +116,9 @@ def succeed(ledger: Ledger, job_id: str, outputs: list[str]) -> None:
     ledger.submit_attempt(job_id, prompt, "http://127.0.0.1:9", "hash")
     ledger.observe_queued(prompt, 1)
     ledger.observe_running(prompt)
-    ledger.observe_succeeded(prompt, outputs)
+    refs = [{"filename": Path(path).name, "type": "output"} for path in outputs]
+    ledger.observe_succeeded(prompt, refs)
+    ledger.observe_fetched(prompt, outputs)
 
 
 def longest_stall(app: QApplication, folder: Path, sort_column: int = -1) -> float:

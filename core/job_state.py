@@ -76,6 +76,7 @@ class Reason(StrEnum):
     interrupted_elsewhere = "interrupted_elsewhere"
     removed_elsewhere = "removed_elsewhere"
     superseded = "superseded"  # withdrawn: an older attempt, answered late, succeeded first
+    outputs_gone = "outputs_gone"  # it succeeded, but its pictures were gone from the server
 
 
 _S = JobState

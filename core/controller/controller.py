@@ -289,7 +289,7 @@ class Controller(LedgerCommands):
         return delay
 
     def _poll_interval(self, link: ServerLink) -> float:
-        active = link.ours or self.has_active_jobs()
+        active = link.server.ours or self.has_active_jobs()
         return self.config.poll_active_s if active else self.config.poll_idle_s
 
     def has_active_jobs(self) -> bool:

@@ -29,10 +29,10 @@ from core.ledger import RequesterCap
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
-    from core.controller.reconcile import Reconciler
+    from core.controller.server_state import ServerState
     from core.ledger import JobRecord, Ledger
     from core.settings import ControllerConfig
 
@@ -53,20 +53,16 @@ class Dispatcher:
     """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each."""
 
     def __init__(
-        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, reconciler: Reconciler
+        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, server: ServerState
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
-        self._reconciler = reconciler
+        self._server = server
         self._last_served: str | None = None
-        self.posting: set[str] = set()  # the prompt ids whose POST has not been answered yet
-        self._highest_number: float = -1
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-        self._honours_ids = -1  # the server epoch in which it kept a prompt id of ours
 
     async def dispatch(
         self,
         snapshot: QueueSnapshot,
-        written: dict[str, str],
         *,
         paused: bool,
         left: Sequence[str] = (),
@@ -74,22 +70,20 @@ class Dispatcher:
         """Submit what admission allows now, given the server's queue ``snapshot`` and our
         prompts that have ``left`` it (not yet recorded as finished: they hold no room there).
 
-        Each attempt written goes into ``written`` (prompt_id -> job id) before its POST: the
+        Each attempt written becomes the server's (``ServerState.ours``) before its POST: the
         event of it ending may come before its answer. The answers are held back
-        (``Reconciler.held``) for the caller to commit."""
+        (``ServerState.held``) for the caller to commit."""
         inputs = self._admission_input(len(snapshot), paused, left)
         if inputs is None:
             return
         chosen = admit(inputs)
         cap = RequesterCap(self._config.per_requester_cap, tuple(left))
-        if self._honours_ids == self._reconciler.epoch:
-            await self._send_together(chosen, written, cap)
+        if self._server.keeps_our_ids:
+            await self._send_together(chosen, cap)
         else:
-            await self._send_one_by_one(chosen, written, cap)
+            await self._send_one_by_one(chosen, cap)
 
-    async def _send_one_by_one(
-        self, chosen: list[Candidate], written: dict[str, str], cap: RequesterCap
-    ) -> None:
+    async def _send_one_by_one(self, chosen: list[Candidate], cap: RequesterCap) -> None:
         """Until the server has shown it keeps our prompt ids: write one, send it; a pause
         written meanwhile (by the artist, or because the server is unusable) refuses the next
         write, and the rest wait."""
@@ -101,12 +95,10 @@ class Dispatcher:
                 return
             self._last_served = candidate.requester
             if written_now:
-                written[plan.prompt_id] = plan.job_id
+                self._server.ours[plan.prompt_id] = plan.job_id
                 await self._send(plan)
 
-    async def _send_together(
-        self, chosen: list[Candidate], written: dict[str, str], cap: RequesterCap
-    ) -> None:
+    async def _send_together(self, chosen: list[Candidate], cap: RequesterCap) -> None:
         """Write every attempt of the burst in one transaction, then send each: every one is
         committed before any POST goes out. A request that fails does not keep the others
         unsent (written, they are sent); the first such error is raised afterwards."""
@@ -117,14 +109,14 @@ class Dispatcher:
         # Joined, without a savepoint a write: a submission refused (the job cancelled since
         # admission) has written nothing.
         with self._ledger.handle.joined():
-            self._reconciler.held.commit()  # what was held back so far: the same sync to disk
+            self._server.held.commit()  # what was held back so far: the same sync to disk
             try:
                 plans = [plan for plan in plans if self._write(plan, cap)]
             except DispatchPaused:  # read once in this transaction: the first refuses them all
                 return
         failed: ComfyError | None = None
         for plan in plans:
-            written[plan.prompt_id] = plan.job_id
+            self._server.ours[plan.prompt_id] = plan.job_id
             try:
                 await self._send(plan)
             except (TransientComfyError, ComfyProtocolError) as exc:
@@ -135,7 +127,7 @@ class Dispatcher:
     def _admission_input(
         self, server_count: int, paused: bool, left: Sequence[str]
     ) -> AdmissionInput | None:
-        durations = self._reconciler.durations
+        durations = self._server.durations
         base = AdmissionInput(
             server_count=server_count,
             in_flight={},
@@ -178,42 +170,44 @@ class Dispatcher:
             raise
         except IllegalTransition:
             return False
-        self._reconciler.socket.expect(plan.prompt_id, quiet_nodes(plan.prompt))
+        self._server.socket.expect(plan.prompt_id, quiet_nodes(plan.prompt))
         return True
 
     async def _send(self, plan: _Plan) -> None:
         """POST a written attempt and record what the answer says."""
         pid = plan.prompt_id
-        self.posting.add(pid)
+        self._server.posting.add(pid)
         try:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
-            self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
+            self._hold(
+                self._ledger.observe_failed, pid, Reason.validation_error, rejection_detail(exc)
+            )
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
         except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
-            self._ledger.note_unknown_outcome(pid, Reason.server_error, str(exc))
+            self._hold(self._ledger.note_unknown_outcome, pid, Reason.server_error, str(exc))
             raise
         else:
             self._accepted(pid, result)
         finally:
-            self.posting.discard(pid)
+            self._server.posting.discard(pid)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:
             self._server_ignores_prompt_ids(pid, result.prompt_id)
             return
-        if result.number < self._highest_number:
-            self._reconciler.server_may_have_restarted()  # ComfyUI's counter started again
-        self._highest_number = max(self._highest_number, float(result.number))
-        self._honours_ids = self._reconciler.epoch  # until it may have restarted
-        self._reconciler.seen(pid)
+        self._server.accepted(pid, float(result.number))
         warning = None
         if result.node_errors:
             dropped = ", ".join(result.dropped_outputs) or "some outputs"
             problems = "; ".join(e.describe() for e in result.node_errors)
             warning = f"ComfyUI dropped output node(s) {dropped}: {problems}"
-        self._reconciler.held.add(partial(self._ledger.observe_queued, pid, result.number, warning))
+        self._hold(self._ledger.observe_queued, pid, result.number, warning)
+
+    def _hold(self, verb: Callable[..., object], *args: Any) -> None:
+        """An observation, committed with the rest of the tick's."""
+        self._server.held.add(partial(verb, *args))
 
     def _server_ignores_prompt_ids(self, pid: str, theirs: str) -> None:
         """A ComfyUI older than client-chosen prompt ids (2025-07) cannot be followed safely.
@@ -226,8 +220,8 @@ class Dispatcher:
             "client-chosen prompt ids (July 2025); update ComfyUI to use Batchline with it"
         )
         log.error(message)
-        self._ledger.observe_failed(pid, Reason.execution_error, {"message": message})
-        PAUSED.set(self._ledger, True)
+        self._hold(self._ledger.observe_failed, pid, Reason.execution_error, {"message": message})
+        PAUSED.set(self._ledger, True)  # at once (server_state.py says why)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
         """The POST got no usable answer: find out, never send blindly again.
@@ -243,22 +237,19 @@ class Dispatcher:
         """
         if isinstance(exc, ComfyUnreachable):
             log.info("%s not sent (%s): a new attempt", pid, exc)
-            self._ledger.observe_retryable(
-                pid,
-                AttemptResult.failed,
-                Reason.connection_error,
-                {"message": str(exc)},
-                max_attempts=self._config.max_attempts,
-            )
+            error = {"message": str(exc)}
+            limit = self._config.max_attempts
+            retry = self._ledger.observe_retryable
+            self._hold(retry, pid, AttemptResult.failed, Reason.connection_error, error, limit)
             return
-        self._ledger.note_unknown_outcome(pid, reason_for_error(exc), str(exc))
+        self._hold(self._ledger.note_unknown_outcome, pid, reason_for_error(exc), str(exc))
         lookup = await self._client.lookup(pid)
         if lookup.state != PromptState.unknown:
-            self._reconciler.seen(pid)
+            self._server.seen(pid)
         if lookup.state == PromptState.pending:
-            self._ledger.observe_queued(pid)
+            self._hold(self._ledger.observe_queued, pid)
         elif lookup.state == PromptState.running:
-            self._ledger.observe_running(pid)
+            self._hold(self._ledger.observe_running, pid)
         # unknown: the reconciler looks again each tick until the settle window closes;
         # finished: the next reconcile reads its history and downloads its outputs.
 

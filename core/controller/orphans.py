@@ -8,8 +8,8 @@ follow, both on each tick of one server:
   attempt the ledger holds as ended (or does not know) is withdrawn: deleted while it waits,
   interrupted (targeted) while it runs. Other clients' and other ledgers' prompts are left alone.
 - **Late successes**: an attempt given up that way stays watched while its job is active; if
-  its prompt turns up in history as a success, its outputs are the job's and the newer attempt
-  is withdrawn (``superseded``).
+  its prompt turns up in history as a success, its outputs are the job's (recorded, then
+  fetched by the link's next tick) and the newer attempt is withdrawn (``superseded``).
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ import time
 from typing import TYPE_CHECKING
 
 from core.batch.prompt import ledger_id
-from core.controller.outputs import fetch_outputs
+from core.controller.outputs import output_refs
 from core.errors import TransientComfyError
 from core.job_state import Reason
 
 if TYPE_CHECKING:
     from collections.abc import Collection
-    from pathlib import Path
 
     from core.comfy import ComfyClient, QueueItem, QueueSnapshot
     from core.ledger import AttemptRecord, Ledger
@@ -40,13 +39,10 @@ UNKNOWN_OUTCOMES = (Reason.timeout.value, Reason.server_error.value, Reason.conn
 class Orphans:
     """The sweep and the watch over late answers, for one server's link."""
 
-    def __init__(
-        self, ledger: Ledger, client: ComfyClient, output_dir: Path, max_pictures: int
-    ) -> None:
+    def __init__(self, ledger: Ledger, client: ComfyClient, max_pictures: int) -> None:
         self._ledger, self._client = ledger, client
         self._max_pictures = max_pictures
         self._mark: str | None = None  # this ledger's id, once it has sent anything
-        self._output_dir = output_dir
         self._withdrawn: dict[str, float] = {}
         self._done: set[str] = set()  # watched prompts whose history showed no success
 
@@ -97,16 +93,14 @@ class Orphans:
         if not entry.succeeded:
             self._done.add(attempt.prompt_id)
             return
-        job = self._ledger.job(attempt.job_id)
-        paths, warnings = await fetch_outputs(
-            self._client, entry, self._output_dir, job.batch, job.id, self._max_pictures
-        )
+        refs, note = output_refs(entry, self._max_pictures)
         times = (entry.started_at, entry.finished_at)
-        if self._ledger.observe_late_success(attempt.prompt_id, paths, "; ".join(warnings), times):
+        # At once (server_state.py says why); the link's next tick fetches its pictures.
+        if self._ledger.observe_late_success(attempt.prompt_id, refs, note, times):
             log.warning(
                 "job %s: attempt %d (%s), given up, succeeded after all: its pictures are kept "
                 "and the newer attempt is withdrawn",
-                job.id,
+                attempt.job_id,
                 attempt.n,
                 attempt.prompt_id,
             )

@@ -1,4 +1,5 @@
-"""Downloading a finished prompt's images into the output folder, never outside it."""
+"""A finished prompt's pictures: the references a success records (``output_refs``), then
+their download into the output folder, never outside it (``fetch_outputs``)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,24 @@ import contextlib
 import errno
 import logging
 import re
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from core.errors import ComfyError, OutputFolderBlocked, OutputFolderFull, TransientComfyError
+from core.comfy import ImageRef
+from core.errors import (
+    ComfyError,
+    ComfyNotFound,
+    OutputFolderBlocked,
+    OutputFolderFull,
+    TransientComfyError,
+)
 from core.settings import MAX_PICTURES_PER_JOB
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping, Sequence
 
-    from core.comfy import ComfyClient, HistoryEntry, ImageRef
+    from core.comfy import ComfyClient, HistoryEntry
 
 log = logging.getLogger(__name__)
 
@@ -59,16 +68,46 @@ def kept_images(entry: HistoryEntry) -> tuple[ImageRef, ...]:
     return saved or entry.images
 
 
+def output_refs(
+    entry: HistoryEntry, max_pictures: int = MAX_PICTURES_PER_JOB
+) -> tuple[list[dict[str, Any]], str]:
+    """What a success records before its pictures are fetched: the references of the first
+    ``max_pictures`` images worth keeping (as the ledger stores them), and a note about those
+    left on the server."""
+    images = kept_images(entry)
+    note = ""
+    if len(images) > max_pictures:
+        left = len(images) - max_pictures
+        note = (
+            f"{left} of its {len(images)} pictures left on the server (at most {max_pictures} "
+            "are kept a job)"
+        )
+    return [asdict(image) for image in images[:max_pictures]], note
+
+
+def image_refs(stored: Sequence[Mapping[str, Any]]) -> list[ImageRef]:
+    """The references a success recorded, as the client downloads them."""
+    names = {f.name for f in fields(ImageRef)}
+    return [ImageRef(**{k: v for k, v in ref.items() if k in names}) for ref in stored]
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What fetching a success's pictures came to."""
+
+    paths: list[str]  # the files written (or identical ones reused), in the references' order
+    warnings: list[str]  # pictures not fetched, and why
+    gone: int  # of those, how many the server no longer has (404)
+
+
 async def fetch_outputs(
     client: ComfyClient,
-    entry: HistoryEntry,
+    refs: Sequence[ImageRef],
     output_dir: Path,
     batch_id: str,
     job_id: str,
-    max_pictures: int = MAX_PICTURES_PER_JOB,
-) -> tuple[list[str], list[str]]:
-    """Download the images of ``entry`` (the first ``max_pictures``); returns (local paths,
-    warnings about pictures missing or left on the server).
+) -> Fetched:
+    """Download the images at ``refs`` (a recorded success's) into the output folder.
 
     The paths are the files actually written, never an existing file replaced; an image
     downloaded again (after a crash before the ledger recorded it) reuses its identical file.
@@ -81,15 +120,8 @@ async def fetch_outputs(
     """
     paths: list[str] = []
     warnings: list[str] = []
-    images = kept_images(entry)
-    if len(images) > max_pictures:
-        left = len(images) - max_pictures
-        log.warning("job %s made %d pictures: %d left on the server", job_id, len(images), left)
-        warnings.append(
-            f"{left} of its {len(images)} pictures left on the server (at most {max_pictures} "
-            "are kept a job)"
-        )
-    for index, image in enumerate(images[:max_pictures], start=1):
+    gone = 0
+    for index, image in enumerate(refs, start=1):
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
         with _room_in(output_dir):
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -100,9 +132,10 @@ async def fetch_outputs(
             except (ComfyError, FileExistsError) as exc:
                 log.warning("output %s of %s not downloaded: %s", image.filename, job_id, exc)
                 warnings.append(f"output {image.filename!r} not downloaded: {exc}")
+                gone += isinstance(exc, ComfyNotFound)
                 continue
         paths.append(str(written))
-    return paths, warnings
+    return Fetched(paths, warnings, gone)
 
 
 @contextlib.contextmanager

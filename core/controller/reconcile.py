@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
+from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.controller.causes import failure_detail, reason_for_failure
-from core.controller.group_commit import GroupCommit
-from core.controller.outputs import fetch_outputs
-from core.controller.socket_outcomes import SocketOutcomes
-from core.errors import OutputFolderBlocked
+from core.controller.outputs import fetch_outputs, image_refs, output_refs
+from core.errors import OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from core.comfy import ComfyClient, HistoryEntry, QueueSnapshot
+    from core.controller.server_state import ServerState
     from core.ledger import AttemptRecord, Ledger
     from core.settings import ControllerConfig
 
@@ -39,26 +39,19 @@ class Reconciler:
     """
 
     def __init__(
-        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, output_dir: Path
+        self,
+        ledger: Ledger,
+        client: ComfyClient,
+        config: ControllerConfig,
+        output_dir: Path,
+        server: ServerState,
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
         self._output_dir = output_dir
-        self.epoch = 0  # bumped whenever the server may have restarted
-        self._seen_epoch: dict[str, int] = {}
+        self._server = server
         self._missing_since: dict[str, float] = {}
         self._cancel_sent: dict[str, float] = {}
-        self.output_full = False  # the last download found no room: nothing more is sent
-        self.socket = SocketOutcomes()  # successes the WebSocket saw whole: no history read
-        self.held = GroupCommit(ledger)  # the tick's observations, committed together
-        self.durations: deque[float] = deque(maxlen=20)
-        self.finished_at: deque[float] = deque(maxlen=200)
-
-    def server_may_have_restarted(self) -> None:
-        self.epoch += 1
-
-    def seen(self, prompt_id: str) -> None:
-        """The server has ``prompt_id`` now (it just accepted it, or a lookup found it)."""
-        self._seen_epoch[prompt_id] = self.epoch
+        self._succeeded: list[tuple[AttemptRecord, HistoryEntry]] = []  # this pass's, unrecorded
 
     async def follow(
         self, attempt: AttemptRecord, cancelling: bool, snapshot: QueueSnapshot
@@ -66,21 +59,24 @@ class Reconciler:
         """Bring one live attempt up to date with ``snapshot`` (and history when needed);
         ``cancelling``: its job is ``cancelling`` (as the tick read it)."""
         pid = attempt.prompt_id
-        seen = self.socket.take(pid)
+        if attempt.fetching:  # its success is recorded: its pictures are still to be fetched
+            await self._fetch(attempt)
+            return
+        seen = self._server.socket.take(pid)
         if seen is not None:  # finished since the snapshot, maybe: the socket is the newer news
-            await self._finish(attempt, cancelling, seen)
+            self._finish(attempt, cancelling, seen)
             return
         place = snapshot.place_of(pid)
         if cancelling and place is not None:
             await self._push_cancel(pid)
         if place is not None:
-            self.seen(pid)
+            self._server.seen(pid)
             self._missing_since.pop(pid, None)
             self._observe_place(attempt, snapshot, place)
             return
         entry = await self._client.history(pid)
         if entry is not None:
-            await self._finish(attempt, cancelling, entry)
+            self._finish(attempt, cancelling, entry)
         else:
             self._vanished(attempt, cancelling)
 
@@ -89,13 +85,13 @@ class Reconciler:
         if place == "pending":
             if attempt.result == AttemptResult.submitting:  # only news is written (hot path)
                 number = next((i.number for i in snapshot.pending if i.prompt_id == pid), None)
-                self._ledger.observe_queued(pid, number)
+                self._hold(self._ledger.observe_queued, pid, number)
             return
         if attempt.result != AttemptResult.running:
-            self._ledger.observe_running(pid)
+            self._hold(self._ledger.observe_running, pid)
         started = attempt.started_at or time.time()
         if not attempt.stalled and time.time() - started > self._config.stall_s:
-            self._ledger.set_stalled(pid, True)
+            self._hold(self._ledger.set_stalled, pid, True)
 
     async def _push_cancel(self, pid: str) -> None:
         now = time.monotonic()
@@ -104,51 +100,89 @@ class Reconciler:
         self._cancel_sent[pid] = now
         await self._client.cancel(pid)
 
-    async def _finish(self, attempt: AttemptRecord, cancelling: bool, entry: HistoryEntry) -> None:
+    def _finish(self, attempt: AttemptRecord, cancelling: bool, entry: HistoryEntry) -> None:
         pid = attempt.prompt_id
         self._forget(pid)
         times = (entry.started_at, entry.finished_at)
-        if entry.succeeded:
-            job = self._ledger.job(attempt.job_id)  # its batch names the output folder
-            try:
-                paths, warnings = await fetch_outputs(
-                    self._client,
-                    entry,
-                    self._output_dir,
-                    job.batch,
-                    job.id,
-                    self._config.max_pictures_per_job,
-                )
-            except OutputFolderBlocked:
-                self.output_full = True
-                raise
-            self.output_full = False
-            note = "; ".join(warnings)
-            self.held.add(partial(self._ledger.observe_succeeded, pid, paths, note, times))
-            self._record_duration(attempt, entry)
+        if entry.succeeded:  # recorded with the pass's others: ``record_successes``
+            self._succeeded.append((attempt, entry))
             return
         failure = entry.failure
         if failure is not None and failure.kind == "interrupted":
             reason = Reason.cancelled if cancelling else Reason.interrupted_elsewhere
-            self._ledger.observe_cancelled(pid, reason, times)
+            self._hold(self._ledger.observe_cancelled, pid, reason, times)
         elif failure is not None:
             reason, detail = reason_for_failure(failure), failure_detail(failure)
-            self._ledger.observe_failed(pid, reason, detail, times)
+            self._hold(self._ledger.observe_failed, pid, reason, detail, times)
         else:
-            self._ledger.observe_failed(pid, Reason.execution_error, {"message": entry.status})
+            self._hold(
+                self._ledger.observe_failed, pid, Reason.execution_error, {"message": entry.status}
+            )
+
+    async def record_successes(self, missed: list[TransientComfyError]) -> None:
+        """Record the successes this pass found, with where they left their pictures, in one
+        transaction with what was held so far (the POSTs' answers and starts come before
+        them), at once (server_state.py says why); then fetch their pictures. A download the
+        server cannot answer is added to ``missed``: the next tick fetches it again."""
+        found, self._succeeded = self._succeeded, []
+        if not found:
+            return
+        recorded: list[AttemptRecord] = []
+        with self._ledger.handle.joined():
+            self._server.held.commit()
+            for attempt, entry in found:
+                refs, note = output_refs(entry, self._config.max_pictures_per_job)
+                times = (entry.started_at, entry.finished_at)
+                if self._ledger.observe_succeeded(attempt.prompt_id, refs, note, times):
+                    self._record_duration(attempt, entry)
+                    recorded.append(replace(attempt, result=AttemptResult.succeeded, refs=refs))
+        for attempt in recorded:
+            try:
+                await self._fetch(attempt)
+            except TransientComfyError as exc:
+                missed.append(exc)
+
+    async def _fetch(self, attempt: AttemptRecord) -> None:
+        """Fetch the pictures of a recorded success from where it left them on the server; if
+        the server no longer has any of them, the job says so and goes on to its next attempt."""
+        refs = attempt.refs or []
+        job = self._ledger.job(attempt.job_id)  # its batch names the output folder
+        try:
+            fetched = await fetch_outputs(
+                self._client, image_refs(refs), self._output_dir, job.batch, job.id
+            )
+        except OutputFolderBlocked:
+            self._server.output_full = True
+            raise
+        self._server.output_full = False
+        pid = attempt.prompt_id
+        if refs and fetched.gone == len(refs):
+            message = (
+                f"it succeeded on {self._server.url}, but its {len(refs)} picture(s) were gone "
+                "from the server's output folder"
+            )
+            log.warning("job %s: %s: a new attempt", job.id, message)
+            limit = self._config.max_attempts
+            self._hold(self._ledger.observe_outputs_gone, pid, message, limit)
+            return
+        self._hold(self._ledger.observe_fetched, pid, fetched.paths, "; ".join(fetched.warnings))
+
+    def _hold(self, verb: Callable[..., object], *args: Any) -> None:
+        """An observation, committed with the rest of the tick's."""
+        self._server.held.add(partial(verb, *args))
 
     def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
         pid = attempt.prompt_id
         if cancelling and (pid in self._cancel_sent or attempt.result == AttemptResult.submitting):
             self._forget(pid)
-            self._ledger.observe_cancelled(pid, Reason.cancelled)
+            self._hold(self._ledger.observe_cancelled, pid, Reason.cancelled)
             return
         first = self._missing_since.setdefault(pid, time.monotonic())
         if time.monotonic() - first < self._config.grace_s:
             return
         if attempt.result == AttemptResult.submitting and not self._settled(attempt):
             return  # its POST may still be on its way into the queue: keep looking
-        restarted = self._seen_epoch.get(pid, -1) < self.epoch
+        restarted = not self._server.seen_since_restart(pid)
         self._forget(pid)
         self._give_up_on(attempt, restarted=restarted)
 
@@ -161,26 +195,24 @@ class Reconciler:
         if attempt.result == AttemptResult.submitting:
             reason = Reason(attempt.reason) if attempt.reason else Reason.timeout
             log.info("%s not on the server after the settle window: a new attempt", pid)
-            self._ledger.observe_retryable(
-                pid, AttemptResult.lost, reason, attempt.error, max_attempts=limit
-            )
+            lost = self._ledger.observe_retryable
+            self._hold(lost, pid, AttemptResult.lost, reason, attempt.error, limit)
         elif restarted or attempt.result == AttemptResult.running:
             log.info("%s vanished across a server restart or outage", pid)
-            self._ledger.observe_retryable(
-                pid, AttemptResult.lost, Reason.server_lost, max_attempts=limit
-            )
+            lost = self._ledger.observe_retryable
+            self._hold(lost, pid, AttemptResult.lost, Reason.server_lost, None, limit)
         else:
             log.info("%s was removed from the queue by another client", pid)
-            self._ledger.observe_cancelled(pid, Reason.removed_elsewhere)
+            self._hold(self._ledger.observe_cancelled, pid, Reason.removed_elsewhere)
 
     def _forget(self, pid: str) -> None:
         self._missing_since.pop(pid, None)
-        self._seen_epoch.pop(pid, None)
+        self._server.forget(pid)
         self._cancel_sent.pop(pid, None)
 
     def _record_duration(self, attempt: AttemptRecord, entry: HistoryEntry) -> None:
         start = entry.started_at or attempt.started_at or attempt.queued_at
         end = entry.finished_at or time.time()
         if start is not None and end >= start:
-            self.durations.append(end - start)
-        self.finished_at.append(time.time())
+            self._server.durations.append(end - start)
+        self._server.finished_at.append(time.time())

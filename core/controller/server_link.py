@@ -33,6 +33,7 @@ from core.controller.dispatch import Dispatcher
 from core.controller.orphans import Orphans
 from core.controller.previews import PreviewFiles
 from core.controller.reconcile import Reconciler
+from core.controller.server_state import ServerState
 from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
 from core.errors import TransientComfyError
@@ -64,14 +65,14 @@ class ServerLink:
         changed: Callable[[], None],
     ) -> None:
         self.ledger, self.client, self.url = ledger, client, client.base_url
-        self.reconciler = Reconciler(ledger, client, config, output_dir)
-        self.dispatcher = Dispatcher(ledger, client, config, self.reconciler)
-        self.orphans = Orphans(ledger, client, output_dir, config.max_pictures_per_job)
+        self.server = ServerState.of(ledger, self.url)
+        self.reconciler = Reconciler(ledger, client, config, output_dir, self.server)
+        self.dispatcher = Dispatcher(ledger, client, config, self.server)
+        self.orphans = Orphans(ledger, client, config.max_pictures_per_job)
         self.previews = PreviewFiles(ledger.folder)
         first, longest = config.offline_first_s, config.offline_max_s
         self.backoff = Backoff(initial=first, cap=max(first, longest))
         self.status = ServerStatus(server=self.url)
-        self.ours: dict[str, str] = {}  # prompt_id -> job id of every live attempt here
         self._changed = changed
         self._wake = asyncio.Event()
         self._refill = False
@@ -83,11 +84,12 @@ class ServerLink:
         """Read the queue, then admit and submit while following ``live`` (this server's
         attempts)."""
         self._tick_began = time.monotonic()
+        server = self.server
         snapshot = await self.client.queue()
         if self.backoff.failing:
-            self.reconciler.server_may_have_restarted()
+            server.may_have_restarted()
         self.backoff.reset()
-        self.ours = {a.prompt_id: a.job_id for a in live}
+        server.ours = {a.prompt_id: a.job_id for a in live}
         # Refill and follow at once: our prompts gone from the queue hold no room there,
         # whatever their outcome (read meanwhile, downloads and all), and the server takes the
         # new ones while those downloads run. Sent ones are ours from before their POST: the
@@ -95,14 +97,14 @@ class ServerLink:
         left = [a.prompt_id for a in live if a.result != AttemptResult.submitting]
         left = [pid for pid in left if snapshot.place_of(pid) is None]
         sending = None
-        if not self.reconciler.output_full:
-            sending = self.dispatcher.dispatch(snapshot, self.ours, paused=paused, left=left)
+        if not server.output_full:
+            sending = self.dispatcher.dispatch(snapshot, paused=paused, left=left)
         try:
             missed = await _both(self._follow(live, snapshot), sending)
         finally:
-            # The POST answers, what the socket said and the successes: one sync to disk.
-            self.reconciler.held.commit()
-        await self.orphans.sweep(snapshot, self.ours.keys(), missed)
+            # The POST answers, what the queue, the history and the socket said: one sync.
+            server.held.commit()
+        await self.orphans.sweep(snapshot, server.ours.keys(), missed)
         await self.orphans.watch(self.url, missed)
         stalled = frozenset(a.job_id for a in live if a.stalled)
         self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
@@ -119,6 +121,7 @@ class ServerLink:
                 await self.reconciler.follow(attempt, attempt.job_id in cancelling, snapshot)
             except TransientComfyError as exc:  # this one next time; the others go on now
                 missed.append(exc)
+        await self.reconciler.record_successes(missed)
         return missed
 
     def _cancelling(self, live: list[AttemptRecord]) -> set[str]:
@@ -132,7 +135,8 @@ class ServerLink:
         """The server answered this tick (``error``: a request of it that failed all the same)."""
         places = {item.prompt_id: 0 for item in snapshot.running}
         places.update({item.prompt_id: i + 1 for i, item in enumerate(snapshot.pending)})
-        positions = {self.ours[pid]: place for pid, place in places.items() if pid in self.ours}
+        ours = self.server.ours
+        positions = {ours[pid]: place for pid, place in places.items() if pid in ours}
         running = {job for job, place in positions.items() if place == 0}
         connection = self.status.connection
         if connection in (Connection.connecting, Connection.offline):
@@ -161,32 +165,32 @@ class ServerLink:
 
     def on_event(self, event: Event, skipped: int = 0) -> None:
         """One WebSocket event, read after the listener had skipped ``skipped`` messages."""
-        self.reconciler.socket.see(event, skipped)
+        self.server.socket.see(event, skipped)
         match event:
             case WsConnected():
                 self._set_connection(Connection.connected)
             case Reconnected():
-                self.reconciler.server_may_have_restarted()
+                self.server.may_have_restarted()
                 self._set_connection(Connection.connected)
                 self.wake()
             case WsDisconnected():
                 # The session dropped: the server may be restarting, and prompts that vanish
                 # from now on count as lost (retried), not as removed by someone else.
-                self.reconciler.server_may_have_restarted()
+                self.server.may_have_restarted()
                 self._set_connection(Connection.reconnecting)
             case ExecutionStart(prompt_id=pid) if (
-                pid in self.ours and pid not in self.dispatcher.posting
+                pid in self.server.ours and pid not in self.server.posting
             ):
                 # Written by the next tick, soon, with what else it writes (offline: when the
                 # backoff lets the next one run). Before its POST's answer (held after this),
                 # it would keep the answer's queue number and warning out: the next tick's
                 # queue shows it running then.
-                self.reconciler.held.add(partial(self.ledger.observe_running, pid))
+                self.server.held.add(partial(self.ledger.observe_running, pid))
                 if not self.backoff.failing:
                     self.wake()
-            case Progress(prompt_id=pid, value=value, max=most) if pid in self.ours:
+            case Progress(prompt_id=pid, value=value, max=most) if pid in self.server.ours:
                 progress = dict(self.status.progress)
-                progress[self.ours[pid]] = JobProgress(int(value), int(most))
+                progress[self.server.ours[pid]] = JobProgress(int(value), int(most))
                 self._set(progress=progress)
             case PreviewImage() as preview:
                 self._preview(preview)
@@ -194,7 +198,7 @@ class ServerLink:
                 ExecutionSuccess(prompt_id=pid)
                 | ExecutionError(prompt_id=pid)
                 | ExecutionInterrupted(prompt_id=pid)
-            ) if pid in self.ours and not self.backoff.failing:
+            ) if pid in self.server.ours and not self.backoff.failing:
                 self.wake(refill=True)  # one of ours left the queue: the next goes in now
             case ExecutionSuccess() | ExecutionError() | ExecutionInterrupted() | Status():
                 if not self.backoff.failing:  # offline: the backoff paces the next try
@@ -204,7 +208,7 @@ class ServerLink:
         """Keep a preview of one of our running jobs: the prompt it names, or (a server that
         does not name it) the one of ours running here."""
         if preview.prompt_id is not None:
-            job = self.ours.get(preview.prompt_id)
+            job = self.server.ours.get(preview.prompt_id)
         else:
             running = [job for job, place in self.status.positions.items() if place == 0]
             job = running[0] if len(running) == 1 else None
@@ -235,7 +239,7 @@ class ServerLink:
             await asyncio.sleep(rest)
 
     def recent_finishes(self, now: float, window: float = 60.0) -> int:
-        return sum(1 for t in self.reconciler.finished_at if now - t <= window)
+        return sum(1 for t in self.server.finished_at if now - t <= window)
 
     # --- status ----------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from peewee import CharField, FloatField, SqliteDatabase
+from peewee import CharField, FloatField, SqliteDatabase, TextField
 from peewee import DatabaseError as PeeweeDatabaseError
 from peewee import OperationalError as PeeweeOperationalError
 from playhouse import migrate as playhouse_migrate
@@ -77,6 +77,13 @@ def _batch_names(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
         playhouse_migrate.migrate(migrator.add_column("batch", "name", CharField(null=True)))
 
 
+def _output_refs(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 8: a success records where its pictures lie on the server before they are
+    fetched (a restart of ComfyUI forgets its history, not its output folder)."""
+    if "refs_json" not in {column.name for column in db.get_columns("attempt")}:
+        playhouse_migrate.migrate(migrator.add_column("attempt", "refs_json", TextField(null=True)))
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -84,6 +91,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: _api_tokens,
     6: _marks,
     7: _batch_names,
+    8: _output_refs,
 }
 
 

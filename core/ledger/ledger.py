@@ -298,7 +298,8 @@ class Ledger(TransitionVerbs):
         return [max(0.0, finished - started) for started, finished in rows]
 
     def live_attempts(self) -> list[AttemptRecord]:
-        """Current attempts that are not final: what the controller must follow on the server."""
+        """What the controller must follow on the server: the current attempts that are not
+        final, and the successes whose pictures are still to be fetched (``fetching``)."""
         live = [result.value for result in AttemptResult if not result.is_final]
         with self.handle.read():  # a plain statement: read every tick
             return _attempts(self.handle.database, _LIVE_ATTEMPTS, json.dumps(live))
@@ -465,10 +466,17 @@ _IN_FLIGHT_SENT = """
 
 # What the controller reads every tick (or more often), as plain statements: building peewee's
 # queries cost more than running them. Lists of values are JSON array parameters.
+# The current attempts not yet ended, and the successes whose pictures are still to be
+# fetched (their job is running or cancelling: few rows, found through the state index; one
+# whose pictures were gone carries that reason).
 _LIVE_ATTEMPTS = f"""
     SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id
     WHERE attempt.n = job.attempt AND attempt.result IN (SELECT value FROM json_each(?))
-    ORDER BY attempt.id"""
+    UNION ALL
+    SELECT {ATTEMPT_COLUMNS} FROM job CROSS JOIN attempt ON attempt.job_id = job.id
+    WHERE job.state IN ('running', 'cancelling') AND attempt.result = 'succeeded'
+      AND attempt.refs_json IS NOT NULL AND attempt.reason IS NULL
+    ORDER BY 1"""
 _UNSETTLED = f"""
     SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id
     WHERE attempt.result = 'lost' AND attempt.reason IN (SELECT value FROM json_each(?))

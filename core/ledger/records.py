@@ -55,6 +55,7 @@ class AttemptRow(NamedTuple):
     started_at: float | None = None
     finished_at: float | None = None
     outputs_json: str = "[]"
+    refs_json: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,17 @@ class AttemptRecord:
     started_at: float | None
     finished_at: float | None
     outputs: list[str]
+    # Where its success left the pictures on the server: ComfyUI's image references (filename,
+    # subfolder, type, node_id), recorded before they were fetched; None before a success.
+    refs: list[dict[str, JsonValue]] | None = None
+    refs_note: str = ""  # what the success said of them (pictures left on the server)
+
+    @property
+    def fetching(self) -> bool:
+        """It succeeded on the server and its pictures are still to be fetched (its job is
+        not finished yet)."""
+        succeeded = self.result == AttemptResult.succeeded and self.reason is None
+        return succeeded and self.refs is not None
 
     @classmethod
     def from_row(cls, row: schema.Attempt | AttemptRow) -> AttemptRecord:
@@ -132,6 +144,7 @@ class AttemptRecord:
             started_at=row.started_at,
             finished_at=row.finished_at,
             outputs=json.loads(row.outputs_json),
+            **_refs(row.refs_json),
         )
 
     @property
@@ -192,6 +205,13 @@ class Refused:
 
     def __str__(self) -> str:
         return f"refused: {self.error}"
+
+
+def _refs(refs_json: str | None) -> dict[str, Any]:
+    if refs_json is None:
+        return {}
+    stored = json.loads(refs_json)
+    return {"refs": list(stored.get("images", [])), "refs_note": str(stored.get("note", ""))}
 
 
 @dataclass(frozen=True, slots=True)

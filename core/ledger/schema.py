@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -146,7 +146,10 @@ class Attempt(BaseModel):
     queued_at = FloatField(null=True)
     started_at = FloatField(null=True)
     finished_at = FloatField(null=True)
-    outputs_json = TextField(default="[]")
+    outputs_json = TextField(default="[]")  # the pictures fetched: local paths
+    # Where a success left its pictures on the server ({"images": [...], "note": ...}),
+    # recorded with the success itself, before they are fetched (schema 8).
+    refs_json = TextField(null=True)
 
     class Meta:
         indexes = ((("job", "n"), True),)

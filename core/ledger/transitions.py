@@ -225,20 +225,77 @@ class TransitionVerbs:
     def observe_succeeded(
         self,
         prompt_id: str,
-        outputs: list[str],
+        refs: Sequence[dict[str, Any]],
         note: str = "",
         times: tuple[float | None, float | None] = (None, None),
     ) -> bool:
-        """The attempt succeeded; ``times`` are the server's (started, finished) when known."""
-        fields = {"outputs_json": json.dumps(outputs), **self._times(times)}
+        """The attempt succeeded on the server, leaving its pictures at ``refs`` (ComfyUI's
+        image references; ``note`` says what of them is left out): recorded before they are
+        fetched, since a restart of ComfyUI forgets its history but not its output folder.
+        The job runs on (``running``, or ``cancelling``) until ``observe_fetched``;
+        ``times`` are the server's (started, finished) when known."""
+        refs_json = json.dumps({"images": list(refs), "note": bounded_text(note)})
         return self._observe(
             prompt_id,
             AttemptResult.succeeded,
-            JobState.succeeded,
-            bounded_text(note) or "finished",
-            attempt_fields=fields,
-            job_fields={"reason": None},
+            JobState.running,
+            "finished on the server: fetching its pictures",
+            attempt_fields={"refs_json": refs_json, **self._times(times)},
         )
+
+    def observe_fetched(self, prompt_id: str, outputs: list[str], note: str = "") -> bool:
+        """The pictures of a recorded success are in the output folder (``outputs``, local
+        paths; ``note``: what went wrong with some): the job has succeeded."""
+        with self.handle.tx():
+            found = self._fetching(prompt_id)
+            if found is None:
+                return False
+            attempt, job = found
+            _update("attempt", attempt.id, {"outputs_json": json.dumps(outputs)})
+            if job.state == JobState.cancelling:
+                cause = "finished before the cancel landed"
+            elif attempt.n < job.attempt:
+                cause = f"attempt {attempt.n}, answered late, succeeded first"
+            else:
+                cause = "finished"
+            notes = "; ".join(n for n in (_refs_note(attempt), note) if n)
+            times = {"started_at": attempt.started_at, "finished_at": attempt.finished_at}
+            self._write_job(
+                job,
+                JobState.succeeded,
+                f"{cause}{': ' + bounded_text(notes) if notes else ''}",
+                reason=None,
+                **times,
+            )
+            return True
+
+    def observe_outputs_gone(
+        self, prompt_id: str, message: str, max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    ) -> bool:
+        """A recorded success whose pictures the server no longer has (its output folder was
+        emptied, or it is another server now): the job says so and goes on as after a lost
+        prompt: its next attempt while the automatic budget lasts, else it fails; a job being
+        cancelled is cancelled."""
+        with self.handle.tx():
+            found = self._fetching(prompt_id)
+            if found is None:
+                return False
+            attempt, job = found
+            error = json.dumps(bounded({"message": message}))
+            reason = Reason.outputs_gone
+            _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
+            self._next_attempt_or_end(job, reason)
+            return True
+
+    def _fetching(self, prompt_id: str) -> tuple[AttemptRow, JobRow] | None:
+        """The recorded success of ``prompt_id`` whose pictures are still to be fetched."""
+        attempt = _one(AttemptRow, _ATTEMPT_OF_PROMPT, prompt_id)
+        if attempt is None or attempt.result != AttemptResult.succeeded.value:
+            return None
+        job = job_row(attempt.job_id)
+        if attempt.refs_json is None or attempt.reason is not None:
+            return None  # no success recorded this way, or its pictures were gone
+        return None if JobState(job.state).is_terminal else (attempt, job)
 
     def observe_failed(
         self,
@@ -291,33 +348,40 @@ class TransitionVerbs:
                 return False
             attempt, job = found
             _end_attempt(attempt, result, _ending(self.handle.now(), reason, error))
-            if job.state == JobState.cancelling:
-                self._write_job(
-                    job,
-                    JobState.cancelled,
-                    f"{reason.value} while cancelling",
-                    reason=Reason.cancelled.value,
-                    finished_at=self.handle.now(),
-                )
-            elif job.auto_attempts < max_attempts:
-                n = job.attempt + 1
-                self._write_job(
-                    job,
-                    JobState.pending,
-                    f"{reason.value}: retried as attempt {n}",
-                    attempt=n,
-                    auto_attempts=job.auto_attempts + 1,
-                    **_NO_TIMES,
-                )
-            else:
-                self._write_job(
-                    job,
-                    JobState.failed,
-                    f"{reason.value}: gave up after {job.auto_attempts} attempts",
-                    reason=reason.value,
-                    finished_at=self.handle.now(),
-                )
+            self._next_attempt_or_end(job, reason, max_attempts)
             return True
+
+    def _next_attempt_or_end(
+        self, job: JobRow, reason: Reason, max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    ) -> None:
+        """After an attempt that ended for a cause retried automatically: the job's next
+        attempt while its budget lasts, else it fails; a job being cancelled is cancelled."""
+        if job.state == JobState.cancelling:
+            self._write_job(
+                job,
+                JobState.cancelled,
+                f"{reason.value} while cancelling",
+                reason=Reason.cancelled.value,
+                finished_at=self.handle.now(),
+            )
+        elif job.auto_attempts < max_attempts:
+            n = job.attempt + 1
+            self._write_job(
+                job,
+                JobState.pending,
+                f"{reason.value}: retried as attempt {n}",
+                attempt=n,
+                auto_attempts=job.auto_attempts + 1,
+                **_NO_TIMES,
+            )
+        else:
+            self._write_job(
+                job,
+                JobState.failed,
+                f"{reason.value}: gave up after {job.auto_attempts} attempts",
+                reason=reason.value,
+                finished_at=self.handle.now(),
+            )
 
     def set_stalled(self, prompt_id: str, stalled: bool) -> bool:
         """Flag (or clear) a running attempt as running beyond the stall limit."""
@@ -356,15 +420,16 @@ class TransitionVerbs:
     def observe_late_success(
         self,
         prompt_id: str,
-        outputs: list[str],
+        refs: Sequence[dict[str, Any]],
         note: str = "",
         times: tuple[float | None, float | None] = (None, None),
     ) -> bool:
         """An older attempt given up as ``lost`` (its answer never came) succeeded after all.
 
-        Its outputs are the job's: the attempt becomes ``succeeded``, the job's newer attempt
-        (if one was sent) ends ``cancelled``/superseded, and the job is ``succeeded``. False when
-        the job has ended meanwhile or the attempt is not such a one.
+        Its pictures are the job's: the attempt becomes ``succeeded`` with their references
+        (fetched next, as for any success: ``observe_fetched``), the job's newer attempt (if
+        one was sent) ends ``cancelled``/superseded, and the job runs on until they are
+        fetched. False when the job has ended meanwhile or the attempt is not such a one.
         """
         with self.handle.tx():
             old = _one(AttemptRow, _ATTEMPT_OF_PROMPT, prompt_id)
@@ -382,16 +447,12 @@ class TransitionVerbs:
                     _ending(self.handle.now(), Reason.superseded, {"message": cause}),
                 )
                 cause += f"; attempt {newer.n} withdrawn"
-            fields = {"outputs_json": json.dumps(outputs), **self._times(times)}
+            refs_json = json.dumps({"images": list(refs), "note": bounded_text(note)})
+            fields = {"refs_json": refs_json, "reason": None, **self._times(times)}
             _end_attempt(old, AttemptResult.succeeded, fields)
-            times_now = {k: v for k, v in fields.items() if k in _TIME_FIELDS}
-            self._write_job(
-                job,
-                JobState.succeeded,
-                f"{cause}{': ' + bounded_text(note) if note else ''}",
-                reason=None,
-                **times_now,
-            )
+            state = JobState(job.state)
+            target = JobState.running if is_forward(state, JobState.running) else None
+            self._write_job(job, target, f"{cause}: fetching its pictures")
             return True
 
     # --- internals -----------------------------------------------------------------------------
@@ -545,6 +606,10 @@ def _in_flight(requester: str, server: str, gone: Sequence[str]) -> int:
     """How many of ``requester``'s jobs are in flight on ``server`` but those in ``gone``."""
     params = (server, requester, json.dumps(list(gone)))
     return int(schema.database_proxy.execute_sql(_IN_FLIGHT_OF_REQUESTER, params).fetchone()[0])
+
+
+def _refs_note(attempt: AttemptRow) -> str:
+    return str(json.loads(attempt.refs_json or "{}").get("note", ""))
 
 
 def _current_attempt(job: JobRow) -> AttemptRow | None:

@@ -12,6 +12,7 @@ from core.controller import Controller
 from core.ledger import Ledger
 from core.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
+from tests.core.helpers import succeed
 
 
 def params(home: Path, ids: list[str]) -> list[dict[str, object]]:
@@ -142,7 +143,7 @@ def test_queue_and_the_window_give_the_same_wait(
             ledger.submit_attempt(job_id, pid, "http://127.0.0.1:8188", "wf")
             ledger.observe_queued(pid, 1)
             ledger.observe_running(pid)
-            ledger.observe_succeeded(pid, [], "", (500.0, 500.0 + seconds))
+            succeed(ledger, pid, [], "", (500.0, 500.0 + seconds))
         client = ComfyClient("http://127.0.0.1:8188")
         try:
             window = Controller(ledger, client, output_dir=tmp_path / "out").estimate(4)

@@ -14,6 +14,7 @@ from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from core.token_store import save_token
 from tests.cli.conftest import Cli, batchline
+from tests.core.helpers import succeed_late
 
 ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
@@ -278,7 +279,7 @@ def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, 
         error = ledger.attempt("old").error  # type: ignore[union-attr]
         ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout, error)
         ledger.submit_attempt(first, "new", "http://127.0.0.1:8188", "wf")
-        ledger.observe_late_success("old", ["/out/late.png"])
+        succeed_late(ledger, "old", ["/out/late.png"])
         ledger.submit_attempt(second, "slow", "http://127.0.0.1:8188", "wf")
         ledger.note_unknown_outcome("slow", Reason.timeout, "POST /prompt: no answer in time")
 
@@ -301,7 +302,7 @@ def test_a_late_success_is_printed_with_its_pictures(cli: Cli, noise: str, home:
         ledger.submit_attempt(job, "old", "http://127.0.0.1:8188", "wf")
         ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
         ledger.submit_attempt(job, "new", "http://127.0.0.1:8188", "wf")
-        ledger.observe_late_success("old", ["/out/late.png"])
+        succeed_late(ledger, "old", ["/out/late.png"])
         line = change_line(ledger, ledger.transitions(job)[-1])
     assert line.startswith(f"{job} succeeded")
     assert line.endswith(" -> /out/late.png")

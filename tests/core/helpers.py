@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.controller import ControllerConfig
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from core.ledger import Ledger
 
 # EmptyImage -> ImageAddNoise(seed) -> SaveImage: runs for real on the simulator, no models.
 NOISE_WORKFLOW: dict[str, Any] = {
@@ -36,3 +39,34 @@ async def wait_for(check: Callable[[], bool], within: float = 15.0) -> None:
     async with asyncio.timeout(within):
         while not check():  # noqa: ASYNC110 - polling a plain predicate, bounded
             await asyncio.sleep(0.02)
+
+
+def server_refs(outputs: list[str]) -> list[dict[str, Any]]:
+    """The server's image references a success records, one per local picture named."""
+    return [{"filename": Path(path).name, "subfolder": "", "type": "output"} for path in outputs]
+
+
+def succeed(
+    ledger: Ledger,
+    prompt_id: str,
+    outputs: list[str],
+    note: str = "",
+    times: tuple[float | None, float | None] = (None, None),
+) -> bool:
+    """A success as the controller records it: on the server (with where its pictures lie),
+    then its pictures fetched (``outputs``); whether the success was taken."""
+    if not ledger.observe_succeeded(prompt_id, server_refs(outputs), note, times):
+        return False
+    return ledger.observe_fetched(prompt_id, outputs)
+
+
+def succeed_late(
+    ledger: Ledger,
+    prompt_id: str,
+    outputs: list[str],
+    times: tuple[float | None, float | None] = (None, None),
+) -> bool:
+    """An older attempt's late success as the controller records it, then its pictures."""
+    if not ledger.observe_late_success(prompt_id, server_refs(outputs), times=times):
+        return False
+    return ledger.observe_fetched(prompt_id, outputs)

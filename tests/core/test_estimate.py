@@ -33,7 +33,7 @@ def run(ledger: Ledger, job_id: str, seconds: float, *, succeed: bool = True) ->
     ledger.observe_queued(pid, 1)
     ledger.observe_running(pid)
     if succeed:
-        assert ledger.observe_succeeded(pid, [], "", (1000.0, 1000.0 + seconds))
+        assert succeed(ledger, pid, [], "", (1000.0, 1000.0 + seconds))
     else:
         assert ledger.observe_failed(pid, Reason.oom, times=(1000.0, 1000.0 + seconds))
 

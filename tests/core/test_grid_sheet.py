@@ -13,7 +13,7 @@ from core.errors import InputError
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from tests.core.helpers import NOISE_WORKFLOW
+from tests.core.helpers import NOISE_WORKFLOW, succeed, succeed_late
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,7 +39,7 @@ def grid_batch(ledger: Ledger, tmp_path: Path, seeds: int = 1) -> tuple[str, lis
             continue
         picture = tmp_path / f"{job_id}.png"
         Image.new("RGB", (64, 64), COLOURS[params["2.strength"]]).save(picture)
-        ledger.observe_succeeded(prompt_id, [str(picture)])
+        succeed(ledger, prompt_id, [str(picture)])
     return batch.id, ids
 
 
@@ -98,7 +98,7 @@ def test_a_job_that_succeeded_late_shows_its_picture_in_the_grid(tmp_path: Path)
         ledger.submit_attempt(late, "old", "http://x", "wf")
         ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
         ledger.submit_attempt(late, "new", "http://x", "wf")
-        assert ledger.observe_late_success("old", [str(picture)])
+        assert succeed_late(ledger, "old", [str(picture)])
         _axes, (sheet,) = sheets(ledger, batch.id)
     assert sheet.cells[(0, 0)].pictures == (str(picture),)
 

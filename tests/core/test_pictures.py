@@ -10,6 +10,7 @@ from pathlib import Path
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.batch.pictures import Picture, batch_pictures, job_outputs, write_new
 from core.ledger import Ledger
+from tests.core.helpers import succeed
 
 
 def _finish(ledger: Ledger, job_id: str, paths: list[Path], n: int = 1) -> None:
@@ -19,7 +20,7 @@ def _finish(ledger: Ledger, job_id: str, paths: list[Path], n: int = 1) -> None:
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"png")
-    ledger.observe_succeeded(prompt_id, [str(p) for p in paths])
+    succeed(ledger, prompt_id, [str(p) for p in paths])
 
 
 def test_each_jobs_pictures_in_job_order_and_jobs_without_any_skipped(
@@ -47,7 +48,7 @@ def test_relative_outputs_are_read_under_the_output_folder(ledger: Ledger, tmp_p
     prompt_id = "p"
     ledger.submit_attempt(job, prompt_id, "http://127.0.0.1:9", "hash")
     ledger.observe_running(prompt_id)
-    ledger.observe_succeeded(prompt_id, [f"{batch.id}/a.png"])
+    succeed(ledger, prompt_id, [f"{batch.id}/a.png"])
     assert batch_pictures(ledger, batch.id, tmp_path) == [
         Picture(job, tmp_path / batch.id / "a.png")
     ]

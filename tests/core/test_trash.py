@@ -12,6 +12,7 @@ from core.batch.trash import TrashError, trash_picture, trash_rejected
 from core.errors import UnknownRecord
 from core.ledger import Ledger
 from core.ledger.marks import Mark
+from tests.core.helpers import succeed
 from tests.trash_home import use_trash
 
 
@@ -30,7 +31,7 @@ def _succeed(ledger: Ledger, job_id: str, pictures: list[Path]) -> None:
     for picture in pictures:
         picture.parent.mkdir(parents=True, exist_ok=True)
         picture.write_bytes(b"png " + job_id.encode())
-    ledger.observe_succeeded(prompt_id, [str(p) for p in pictures])
+    succeed(ledger, prompt_id, [str(p) for p in pictures])
 
 
 def test_a_trashed_picture_is_in_the_trash_and_its_job_is_kept(

@@ -10,6 +10,7 @@ from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from core.job_state import Reason
+from tests.core.helpers import succeed
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,7 +82,7 @@ def fail_job(ledger: Ledger, job_id: str, reason: Reason = Reason.oom) -> str:
 
 def succeed_job(ledger: Ledger, job_id: str, outputs: list[str]) -> str:
     prompt_id = run_job(ledger, job_id)
-    ledger.observe_succeeded(prompt_id, outputs)
+    succeed(ledger, prompt_id, outputs)
     return prompt_id
 
 

@@ -12,6 +12,7 @@ from core.job_state import JobState
 from core.ledger import NewJob
 from desktop.batch_composer import BatchComposerWidget
 from desktop.preset_files import add_preset_file
+from tests.core.helpers import succeed
 from tests.desktop.conftest import GRADIENT
 
 
@@ -211,7 +212,7 @@ def finish_one(ledger, preset_name, seconds: float) -> None:
     ledger.submit_attempt(job_id, "p-done", "http://x", "wf")
     ledger.observe_queued("p-done", 1)
     ledger.observe_running("p-done")
-    assert ledger.observe_succeeded("p-done", [], "", (1000.0, 1000.0 + seconds))
+    assert succeed(ledger, "p-done", [], "", (1000.0, 1000.0 + seconds))
 
 
 def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller) -> None:

@@ -10,6 +10,7 @@ from core.job_state import AttemptResult, Reason
 from desktop.job_details import JobDetailsWidget
 from desktop.job_outputs import OutputsModel
 from desktop.thumbnails import make_thumbnail, thumbnail_path
+from tests.core.helpers import succeed_late
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import fail_job, succeed_job
 
@@ -92,7 +93,7 @@ def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, i
     ledger.submit_attempt(job_id, "old", "http://127.0.0.1:8188", "wf")
     ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
     ledger.submit_attempt(job_id, "new", "http://127.0.0.1:8188", "wf")
-    assert ledger.observe_late_success("old", [str(image)])
+    assert succeed_late(ledger, "old", [str(image)])
     assert job_outputs(ledger, job_id) == [str(image)]
 
 

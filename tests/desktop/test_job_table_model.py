@@ -11,6 +11,7 @@ from core.controller.client import NOT_RUNNING
 from core.controller.status import Connection, ControllerStatus, Progress
 from core.job_state import JobState
 from desktop.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel, values_text
+from tests.core.helpers import succeed
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import run_job
 
@@ -147,7 +148,7 @@ def test_pending_rows_say_why_they_wait(model, ledger, preset_name) -> None:
 def test_a_job_faster_than_a_second_shows_its_time(model, ledger, preset_name) -> None:
     (job_id,) = make_jobs(ledger, preset_name, 1)
     prompt_id = run_job(ledger, job_id)
-    ledger.observe_succeeded(prompt_id, [], times=(1000.0, 1000.4))
+    succeed(ledger, prompt_id, [], times=(1000.0, 1000.4))
     model.load_all()
     assert model.index(0, Column.elapsed).data() == "0.4 s"
 

@@ -6,6 +6,7 @@ from PIL import Image
 
 from core.controller.previews import FOLDER
 from desktop.main_window import MainWindow
+from tests.core.helpers import succeed
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import run_job
 
@@ -49,6 +50,6 @@ def test_the_running_jobs_newest_preview_shows_and_goes_when_it_ends(
     qtbot.waitUntil(lambda: window.details.job_id() == job)
     controller.push(previews={job: 4})
     qtbot.waitUntil(lambda: not window.details.preview.isHidden())
-    ledger.observe_succeeded(prompt_id, [])
+    succeed(ledger, prompt_id, [])
     controller.push(previews={})
     assert window.details.preview.isHidden()

@@ -12,7 +12,7 @@ import pytest
 from core.job_state import JobState
 from core.ledger import NewJob
 from tests.core.api.conftest import Api
-from tests.core.helpers import NOISE_WORKFLOW
+from tests.core.helpers import NOISE_WORKFLOW, succeed
 
 pytestmark = pytest.mark.asyncio
 
@@ -161,7 +161,7 @@ async def test_a_pictures_file_is_served_while_it_is_there(api: Api, tmp_path: P
     api.ledger.submit_attempt(job, "p1", "http://x", "wf")
     api.ledger.observe_queued("p1", 1)
     api.ledger.observe_running("p1")
-    api.ledger.observe_succeeded("p1", [str(picture)])
+    succeed(api.ledger, "p1", [str(picture)])
     async with api.client() as http:
         served = await http.get(f"/v1/jobs/{job}/outputs/0")
         assert served.content == picture.read_bytes()

@@ -166,15 +166,15 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
 async def test_a_missing_output_is_a_warning_not_a_failure(
     simulator: Simulator, tmp_path: Path
 ) -> None:
-    from core.comfy import ComfyClient, HistoryEntry, ImageRef
+    from core.comfy import ComfyClient, ImageRef
     from core.controller.outputs import fetch_outputs
 
-    entry = HistoryEntry("p", 1, "success", True, images=(ImageRef("gone_00001_.png"),))
     async with ComfyClient(simulator.url) as client:
-        paths, warnings = await fetch_outputs(client, entry, tmp_path, "b", "j")
-    assert paths == []
-    assert len(warnings) == 1
-    assert "gone_00001_.png" in warnings[0]
+        fetched = await fetch_outputs(client, [ImageRef("gone_00001_.png")], tmp_path, "b", "j")
+    assert fetched.paths == []
+    assert len(fetched.warnings) == 1
+    assert "gone_00001_.png" in fetched.warnings[0]
+    assert fetched.gone == 1
 
 
 async def test_changes_from_other_processes_are_acted_on_from_the_change_feed(

@@ -1,6 +1,6 @@
 """A tick commits what it observed (the answers to its POSTs, what the socket said, its
-successes) in one transaction: one sync to disk, not one a job; every attempt is still
-committed before its POST."""
+successes) together: one sync to disk, not one a job; every attempt is still committed before
+its POST, and every success before its pictures are fetched."""
 
 from __future__ import annotations
 
@@ -62,7 +62,12 @@ async def test_a_ticks_answers_and_its_successes_are_committed_together(
         finished = job_transactions(ledger)
         await link.tick(live, paused=False)
     assert [ledger.job(i).state for i in ids] == [JobState.succeeded] * 3
-    assert len(finished) == 1, "three successes, one transaction"
+    # The three successes (where their pictures lie) in one transaction, before the pictures
+    # are fetched; the three fetched in one more.
+    assert len(finished) == 2
+    assert [sum(s.startswith("UPDATE attempt ") for s in tx) for tx in finished] == [3, 3]
+    assert all("refs_json" in s for s in finished[0] if s.startswith("UPDATE attempt "))
+    assert all("outputs_json" in s for s in finished[1] if s.startswith("UPDATE attempt "))
 
 
 def test_a_group_is_written_whole_or_not_at_all(ledger: Ledger) -> None:
@@ -94,8 +99,10 @@ async def test_once_the_server_keeps_our_ids_a_burst_is_written_in_one_transacti
         sent = job_transactions(ledger)
         await link.tick(ledger.live_attempts(), paused=False)
     assert [ledger.job(i).state for i in ids] == [JobState.queued] * 2
-    written, observed = sent  # the two attempts; then the two answers and the first's success
+    # The two attempts; the first's success; then the two answers and the first's pictures.
+    written, succeeded, observed = sent
     assert sum(s.startswith("INSERT INTO attempt ") for s in written) == 2
+    assert sum(s.startswith("UPDATE attempt ") for s in succeeded) == 1
     assert sum(s.startswith("UPDATE attempt ") for s in observed) == 3
 
 
@@ -115,8 +122,9 @@ async def test_a_start_the_socket_reports_is_written_with_the_ticks_other_writes
         async with asyncio.timeout(2.0):
             await link.sleep(60.0)  # woken at once to write it
         await link.tick(ledger.live_attempts(), paused=False)
-    (observed,) = sent
+    observed, fetched = sent  # its start with its success; then its pictures
     assert sum(s.startswith("UPDATE attempt ") for s in observed) == 2  # running, succeeded
+    assert sum(s.startswith("UPDATE attempt ") for s in fetched) == 1
     moves = [t.to_state for t in ledger.transitions(job_id)]
     assert moves[-2:] == [JobState.running, JobState.succeeded]
 

@@ -41,7 +41,7 @@ async def test_events_wake_a_working_link_but_not_an_offline_one(
         link.went_offline(ComfyUnreachable("cannot connect", "GET /queue"))
         link.on_event(Status(queue_remaining=1))  # a server flooding events while /queue fails
         assert await slept(link, 0.3) >= 0.3  # the backoff holds
-        link.ours["ours"] = "job"
+        link.server.ours["ours"] = "job"
         link.on_event(ExecutionStart("ours"))  # held for the next tick, which the backoff paces
         assert await slept(link, 0.3) >= 0.3
 
@@ -67,7 +67,9 @@ async def test_a_prompt_sent_this_tick_ending_refills_at_once(
         link = ServerLink(ledger, client, FAST, tmp_path / "out", changed=lambda: None)
         await link.tick(ledger.live_attempts(), paused=False)
         (attempt,) = ledger.attempts(job_id)
-        assert link.ours == {attempt.prompt_id: job_id}, "followed from the tick that sent it"
+        assert link.server.ours == {attempt.prompt_id: job_id}, (
+            "followed from the tick that sent it"
+        )
 
         link.on_event(ExecutionSuccess(prompt_id=attempt.prompt_id))
         assert await slept(link, 2.0) < 0.25, "room on the server: no gap kept"
@@ -113,7 +115,7 @@ async def test_a_prompt_ending_before_its_post_is_answered_refills_at_once(
         try:
             await wait_for(lambda: bool(ledger.attempts(job_id)))
             (attempt,) = ledger.attempts(job_id)
-            assert link.ours == {attempt.prompt_id: job_id}, "ours from before its POST"
+            assert link.server.ours == {attempt.prompt_id: job_id}, "ours from before its POST"
             link.on_event(ExecutionSuccess(prompt_id=attempt.prompt_id))
         finally:
             await tick

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.comfy import ComfyClient, HistoryEntry, new_prompt_id
-from core.controller.outputs import fetch_outputs
+from core.controller.outputs import fetch_outputs, image_refs, output_refs
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
@@ -25,6 +25,15 @@ async def finished_entry(client: ComfyClient, color: int) -> HistoryEntry:
     prompt_id = new_prompt_id()
     await client.submit(workflow(color), prompt_id)
     return await wait_until_finished(client, prompt_id)
+
+
+async def fetch(
+    client: ComfyClient, entry: HistoryEntry, out: Path, batch: str, job: str, max_pictures: int = 8
+) -> tuple[list[str], list[str]]:
+    """The references a success records, then their download: (paths, notes and warnings)."""
+    refs, note = output_refs(entry, max_pictures)
+    fetched = await fetch_outputs(client, image_refs(refs), out, batch, job)
+    return fetched.paths, [note, *fetched.warnings] if note else fetched.warnings
 
 
 def outputs_of(ledger: Ledger, ids: list[str]) -> list[Path]:
@@ -65,7 +74,7 @@ async def test_an_unrelated_file_is_never_replaced(simulator: Simulator, tmp_pat
     taken.write_bytes(b"someone else's picture")
     async with ComfyClient(simulator.url) as client:
         entry = await finished_entry(client, 3)
-        paths, warnings = await fetch_outputs(client, entry, tmp_path, "b", "j")
+        paths, warnings = await fetch(client, entry, tmp_path, "b", "j")
     assert (paths, warnings) == ([str(tmp_path / "b" / "j_1-2.png")], [])
     assert taken.read_bytes() == b"someone else's picture"
     assert sorted(p.name for p in taken.parent.iterdir()) == ["j_1-2.png", "j_1.png"]
@@ -78,9 +87,9 @@ async def test_downloading_again_after_a_crash_reuses_the_identical_file(
     (tmp_path / "b" / "j_1.png").write_bytes(b"someone else's picture")
     async with ComfyClient(simulator.url) as client:
         entry = await finished_entry(client, 4)
-        first, _ = await fetch_outputs(client, entry, tmp_path, "b", "j")
-        again, _ = await fetch_outputs(client, entry, tmp_path, "b", "j")
-        other, _ = await fetch_outputs(client, await finished_entry(client, 5), tmp_path, "b", "j")
+        first, _ = await fetch(client, entry, tmp_path, "b", "j")
+        again, _ = await fetch(client, entry, tmp_path, "b", "j")
+        other, _ = await fetch(client, await finished_entry(client, 5), tmp_path, "b", "j")
     assert again == first == [str(tmp_path / "b" / "j_1-2.png")]
     assert other == [str(tmp_path / "b" / "j_1-3.png")], "a different picture takes a new name"
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
@@ -96,9 +105,7 @@ async def test_pictures_get_the_users_file_mode(
 ) -> None:
     os.umask(mask)
     async with ComfyClient(simulator.url) as client:
-        (path,), _ = await fetch_outputs(
-            client, await finished_entry(client, 6), tmp_path, "b", "j"
-        )
+        (path,), _ = await fetch(client, await finished_entry(client, 6), tmp_path, "b", "j")
     assert Path(path).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
@@ -109,7 +116,7 @@ async def test_a_job_listing_thousands_of_pictures_keeps_the_first_few(
     async with ComfyClient(simulator.url) as client:
         (image,) = (await finished_entry(client, 3)).images
         entry = HistoryEntry("p", 1, "success", True, images=(image,) * 2000)
-        paths, warnings = await fetch_outputs(client, entry, tmp_path, "b", "j", max_pictures=3)
+        paths, warnings = await fetch(client, entry, tmp_path, "b", "j", max_pictures=3)
     assert [Path(p).name for p in paths] == ["j_1.png", "j_2.png", "j_3.png"]
     assert warnings == ["1997 of its 2000 pictures left on the server (at most 3 are kept a job)"]
     assert len(list((tmp_path / "b").iterdir())) == 3

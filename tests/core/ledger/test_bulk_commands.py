@@ -11,6 +11,7 @@ import pytest
 from core.errors import IllegalTransition, UnknownRecord
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, Refused
+from tests.core.helpers import succeed
 from tests.core.ledger.conftest import make_jobs, traced
 
 
@@ -40,7 +41,7 @@ def _every_state(ledger: Ledger) -> dict[str, str]:
     for name in names[3:]:
         ledger.observe_running(f"p-{name}")
     ledger.request_cancel(jobs["cancelling"])
-    ledger.observe_succeeded("p-succeeded", [])
+    succeed(ledger, "p-succeeded", [])
     ledger.observe_failed("p-failed", Reason.execution_error)
     return jobs
 

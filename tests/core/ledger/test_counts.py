@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from core.job_state import JobState, Reason
 from core.ledger import NewJob
+from tests.core.helpers import succeed
 from tests.core.ledger.conftest import make_jobs, traced
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def test_pending_queued_running_and_cancelling_count_finished_ones_do_not(ledger
         ledger.observe_queued(f"p{n}", n)
     ledger.observe_running("p1")
     ledger.request_cancel(alice[2])  # cancelling: still unfinished
-    ledger.observe_succeeded("p3", [])
+    succeed(ledger, "p3", [])
     ledger.observe_failed("p4", Reason.oom)
     assert ledger.unfinished_count("alice") == 4
     assert ledger.unfinished_count("bob") == 2

@@ -93,9 +93,9 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 7, on a ledger that has jobs: they survive, with the new columns
-    (batch names too); the requests table is gone, the controller's status, the API's tokens and
-    the marks tables are there."""
+    """The real migrations 1 → 8, on a ledger that has jobs: they survive, with the new columns
+    (batch names, where a success left its pictures); the requests table is gone, the
+    controller's status, the API's tokens and the marks tables are there."""
     ids = make_schema_1_ledger(tmp_path, 3)
     with Ledger(tmp_path) as ledger:
         assert [job.id for job in ledger.jobs()] == ids
@@ -104,8 +104,9 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
         assert ledger.job(ids[0]).finished_at is not None
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert "name" in [row[1] for row in conn.execute("PRAGMA table_info(batch)")]
+        assert "refs_json" in [row[1] for row in conn.execute("PRAGMA table_info(attempt)")]
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}

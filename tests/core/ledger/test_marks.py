@@ -12,6 +12,7 @@ from core.errors import UnknownRecord
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger, NewJob, PresetContent
 from core.ledger.marks import Mark
+from tests.core.helpers import succeed, succeed_late
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,12 +27,12 @@ def jobs(ledger: Ledger, count: int) -> tuple[str, list[str]]:
     return batch.id, ids
 
 
-def succeed(ledger: Ledger, job_id: str, picture: Path) -> None:
+def succeed_job(ledger: Ledger, job_id: str, picture: Path) -> None:
     prompt_id = f"prompt-{job_id}"
     ledger.submit_attempt(job_id, prompt_id, "http://x", "wf")
     ledger.observe_queued(prompt_id, 1)
     ledger.observe_running(prompt_id)
-    ledger.observe_succeeded(prompt_id, [str(picture)])
+    succeed(ledger, prompt_id, [str(picture)])
 
 
 def test_marks_are_set_cleared_and_survive_a_reopen(tmp_path: Path) -> None:
@@ -55,7 +56,7 @@ def test_the_starred_pictures_are_copied_without_replacing_anything(tmp_path: Pa
             picture = tmp_path / f"{job_id}_1.png"
             Image.new("RGB", (8, 8), (n * 80, 0, 0)).save(picture)
             pictures.append(picture)
-            succeed(ledger, job_id, picture)
+            succeed_job(ledger, job_id, picture)
         ledger.marks.set([ids[0], ids[2]], Mark.star)
         ledger.marks.set([ids[1]], Mark.reject)
         assert marked_pictures(ledger, batch) == [pictures[0], pictures[2]]
@@ -80,6 +81,6 @@ def test_a_starred_job_that_succeeded_late_gives_its_picture(tmp_path: Path) -> 
         ledger.submit_attempt(job_id, "old", "http://x", "wf")
         ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
         ledger.submit_attempt(job_id, "new", "http://x", "wf")
-        assert ledger.observe_late_success("old", [str(picture)])
+        assert succeed_late(ledger, "old", [str(picture)])
         ledger.marks.set([job_id], Mark.star)
         assert marked_pictures(ledger, batch) == [picture]

@@ -12,6 +12,7 @@ from core.errors import IllegalTransition
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.ledger.text_limits import MAX_ITEMS, MAX_TEXT
+from tests.core.helpers import server_refs, succeed, succeed_late
 from tests.core.ledger.conftest import make_jobs, traced
 
 _ids = count()
@@ -51,9 +52,16 @@ def _cancelling(ledger: Ledger) -> tuple[str, str]:
     return job, pid
 
 
+def _fetching(ledger: Ledger) -> tuple[str, str]:
+    """It succeeded on the server; its pictures are still to be fetched."""
+    job, pid = _running(ledger)
+    assert ledger.observe_succeeded(pid, server_refs(["/out/a.png"]))
+    return job, pid
+
+
 def _succeeded(ledger: Ledger) -> tuple[str, str]:
     job, pid = _running(ledger)
-    assert ledger.observe_succeeded(pid, ["/out/a.png"])
+    assert succeed(ledger, pid, ["/out/a.png"])
     return job, pid
 
 
@@ -75,6 +83,7 @@ SETUPS: dict[str, Callable[[Ledger], tuple[str, str]]] = {
     "queued": _queued,
     "running": _running,
     "cancelling": _cancelling,
+    "fetching": _fetching,
     "succeeded": _succeeded,
     "failed": _failed,
     "cancelled": _cancelled,
@@ -84,6 +93,7 @@ VERBS: dict[str, Callable[[Ledger, str, str], object]] = {
     "queued": lambda lg, job, pid: lg.observe_queued(pid, 7),
     "running": lambda lg, job, pid: lg.observe_running(pid),
     "succeeded": lambda lg, job, pid: lg.observe_succeeded(pid, []),
+    "fetched": lambda lg, job, pid: lg.observe_fetched(pid, ["/out/a.png"]),
     "failed": lambda lg, job, pid: lg.observe_failed(pid, Reason.execution_error),
     "cancelled": lambda lg, job, pid: lg.observe_cancelled(pid, Reason.removed_elsewhere),
     "lost": lambda lg, job, pid: lg.observe_retryable(pid, AttemptResult.lost, Reason.server_lost),
@@ -106,50 +116,67 @@ EXPECTED: dict[str, dict[str, str]] = {
         "lost": IGNORED,
         "cancel": "cancelled",
         "retry": REFUSED,
+        "fetched": IGNORED,
         "submit": "pending",
     },
     "submitting": {
         "queued": "queued",
         "running": "running",
-        "succeeded": "succeeded",
+        "succeeded": "running",
         "failed": "failed",
         "cancelled": "cancelled",
         "lost": "pending",
         "cancel": "cancelling",
         "retry": REFUSED,
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
     "queued": {
         "queued": IGNORED,
         "running": "running",
-        "succeeded": "succeeded",
+        "succeeded": "running",
         "failed": "failed",
         "cancelled": "cancelled",
         "lost": "pending",
         "cancel": "cancelling",
         "retry": REFUSED,
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
     "running": {
         "queued": IGNORED,
         "running": IGNORED,
-        "succeeded": "succeeded",
+        "succeeded": "running",
         "failed": "failed",
         "cancelled": "cancelled",
         "lost": "pending",
         "cancel": "cancelling",
         "retry": REFUSED,
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
     "cancelling": {
         "queued": IGNORED,
         "running": "cancelling",
-        "succeeded": "succeeded",
+        "succeeded": "cancelling",
         "failed": "failed",
         "cancelled": "cancelled",
         "lost": "cancelled",
         "cancel": UNCHANGED,
         "retry": REFUSED,
+        "fetched": IGNORED,
+        "submit": REFUSED,
+    },
+    "fetching": {
+        "queued": IGNORED,
+        "running": IGNORED,
+        "succeeded": IGNORED,
+        "failed": IGNORED,
+        "cancelled": IGNORED,
+        "lost": IGNORED,
+        "cancel": "cancelling",
+        "retry": REFUSED,
+        "fetched": "succeeded",
         "submit": REFUSED,
     },
     "succeeded": {
@@ -161,6 +188,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "lost": IGNORED,
         "cancel": REFUSED,
         "retry": REFUSED,
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
     "failed": {
@@ -172,6 +200,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "lost": IGNORED,
         "cancel": REFUSED,
         "retry": "pending",
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
     "cancelled": {
@@ -183,6 +212,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "lost": IGNORED,
         "cancel": REFUSED,
         "retry": "pending",
+        "fetched": IGNORED,
         "submit": REFUSED,
     },
 }
@@ -216,7 +246,7 @@ def test_verb_in_state(ledger: Ledger, state: str, verb: str) -> None:
 
 def test_transition_rows_tell_the_story(ledger: Ledger) -> None:
     job, pid = _running(ledger)
-    ledger.observe_succeeded(pid, ["/out/x.png"])
+    succeed(ledger, pid, ["/out/x.png"])
     story = [(t.from_state, t.to_state, t.attempt) for t in ledger.transitions(job)]
     assert story == [
         (JobState.pending, JobState.queued, 1),
@@ -237,7 +267,7 @@ def test_news_about_an_older_attempt_is_ignored(ledger: Ledger) -> None:
     new = "prompt-new"
     ledger.submit_attempt(job, new, "http://x", "wf")
     before = ledger.job(job)
-    assert ledger.observe_succeeded(old, []) is False
+    assert succeed(ledger, old, []) is False
     assert ledger.observe_running(old) is False
     assert ledger.job(job) == before
     assert ledger.observe_queued(new, 3)
@@ -294,7 +324,7 @@ def test_cancel_of_a_finished_job_names_its_state(ledger: Ledger) -> None:
 def test_success_while_cancelling_says_the_cancel_was_too_late(ledger: Ledger) -> None:
     job, pid = _cancelling(ledger)
     ledger.observe_running(pid)
-    assert ledger.observe_succeeded(pid, [])
+    assert succeed(ledger, pid, [])
     assert ledger.transitions(job)[-1].cause == "finished before the cancel landed"
 
 
@@ -310,7 +340,7 @@ def test_the_job_carries_its_current_attempt_run_times(ledger: Ledger) -> None:
     job, pid = _running(ledger)
     assert ledger.job(job).started_at is not None
     assert ledger.job(job).finished_at is None
-    ledger.observe_succeeded(pid, [], times=(1000.0, 1012.5))
+    succeed(ledger, pid, [], times=(1000.0, 1012.5))
     done = ledger.job(job)
     assert (done.started_at, done.finished_at) == (1000.0, 1012.5)
 
@@ -351,7 +381,7 @@ def test_a_late_success_supersedes_the_newer_attempt(ledger: Ledger) -> None:
     ledger.submit_attempt(job, new, "http://127.0.0.1:8188", "wf")
     assert ledger.observe_queued(new, 2)
 
-    assert ledger.observe_late_success(old, ["/out/late.png"], times=(10.0, 12.0))
+    assert succeed_late(ledger, old, ["/out/late.png"], times=(10.0, 12.0))
     first, second = ledger.attempts(job)
     assert (first.result, first.outputs, first.finished_at) == (
         AttemptResult.succeeded,
@@ -360,20 +390,20 @@ def test_a_late_success_supersedes_the_newer_attempt(ledger: Ledger) -> None:
     )
     assert (second.result, second.reason) == (AttemptResult.cancelled, Reason.superseded)
     assert ledger.job(job).state == JobState.succeeded
-    assert (
-        "answered late, succeeded first; attempt 2 withdrawn" in ledger.transitions(job)[-1].cause
-    )
+    causes = [t.cause for t in ledger.transitions(job)]
+    assert "answered late, succeeded first; attempt 2 withdrawn" in causes[-2]
+    assert causes[-1] == "attempt 1, answered late, succeeded first"
     assert ledger.unsettled_attempts([Reason.timeout.value]) == []
     assert not ledger.observe_queued(new)  # the withdrawn attempt takes no news
-    assert not ledger.observe_late_success(old, [])  # once only
+    assert not succeed_late(ledger, old, [])  # once only
 
 
 def test_a_late_success_after_the_job_ended_changes_nothing(ledger: Ledger) -> None:
     job, old = _given_up(ledger)
     new = _pid()
     ledger.submit_attempt(job, new, "http://127.0.0.1:8188", "wf")
-    assert ledger.observe_succeeded(new, ["/out/new.png"])
-    assert not ledger.observe_late_success(old, ["/out/late.png"])
+    assert succeed(ledger, new, ["/out/new.png"])
+    assert not succeed_late(ledger, old, ["/out/late.png"])
     assert [a.result for a in ledger.attempts(job)] == [
         AttemptResult.lost,
         AttemptResult.succeeded,
@@ -397,5 +427,5 @@ def test_server_text_is_stored_within_limits(ledger: Ledger) -> None:
     assert stored["message"].endswith(f"… [{2_000_000 - MAX_TEXT} more characters]")
     assert stored["node_errors"][-1] == f"… {1000 - MAX_ITEMS} more"
     job, queued = _queued(ledger)
-    assert ledger.observe_succeeded(queued, [], note=huge)
+    assert succeed(ledger, queued, [], note=huge)
     assert len(ledger.transitions(job)[-1].cause) < MAX_TEXT + 100
