@@ -29,7 +29,9 @@ async def stopped_while_fetching(
     await held.arrived.wait()  # the download began: the success must be in the ledger now
     (attempt,) = ledger.attempts(job_id)
     assert attempt.result == AttemptResult.succeeded
-    assert attempt.fetching and attempt.refs and attempt.refs[0]["type"] == "output"
+    assert attempt.fetching
+    assert attempt.refs
+    assert attempt.refs[0]["type"] == "output"
     assert ledger.job(job_id).state == JobState.running, "running until its pictures are here"
     await controller.stop()
     await simulator.restart()
@@ -48,7 +50,8 @@ async def test_a_success_recorded_before_a_restart_is_fetched_not_run_again(
     assert simulator.execution_count(prompt_id) == 1
     assert sum(simulator.stats()["execution_counts"].values()) == 1, "nothing ran again"
     (picture,) = attempt.outputs
-    assert Path(picture).is_file() and Path(picture).is_relative_to(tmp_path / "out")
+    assert Path(picture).is_file()
+    assert Path(picture).is_relative_to(tmp_path / "out")
     assert [t.cause for t in ledger.transitions(job_id)][-1] == "finished"
 
 
@@ -63,9 +66,11 @@ async def test_a_recorded_success_whose_pictures_are_gone_opens_a_new_attempt(
     await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded)
     first, second = ledger.attempts(job_id)
     assert (first.result, first.reason) == (AttemptResult.succeeded, Reason.outputs_gone)
-    assert first.error is not None and "gone from the server" in str(first.error["message"])
+    assert first.error is not None
+    assert "gone from the server" in str(first.error["message"])
     assert first.outputs == []
-    assert second.result == AttemptResult.succeeded and len(second.outputs) == 1
+    assert second.result == AttemptResult.succeeded
+    assert len(second.outputs) == 1
     causes = [t.cause for t in ledger.transitions(job_id)]
     assert "outputs_gone: retried as attempt 2" in causes
     assert simulator.execution_count(prompt_id) == 1
