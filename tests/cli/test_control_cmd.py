@@ -24,9 +24,10 @@ from tests.cli.conftest import Cli, Result
 from tests.core.helpers import FAST, wait_for
 
 StartController = Callable[..., Awaitable[Controller]]
-# Polling ComfyUI only every 5 s: what the controller does sooner, the change feed made it do.
-SLOW_POLL = dataclasses.replace(FAST, poll_active_s=5.0, poll_idle_s=5.0)
-QUARTER_S = 0.25
+# Polling ComfyUI only every minute: what the controller does well before (within
+# BEFORE_THE_POLL_S, a bound on a hang, not on speed), the change feed made it do.
+SLOW_POLL = dataclasses.replace(FAST, poll_active_s=60.0, poll_idle_s=60.0)
+BEFORE_THE_POLL_S = 20.0
 
 
 def queue(cli: Cli, count: int) -> list[str]:
@@ -149,11 +150,11 @@ def test_cancel_wait_gives_up_saying_the_state_when_nobody_acts(
 
 
 def test_cancel_wait_returns_at_once_when_nothing_was_sent(cli: Cli, noise: str) -> None:
+    """A job cancelled at once leaves nothing to wait for: with no controller running, a wait
+    for it would end only at the timeout, saying it is still cancelling, with code 1."""
     (job_id,) = queue(cli, 1)
-    started = time.monotonic()
-    result = cli("cancel", job_id, "--wait")
-    assert (result.code, result.out.strip()) == (0, f"{job_id}: cancelled")
-    assert time.monotonic() - started < 1.0
+    result = cli("cancel", job_id, "--wait", "--timeout", "10")
+    assert (result.code, result.out.strip(), result.err) == (0, f"{job_id}: cancelled", "")
 
 
 def test_retry_has_no_wait(cli: Cli, noise: str) -> None:
@@ -182,16 +183,11 @@ async def start_controller(home: Path, tmp_path: Path) -> AsyncIterator[StartCon
         ledger.close()
 
 
-async def exited_at(cli: Cli, *args: str) -> tuple[str, float]:
-    """Run a CLI command off the event loop; its output, and when it exited."""
+async def succeeded(cli: Cli, *args: str) -> str:
+    """Run a CLI command off the event loop; its output."""
     result = await in_thread(cli, *args)
     assert result.code == 0, result.err
-    return result.out, time.monotonic()
-
-
-async def seconds_until(check: Callable[[], bool], since: float) -> float:
-    await wait_for(check, within=5)
-    return time.monotonic() - since
+    return result.out
 
 
 def prompt_of(home: Path, job_id: str) -> str:
@@ -208,9 +204,9 @@ async def test_cancel_and_retry_reach_a_running_controller_through_the_ledger(
     start_controller: StartController,
 ) -> None:
     """A cancel and a retry from the CLI (its own ledger handle, no controller object) are acted
-    on within a quarter second of the command's exit, though the controller polls ComfyUI only
-    every 5 s: the change feed woke it."""
-    simulator = await make_simulator(job_seconds=3.0)
+    on well before the controller's next poll of ComfyUI, a minute away (and no prompt ends
+    meanwhile to wake it): the change feed woke it."""
+    simulator = await make_simulator(job_seconds=60.0)
     ids = queue(cli, 3)
     await start_controller(simulator, SLOW_POLL)
     waiting = (JobState.queued, JobState.running)
@@ -225,16 +221,14 @@ async def test_cancel_and_retry_reach_a_running_controller_through_the_ledger(
     target = next(i for i in ids if prompt_of(home, i) in pending)  # queued, not running
     prompt = prompt_of(home, target)
 
-    out, exited = await exited_at(cli, "cancel", target)
+    out = await succeeded(cli, "cancel", target)
     assert out.strip() == f"{target}: cancelling"
-    deleted_after = await seconds_until(lambda: prompt not in in_comfy(), exited)
-    assert deleted_after < QUARTER_S, f"the server saw the delete {deleted_after:.3f} s later"
-    await wait_for(lambda: state(home, target) == JobState.cancelled)
+    await wait_for(lambda: prompt not in in_comfy(), BEFORE_THE_POLL_S)  # deleted there
+    await wait_for(lambda: state(home, target) == JobState.cancelled, BEFORE_THE_POLL_S)
 
-    out, exited = await exited_at(cli, "retry", target)
+    out = await succeeded(cli, "retry", target)
     assert out.strip() == f"{target}: pending as attempt 2"
-    sent_after = await seconds_until(lambda: state(home, target) in waiting, exited)
-    assert sent_after < QUARTER_S, f"the retried job was sent {sent_after:.3f} s later"
+    await wait_for(lambda: state(home, target) in waiting, BEFORE_THE_POLL_S)  # sent again
     assert prompt_of(home, target) != prompt
     assert prompt_of(home, target) in in_comfy()
 

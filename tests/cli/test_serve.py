@@ -16,6 +16,7 @@ from core.simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, batchline
 
 _T = TypeVar("_T")
+HANG_S = 30.0  # bounds the wait for a process that, broken, would never end: not its speed
 
 
 def test_serve_says_ready_works_refuses_a_second_and_stops_on_sigterm(
@@ -55,7 +56,8 @@ def test_serve_publishes_its_status_and_stops_when_asked_through_the_ledger(
     home: Path, sim_thread: SimulatorThread
 ) -> None:
     """A client sees the controller's connection and pid in the ledger alone, and a stop request
-    written there ends the process cleanly (its row then says it stopped)."""
+    written there ends the process cleanly (its row then says it stopped); ignored, the process
+    would run on past the bound on the wait for it."""
     from core.controller.status import Connection
 
     server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
@@ -67,9 +69,7 @@ def test_serve_publishes_its_status_and_stops_when_asked_through_the_ledger(
             assert (published.pid, published.origin) == (server.pid, TERMINAL)
             assert published.status.server == sim_thread.url
             assert ledger.controller_runs.request_stop(published.run_id)
-            asked = time.monotonic()
-            _out, err = server.communicate(timeout=30)
-            took = time.monotonic() - asked
+            _out, err = server.communicate(timeout=HANG_S)
             final = read_published(ledger)
     finally:
         if server.poll() is None:
@@ -77,7 +77,6 @@ def test_serve_publishes_its_status_and_stops_when_asked_through_the_ledger(
             server.communicate()
     assert server.returncode == 0, err
     assert "stopping: asked to through the ledger" in err
-    assert took < 5.0, took
     assert final is not None
     assert final.stopped
     assert final.status.connection == Connection.connected
@@ -130,8 +129,9 @@ def _wait_for(probe: Callable[[], _T | None], what: str, timeout: float = 30.0) 
 def test_serve_stops_with_one_line_when_its_data_folder_is_deleted(
     cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread
 ) -> None:
-    """The ledger file gone (its folder deleted under a running controller) ends the process
-    within seconds, saying so once, instead of working on for ever on a file nobody can reach."""
+    """The ledger file gone (its folder deleted under a running controller) ends the process,
+    saying so once, instead of working on for ever on a file nobody can reach (the wait for it
+    is bounded)."""
     import shutil
 
     cli("queue", "noise", "--count", "20")
@@ -142,15 +142,12 @@ def test_serve_stops_with_one_line_when_its_data_folder_is_deleted(
         with Ledger(home) as ledger:
             _wait_for(lambda: _connected(ledger), "the connected status")
         shutil.rmtree(home)
-        deleted = time.monotonic()
-        _out, err = server.communicate(timeout=30)
-        took = time.monotonic() - deleted
+        _out, err = server.communicate(timeout=HANG_S)
     finally:
         if server.poll() is None:
             server.kill()
             server.communicate()
     assert server.returncode == 1, err
-    assert took < 5.0, took
     assert "Traceback" not in err
     gone = [line for line in err.splitlines() if "is gone" in line]
     assert gone == [

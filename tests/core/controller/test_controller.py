@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +20,10 @@ from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
 pytestmark = pytest.mark.asyncio
+
+# Well below a poll interval of 60 s, well above what a busy machine takes to act on a wake-up.
+BEFORE_THE_POLL_S = 20.0
+HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
 
 
 def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
@@ -181,22 +184,19 @@ async def test_changes_from_other_processes_are_acted_on_from_the_change_feed(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
     """Pause, cancel, resume and retry written by another handle on the ledger (as the CLI does)
-    reach a controller polling ComfyUI only every 5 s within a quarter second."""
+    reach a controller that would poll ComfyUI only every minute: each is acted on well before
+    its next poll, so the change feed woke it."""
     ids = queue(ledger, 2)
     with Ledger(ledger.folder) as other:
         PAUSED.set(other, True)
-        await make_controller(ledger, simulator, poll_active_s=5.0, poll_idle_s=5.0)
+        await make_controller(ledger, simulator, poll_active_s=60.0, poll_idle_s=60.0)
         assert other.request_cancel_many([ids[1]]) == {ids[1]: JobState.cancelled}
         await asyncio.sleep(0.3)
         assert states(ledger, ids) == [JobState.pending, JobState.cancelled], "still paused"
-        resumed = time.monotonic()
         PAUSED.set(other, False)
-        await wait_for(lambda: ledger.job(ids[0]).state != JobState.pending, 2)
-        assert time.monotonic() - resumed < 0.25
+        await wait_for(lambda: ledger.job(ids[0]).state != JobState.pending, BEFORE_THE_POLL_S)
         assert isinstance(other.retry_many([ids[1]])[ids[1]], int)
-        retried = time.monotonic()
-        await wait_for(lambda: ledger.job(ids[1]).state != JobState.pending, 2)
-        assert time.monotonic() - retried < 0.25
+        await wait_for(lambda: ledger.job(ids[1]).state != JobState.pending, BEFORE_THE_POLL_S)
     await wait_for(all_done(ledger, ids))
     assert states(ledger, ids) == [JobState.succeeded, JobState.succeeded]
 
@@ -246,6 +246,5 @@ async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
             await controller.start()
             await asyncio.sleep(0.02)
             controller.wake()
-            started = asyncio.get_running_loop().time()
-            await controller.stop()
-            assert asyncio.get_running_loop().time() - started < 2.0
+            async with asyncio.timeout(HANG_S):  # a swallowed cancellation: it never returns
+                await controller.stop()

@@ -39,17 +39,22 @@ async def test_checkpoint_workflow_reports_progress_per_step(simulator: Simulato
 
 @pytest.mark.asyncio
 async def test_sampler_time_scales_with_steps(make_simulator: Any) -> None:
-    sim: Simulator = await make_simulator(job_seconds=0.2)
+    """Ordered, not timed: a 5-step and a 40-step sampler started together on two servers (one
+    event loop: a busy machine slows both alike); the short one has ended while the long one
+    is still short of half its steps. The long one took at least its 40 steps' share."""
+    short_sim: Simulator = await make_simulator(job_seconds=0.4)
+    long_sim: Simulator = await make_simulator(job_seconds=0.4)
     async with aiohttp.ClientSession() as session:
-        durations = []
-        for steps in (5, 40):
-            entry = await wait_history(
-                session, sim, await submit(session, sim, checkpoint(steps=steps))
-            )
-            events = {e: d["timestamp"] for e, d in entry["status"]["messages"]}
-            durations.append(events["execution_success"] - events["execution_start"])
-    assert durations[0] < 150
-    assert durations[1] >= 380
+        log = SocketLog(await session.ws_connect(f"{long_sim.url}/ws?clientId=c1"))
+        long_id = await submit(session, long_sim, checkpoint(steps=40), client_id="c1")
+        short_id = await submit(session, short_sim, checkpoint(steps=5))
+        await wait_history(session, short_sim, short_id)
+        steps = [m["data"]["value"] for m in log.messages if m["type"] == "progress"]
+        entry = await wait_history(session, long_sim, long_id)
+        await log.close()
+    assert max(steps, default=0) < 20, f"the long one was at step {max(steps)} of 40"
+    events = {e: d["timestamp"] for e, d in entry["status"]["messages"]}
+    assert events["execution_success"] - events["execution_start"] >= 760  # ms: 0.4 s x 40/20
 
 
 @pytest.mark.asyncio
