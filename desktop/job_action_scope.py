@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from core.job_state import CANCELLABLE_STATES, JobState
+from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
 from core.job_state import can_retry_smaller as job_can_retry_smaller
 
 if TYPE_CHECKING:
@@ -24,7 +24,6 @@ class Counts(Protocol):
     ) -> dict[JobState, int]: ...
 
 
-WAITING_STATES = (JobState.pending, JobState.queued)
 CONFIRM_FROM = 20  # a bulk action reaching this many jobs asks first
 
 

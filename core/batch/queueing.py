@@ -86,11 +86,18 @@ def queue_batch(
 
 
 def queue_smaller(
-    ledger: Ledger, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+    ledger: Ledger,
+    job_id: str,
+    factor: float = 0.75,
+    shrink: Collection[str] | None = None,
+    check: Callable[[str, int], None] | None = None,
 ) -> str:
     """ "Retry smaller": a new job in the same batch with what ``shrink`` names (size, batch
-    size; see ``retry_smaller``) reduced, from an OOM failure."""
+    size; see ``retry_smaller``) reduced, from an OOM failure; ``check`` as for
+    ``queue_batch``."""
     job = _failed_out_of_memory(ledger, job_id)
+    if check is not None:
+        check(job.requester, 1)
     api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
     params = retry_smaller(api, job.params, factor, shrink)
     return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
