@@ -86,8 +86,9 @@ def retry_jobs(args: argparse.Namespace) -> int:
         _check_names(ledger, args.jobs, args.batch)
         commands = LedgerCommands(ledger)
         if args.batch:
-            outcomes = commands.retry_failed(args.batch)
-            return _report({args.batch: f"{len(outcomes)} failed jobs pending again"})
+            retried = commands.retry_failed(args.batch).values()
+            count = sum(not isinstance(outcome, Refused) for outcome in retried)
+            return _report({args.batch: f"{count} failed jobs pending again"})
         return _report(
             {
                 job_id: str(outcome)
