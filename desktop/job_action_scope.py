@@ -113,6 +113,19 @@ def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     return Scope(text, "", count, f"Cancel batch ({count:,})")
 
 
+def retry_failed_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
+    """The failed jobs of the selected jobs' batches."""
+    batches = _batches(jobs)
+    if not batches:
+        return Scope("Retry &failed of batch", "Select a job of the batch to retry", 0)
+    count = sum(sum(counts(b, states=(JobState.failed,)).values()) for b in batches)
+    if not count:
+        over = "has" if len(batches) == 1 else "have"
+        return Scope("Retry &failed of batch", f"{_of(batches)} {over} no failed job", 0)
+    text = f"Retry {jobs_text(count, '&failed')} of {_of(batches)}"
+    return Scope(text, "", count, f"Retry failed ({count:,})")
+
+
 def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
     """The waiting jobs of the selected job's batch, or of every batch when the selection
     spans several or none."""

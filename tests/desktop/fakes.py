@@ -100,6 +100,10 @@ class FakeController:
         self.calls.append(("retry", ids))
         return dict.fromkeys(ids, 2)
 
+    def retry_failed(self, batch_id: str) -> Retried:
+        self.calls.append(("retry_failed", batch_id))
+        return {}
+
     def retry_smaller(
         self, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
     ) -> str:

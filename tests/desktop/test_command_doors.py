@@ -208,6 +208,9 @@ class WindowDoor:
     def retry(self, job_ids: list[str]) -> None:
         self._trigger(self.actions.retry, job_ids)
 
+    def retry_failed(self, batch_id: str) -> None:
+        self._trigger(self.actions.retry_failed, self.ledger.job_ids(batch=batch_id)[:1])
+
     def pause(self) -> None:
         self.actions.pause.trigger()
 
@@ -334,7 +337,7 @@ def test_retry_jobs(door: Door, ledger: Ledger, preset_name) -> None:
     assert [len(ledger.attempts(job_id)) for job_id in ids] == [1, 0]
 
 
-@door_fixtures("cli", "api")
+@door_fixtures("cli", "api", "window")
 def test_retry_a_batchs_failed_jobs(door: Any, ledger: Ledger, preset_name) -> None:
     ids = make_jobs(ledger, preset_name, 3)
     fail_job(ledger, ids[0], Reason.oom)
