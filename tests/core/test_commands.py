@@ -3,6 +3,9 @@ jobs read and changed together; retry smaller within backpressure as any new job
 
 from __future__ import annotations
 
+import threading
+from typing import TYPE_CHECKING
+
 import pytest
 
 from core.backpressure import Limits
@@ -13,6 +16,9 @@ from core.job_state import JobState, Reason
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from core.settings import PAUSED
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Counted(LedgerCommands):
@@ -67,9 +73,46 @@ def test_cancel_all_but_running_leaves_the_running_ones(ledger: Ledger) -> None:
 
 def test_retry_smaller_is_refused_past_the_quota_as_any_new_job(ledger: Ledger) -> None:
     commands = LedgerCommands(ledger, limits=Limits(max_pending_per_requester=1))
-    _batch, (job,) = commands.queue_batch("noise", BatchSpec(requester="ann"))
+    big = {"1.width": 512, "1.height": 512}  # room to shrink
+    _batch, (job,) = commands.queue_batch("noise", BatchSpec(requester="ann", overrides=big))
     failed_out_of_memory(ledger, job)
     LedgerCommands(ledger).queue_batch("noise", BatchSpec(requester="ann"), ())  # quota used
     with pytest.raises(QueueBusy, match="ann has 1 unfinished jobs and may have 1"):
         commands.retry_smaller(job)
     assert len(ledger.jobs()) == 2
+
+
+def test_two_batches_queued_at_once_cannot_both_take_the_last_room(ledger: Ledger) -> None:
+    """The check and the write are one transaction: a queueing from another handle that starts
+    while one is between its check and its write waits, then finds the room taken."""
+    limits = Limits(max_pending_per_requester=2)
+    LedgerCommands(ledger, limits=limits).queue_batch("noise", BatchSpec(requester="ann"))
+    other: list[str] = []
+
+    def queue_from_another_handle() -> None:
+        with Ledger(ledger.folder) as elsewhere:
+            try:
+                LedgerCommands(elsewhere, limits=limits).queue_batch(
+                    "noise", BatchSpec(requester="ann")
+                )
+                other.append("queued")
+            except QueueBusy as exc:
+                other.append(exc.reason)
+
+    racer = threading.Thread(target=queue_from_another_handle)
+
+    class Racing(LedgerCommands):
+        def room(self) -> Callable[[str, int], None]:
+            check = super().room()
+
+            def checked_then_raced(requester: str, count: int) -> None:
+                check(requester, count)  # room for one more: this batch's
+                racer.start()
+                racer.join(0.5)  # it waits for this transaction (else it is done by now)
+
+            return checked_then_raced
+
+    Racing(ledger, limits=limits).queue_batch("noise", BatchSpec(requester="ann"))
+    racer.join()
+    assert other == ["requester_quota"]
+    assert len(ledger.job_ids()) == 2
