@@ -17,6 +17,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from bench.gui import TXT2IMG, StallMeter, succeed
+from core.commands import LedgerCommands
 from core.ledger import Ledger, NewJob
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.preset_files import add_preset_file
@@ -87,7 +88,7 @@ def main() -> int:
         )
         before = rss_mb()
         thumbnails = ThumbnailLoader(folder / "thumbnails")
-        sheet = ContactSheetWidget(ledger, thumbnails)
+        sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
         sheet.resize(1000, 700)
         sheet.show()
         started = time.perf_counter()

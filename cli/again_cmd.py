@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cli.common import names_from_user, open_ledger, print_json, server_urls
-from core.backpressure import Limits, room_check
-from core.batch.again import queue_again
+from cli.common import names_from_user, open_ledger, print_json, queue_commands
 
 if TYPE_CHECKING:
     import argparse
@@ -26,8 +24,7 @@ def register(subparsers: Any) -> None:
 
 def again(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger, names_from_user():
-        check = room_check(ledger, Limits.load(ledger), len(server_urls(args, ledger)))
-        request, batch, job_id = queue_again(ledger, args.job, check)
+        request, batch, job_id = queue_commands(args, ledger).queue_again(args.job)
     if args.json:
         print_json({"id": job_id, "batch": batch.id, "seeds": request.seeds, "of": args.job})
     else:

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import server_address
+from core.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
 from core.paths import data_dir
@@ -47,6 +48,11 @@ def server_urls(args: argparse.Namespace, ledger: Ledger) -> list[str]:
         return [server_address(text) for text in texts]
     except ValueError as exc:
         raise InputError(str(exc)) from None
+
+
+def queue_commands(args: argparse.Namespace, ledger: Ledger) -> LedgerCommands:
+    """The commands, knowing how many servers share the queue (backpressure's wait)."""
+    return LedgerCommands(ledger, servers=len(server_urls(args, ledger)))
 
 
 def server_url(args: argparse.Namespace, ledger: Ledger) -> str:

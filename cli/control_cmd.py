@@ -1,7 +1,8 @@
 """`batchline cancel|retry|pause|resume`: commands, carried out on the ledger.
 
-Cancel and retry change the ledger directly, in one transaction however many jobs, whether or not
-a controller runs; pause and resume change the pause setting. A running controller sees the change
+Each is the command object's (``LedgerCommands``, the API's and the window's too). Cancel and
+retry change the ledger directly, in one transaction however many jobs, whether or not a
+controller runs; pause and resume change the pause setting. A running controller sees the change
 in the ledger's change feed and acts on it within a quarter second (deletes or interrupts what was
 sent of a cancelled job, sends a retried one); without one, the next controller run does.
 ``cancel --wait`` waits until the named jobs have left ``cancelling``.
@@ -13,10 +14,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, warn
+from core.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
-from core.job_state import CANCELLABLE_STATES, JobState
+from core.job_state import JobState
 from core.ledger import Refused
-from core.settings import PAUSED
 
 if TYPE_CHECKING:
     import argparse
@@ -46,7 +47,8 @@ def register(subparsers: Any) -> None:
         "retry",
         help="retry failed or cancelled jobs (they are pending at once: nothing to wait for)",
     )
-    retry.add_argument("jobs", nargs="+", metavar="JOB")
+    retry.add_argument("jobs", nargs="*", metavar="JOB")
+    retry.add_argument("--batch", metavar="ID", help="retry every failed job of the batch")
     retry.set_defaults(func=retry_jobs)
 
     pause = subparsers.add_parser("pause", help="stop sending new jobs to ComfyUI")
@@ -63,8 +65,8 @@ def cancel_jobs(args: argparse.Namespace) -> int:
         raise InputError("name the jobs to cancel, or --batch ID (not both)")
     with open_ledger(args) as ledger:
         _check_names(ledger, args.jobs, args.batch)
-        job_ids = _cancellable(ledger, args.batch) if args.batch else args.jobs
-        outcomes = ledger.request_cancel_many(job_ids)
+        commands = LedgerCommands(ledger)
+        outcomes = commands.cancel_batch(args.batch) if args.batch else commands.cancel(args.jobs)
         if args.batch:
             code = _report({args.batch: _batch_outcome(list(outcomes.values()))})
         else:
@@ -78,14 +80,21 @@ def cancel_jobs(args: argparse.Namespace) -> int:
 
 
 def retry_jobs(args: argparse.Namespace) -> int:
+    if bool(args.jobs) == bool(args.batch):
+        raise InputError("name the jobs to retry, or --batch ID (not both)")
     with open_ledger(args) as ledger:
-        _check_names(ledger, args.jobs, None)
+        _check_names(ledger, args.jobs, args.batch)
+        commands = LedgerCommands(ledger)
+        if args.batch:
+            retried = commands.retry_failed(args.batch).values()
+            count = sum(not isinstance(outcome, Refused) for outcome in retried)
+            return _report({args.batch: f"{count} failed jobs pending again"})
         return _report(
             {
                 job_id: str(outcome)
                 if isinstance(outcome, Refused)
                 else f"pending as attempt {outcome}"
-                for job_id, outcome in ledger.retry_many(args.jobs).items()
+                for job_id, outcome in commands.retry(args.jobs).items()
             }
         )
 
@@ -98,10 +107,6 @@ def _check_names(ledger: Ledger, jobs: list[str], batch: str | None) -> None:
                 raise UnknownRecord(f"no job {job_id!r}")
         if batch:
             ledger.batch(batch)
-
-
-def _cancellable(ledger: Ledger, batch_id: str) -> list[str]:
-    return ledger.job_ids(batch=batch_id, states=CANCELLABLE_STATES)
 
 
 def _batch_outcome(states: list[JobState | Refused]) -> str:
@@ -138,6 +143,10 @@ def _wait_cancelled(ledger: Ledger, job_ids: list[str], timeout: float) -> int:
 
 def set_paused(args: argparse.Namespace, paused: bool) -> int:
     with open_ledger(args) as ledger:
-        PAUSED.set(ledger, paused)
+        commands = LedgerCommands(ledger)
+        if paused:
+            commands.pause()
+        else:
+            commands.resume()
     print("paused: no new jobs are sent to ComfyUI" if paused else "resumed")
     return 0

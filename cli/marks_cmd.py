@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cli.common import names_from_user, open_ledger
 from core.batch.picks import export_marked, marked_pictures
 from core.batch.trash import trash_rejected
+from core.commands import LedgerCommands
 from core.ledger.marks import Mark
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 def set_marks(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger, names_from_user():
-        ledger.marks.set(args.jobs, args.mark or None)
+        LedgerCommands(ledger).mark(args.jobs, args.mark or None)
     return 0
 
 

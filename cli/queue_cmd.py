@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cli.common import names_from_user, open_ledger, print_json, server_urls, warn
-from core.backpressure import Limits, room_check
-from core.batch import GridAxis, queue_batch
+from cli.common import names_from_user, open_ledger, print_json, queue_commands, warn
+from core.batch import GridAxis
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.durations import duration_text
@@ -59,17 +58,16 @@ def register(subparsers: Any) -> None:
 def queue(args: argparse.Namespace) -> int:
     spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
-        servers = len(server_urls(args, ledger))
-        check = room_check(ledger, Limits.load(ledger), servers)
+        commands = queue_commands(args, ledger)
         with names_from_user():
-            seed_inputs = args.seed_input or ledger.presets.get(args.preset).info.get("seed_inputs")
-            batch, job_ids = queue_batch(
-                ledger, args.preset, spec, seed_inputs=seed_inputs, check=check, name=args.name
+            batch, job_ids = commands.queue_batch(
+                args.preset, spec, args.seed_input or (), name=args.name
             )
         if args.json:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
+        servers = commands.server_count()
         _backpressure(ledger, batch.requester, len(job_ids), servers, spec.priority)
     return 0
 

@@ -119,6 +119,8 @@ def can_retry_smaller(state: JobState, reason: str | None) -> bool:
 
 CANCELLABLE_STATES = tuple(state for state in JobState if state.can_cancel)
 RETRYABLE_STATES = tuple(state for state in JobState if state.can_retry)
+# Not yet running: what "cancel all but running" reaches.
+WAITING_STATES = (JobState.pending, JobState.queued)
 
 
 def is_forward(current: JobState, target: JobState) -> bool:

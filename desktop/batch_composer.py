@@ -262,7 +262,7 @@ class BatchComposerWidget(QWidget):
         stands now. Asked when the count, the requester or the priority changes, and with
         each status (a few index searches of the ledger)."""
         status, count = self._controller.status, self.job_count()
-        refused = refusal_notice(self._ledger, status, self.requester_name(), count)
+        refused = refusal_notice(self._controller.room(), self.requester_name(), count)
         text = refused or admission_notice(self._ledger, status, count, self.priority.value())
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)

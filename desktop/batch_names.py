@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from core.ledger import Ledger
+    from desktop.controller_port import ControllerPort
 
 
 def batch_label(batch_id: str, name: str | None) -> str:
@@ -19,7 +20,9 @@ def batch_label(batch_id: str, name: str | None) -> str:
     return f"{name} ({batch_id})" if name else batch_id
 
 
-def ask_and_name(parent: QWidget, ledger: Ledger, batch_id: str) -> str | None:
+def ask_and_name(
+    parent: QWidget, ledger: Ledger, controller: ControllerPort, batch_id: str
+) -> str | None:
     """Ask for the batch's name (its current one filled in) and store it; the error to show,
     or None (named, or the artist cancelled)."""
     current = ledger.batch(batch_id).name or ""
@@ -34,7 +37,7 @@ def ask_and_name(parent: QWidget, ledger: Ledger, batch_id: str) -> str | None:
     if not accepted:
         return None
     try:
-        ledger.name_batch(batch_id, text)
+        controller.name_batch(batch_id, text)
     except BatchlineError as exc:
         return str(exc)
     return None

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.backpressure import Limits, check_room
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.errors import BatchTooLarge, QueueBusy
 from core.estimate import live_estimate
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
 
@@ -41,22 +42,23 @@ def admission_notice(
     return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
 
 
-def refusal_notice(ledger: Ledger, status: ControllerStatus, requester: str, count: int) -> str:
+def refusal_notice(room: Callable[[str, int], None], requester: str, count: int) -> str:
     """Empty when Queue would take these jobs now; else why it would refuse them, and when
-    there would be room (the limits of `batchline queue` and the API, said before Queue)."""
+    there would be room. ``room`` is the check Queue makes (the controller's ``room()``, as
+    `batchline queue` and the API make it), here made before Queue."""
     if count <= 0:
         return ""
     try:
-        check_room(ledger, Limits.load(ledger), max(1, len(status.servers)), requester, count)
+        room(requester, count)
     except BatchTooLarge as exc:
         return f"Too many at once: {exc}."
     except QueueBusy as exc:
-        room = (
+        when = (
             f"there is room in about {duration_text(exc.estimated_wait_s)}"
             if exc.estimated_wait_s is not None
             else "there is room once some have finished"
         )
-        return f"Not now: {exc.why}, so these {count} jobs would be refused; {room}."
+        return f"Not now: {exc.why}, so these {count} jobs would be refused; {when}."
     return ""
 
 

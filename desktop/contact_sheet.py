@@ -52,6 +52,7 @@ from desktop.waiting_line import WaitingLine
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
     from core.ledger import JobRecord, Ledger
+    from desktop.controller_port import ControllerPort
     from desktop.thumbnails import ThumbnailLoader
 
 ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often
@@ -91,9 +92,16 @@ class ContactSheetWidget(QWidget):
     failed = Signal(str)
     pictures_changed = Signal(str)
 
-    def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        thumbnails: ThumbnailLoader,
+        controller: ControllerPort,
+        parent: Any = None,
+    ) -> None:
         super().__init__(parent)
         self._ledger = ledger
+        self._controller = controller  # marks are its command
         self.model = ContactSheetModel(ledger, thumbnails, self)
         self.model.batch_shown.connect(self._on_batch_shown)
         self.line = WaitingLine()
@@ -365,7 +373,7 @@ class ContactSheetWidget(QWidget):
         unmark = all(self.model.mark_of(job_id) is mark for job_id in job_ids)
         new = None if unmark else mark
         try:
-            self._ledger.marks.set(job_ids, new)
+            self._controller.mark(job_ids, new)
         except BatchlineError as exc:
             self.failed.emit(f"Could not mark the pictures: {exc}")
             return

@@ -1,4 +1,5 @@
-"""What the desktop needs from a controller: the commands and status of `core.controller`."""
+"""What the desktop needs from a controller: its status, and the commands of `core.commands`
+(every command the window gives goes through them)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
 
     from core.batch import BatchSpec
+    from core.batch.again import Again
+    from core.commands import Cancelled, Retried
     from core.controller.status import ControllerStatus
     from core.ledger import BatchRecord
+    from core.ledger.marks import Mark
 
 
 _T = TypeVar("_T")
@@ -27,20 +31,30 @@ class ControllerPort(Protocol):
 
     def add_status_listener(self, callback: Callable[[ControllerStatus], None]) -> None: ...
 
+    def room(self) -> Callable[[str, int], None]: ...
+
     def queue_batch(
-        self, preset_name: str, spec: BatchSpec, seed_inputs: Iterable[str] = ()
+        self,
+        preset_name: str,
+        spec: BatchSpec,
+        seed_inputs: Iterable[str] = (),
+        name: str | None = None,
     ) -> tuple[BatchRecord, list[str]]: ...
+
+    def queue_again(self, job_id: str) -> tuple[Again, BatchRecord, str]: ...
 
     async def in_worker(self, command: Callable[[], _T]) -> _T: ...
 
-    # Cancel and retry return each job's new state, or why it could not be done.
-    def cancel(self, job_ids: Iterable[str]) -> dict[str, str]: ...
+    # Cancel and retry return each job's new state (a retry's attempt), or why it was refused.
+    def cancel(self, job_ids: Iterable[str]) -> Cancelled: ...
 
-    def cancel_batch(self, batch_id: str) -> dict[str, str]: ...
+    def cancel_batch(self, batch_id: str) -> Cancelled: ...
 
-    def cancel_all_but_running(self, batch_id: str | None = None) -> dict[str, str]: ...
+    def cancel_all_but_running(self, batch_id: str | None = None) -> Cancelled: ...
 
-    def retry(self, job_ids: Iterable[str]) -> dict[str, str]: ...
+    def retry(self, job_ids: Iterable[str]) -> Retried: ...
+
+    def retry_failed(self, batch_id: str) -> Retried: ...
 
     def retry_smaller(
         self, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
@@ -49,3 +63,7 @@ class ControllerPort(Protocol):
     def pause(self) -> None: ...
 
     def resume(self) -> None: ...
+
+    def mark(self, job_ids: Iterable[str], mark: Mark | None) -> None: ...
+
+    def name_batch(self, batch_id: str, name: str | None) -> BatchRecord: ...

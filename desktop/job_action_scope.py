@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from core.job_state import CANCELLABLE_STATES, JobState
+from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
 from core.job_state import can_retry_smaller as job_can_retry_smaller
 
 if TYPE_CHECKING:
@@ -24,7 +24,6 @@ class Counts(Protocol):
     ) -> dict[JobState, int]: ...
 
 
-WAITING_STATES = (JobState.pending, JobState.queued)
 CONFIRM_FROM = 20  # a bulk action reaching this many jobs asks first
 
 
@@ -112,6 +111,19 @@ def cancel_batch_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
         return Scope("Cancel &batch", f"{_of(batches)} {over} finished: nothing to cancel", 0)
     text = f"Cancel &batch: {jobs_text(count, 'unfinished')} of {_of(batches)}"
     return Scope(text, "", count, f"Cancel batch ({count:,})")
+
+
+def retry_failed_scope(jobs: list[JobRecord], counts: Counts) -> Scope:
+    """The failed jobs of the selected jobs' batches."""
+    batches = _batches(jobs)
+    if not batches:
+        return Scope("Retry &failed of batch", "Select a job of the batch to retry", 0)
+    count = sum(sum(counts(b, states=(JobState.failed,)).values()) for b in batches)
+    if not count:
+        over = "has" if len(batches) == 1 else "have"
+        return Scope("Retry &failed of batch", f"{_of(batches)} {over} no failed job", 0)
+    text = f"Retry {jobs_text(count, '&failed')} of {_of(batches)}"
+    return Scope(text, "", count, f"Retry failed ({count:,})")
 
 
 def cancel_waiting_scope(jobs: list[JobRecord], counts: Counts) -> Scope:

@@ -17,6 +17,7 @@ from desktop.job_action_scope import (
     cancel_scope,
     cancel_waiting_scope,
     plain_text,
+    retry_failed_scope,
     retry_scope,
     retry_smaller_scope,
 )
@@ -91,6 +92,12 @@ class JobActions(QObject):
             "Ctrl+Shift+Del",
             self.on_cancel_batch,
         )
+        self.retry_failed = self._action(
+            "Retry &failed of batch",
+            "Retry every failed job of the selected job's batch",
+            "Ctrl+Alt+R",
+            self.on_retry_failed,
+        )
         self.cancel_waiting = self._action(
             "Cancel all but &running",
             "Cancel every job that is not running yet",
@@ -155,6 +162,7 @@ class JobActions(QObject):
             self.retry,
             self.retry_smaller,
             self.cancel_batch,
+            self.retry_failed,
             self.cancel_waiting,
             self.pause,
         ]
@@ -172,6 +180,7 @@ class JobActions(QObject):
         self._show(self.retry, retry_scope(jobs))
         self._show(self.retry_smaller, retry_smaller_scope(jobs))
         self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))
+        self._show(self.retry_failed, retry_failed_scope(jobs, self._counts))
         self._show(self.cancel_waiting, cancel_waiting_scope(jobs, self._counts))
 
     def show_status(self, status: ControllerStatus) -> None:
@@ -236,6 +245,13 @@ class JobActions(QObject):
         if self._confirmed(self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))):
             for batch in sorted({job.batch for job in jobs}):
                 self._run_in_worker(functools.partial(self._controller.cancel_batch, batch))
+
+    @Slot()
+    def on_retry_failed(self) -> None:
+        jobs = self._selection()
+        if self._confirmed(self._show(self.retry_failed, retry_failed_scope(jobs, self._counts))):
+            for batch in sorted({job.batch for job in jobs}):
+                self._run_in_worker(functools.partial(self._controller.retry_failed, batch))
 
     @Slot()
     def on_cancel_waiting(self) -> None:

@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.table = JobTableView(self)
         self.table.setModel(self.proxy)
         self.table.size_columns()
-        self.sheet = ContactSheetWidget(self.ledger, self.thumbnails, self)
+        self.sheet = ContactSheetWidget(self.ledger, self.thumbnails, self.controller, self)
         self.sheet.model.output_dir = output_dir
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
@@ -393,7 +393,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def queue_again(self, job_id: str) -> None:
         """Queue the job again with its seed and values, in a new batch; say what was queued."""
-        text, batch_id = queue_again(self.ledger, self.controller, job_id)
+        text, batch_id = queue_again(self.controller, job_id)
         if batch_id is None:
             self.show_error(text)
             return
@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
         if not batch_id:
             self.show_error("Select a job, or a batch in the filter, to name its batch.")
             return
-        error = ask_and_name(self, self.ledger, batch_id)
+        error = ask_and_name(self, self.ledger, self.controller, batch_id)
         if error:
             self.show_error(error)
         self.refresh_batches()

@@ -341,10 +341,11 @@ def add_preset(ledger: Ledger, tmp: Path) -> tuple[str, str]:
 
 
 def queue_jobs(ledger: Ledger, name: str) -> list[str]:
-    from core.batch import BatchSpec, SeedPlan, queue_batch
+    from core.batch import BatchSpec, SeedPlan
+    from core.commands import LedgerCommands
 
     spec = BatchSpec(seeds=SeedPlan(count=JOBS, start=1, step=500_000), requester="self-test")
-    _batch, job_ids = queue_batch(ledger, name, spec)
+    _batch, job_ids = LedgerCommands(ledger).queue_batch(name, spec)
     return job_ids
 
 

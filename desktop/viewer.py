@@ -295,7 +295,7 @@ class PictureViewer(QWidget):
         picture = self.current()
         if picture is None:
             return
-        text, batch_id = queue_again(self.ledger, self.controller, picture.job_id)
+        text, batch_id = queue_again(self.controller, picture.job_id)
         self.toast.show_message(text, error=batch_id is None)
         if batch_id is not None:
             self.queued.emit(batch_id, 1)
@@ -332,7 +332,7 @@ class PictureViewer(QWidget):
             return
         new = None if self.facts.mark is mark else mark
         try:
-            self.ledger.marks.set([self.facts.job_id], new)
+            self.controller.mark([self.facts.job_id], new)
         except BatchlineError as exc:
             self.toast.show_message(str(exc), error=True)
             return

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from core.api.auth import LEDGER, bearer_auth
-from core.api.config import CONFIG
+from core.api.config import COMMANDS, CONFIG
 from core.api.errors import json_errors
 from core.api.events import STOPPING
 from core.api.routes import add_routes
+from core.commands import LedgerCommands
 from core.errors import InputError
 from core.presets import MAX_FILE_BYTES
 
@@ -59,6 +60,7 @@ def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
     app = web.Application(middlewares=[json_errors, bearer_auth], client_max_size=MAX_FILE_BYTES)
     app[LEDGER] = ledger
     app[CONFIG] = config
+    app[COMMANDS] = LedgerCommands(ledger, servers=config.servers, limits=config.limits)
     app[STOPPING] = asyncio.Event()
     add_routes(app)
 

@@ -1,13 +1,18 @@
 """What the API is served with: where it listens, its backpressure limits, and how many
-servers work the queue; the app key its routes read it under."""
+servers work the queue; the app keys its routes read it, and the command object made of it,
+under."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from core.backpressure import Limits
+
+if TYPE_CHECKING:
+    from core.commands import LedgerCommands
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8190
 
@@ -24,3 +29,5 @@ class ApiConfig:
 
 
 CONFIG: web.AppKey[ApiConfig] = web.AppKey("config")
+# The commands the routes give (queue, cancel, retry): the same object the CLI and the window use.
+COMMANDS: web.AppKey[LedgerCommands] = web.AppKey("commands")

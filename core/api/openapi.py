@@ -117,6 +117,17 @@ SCHEMAS: dict[str, Schema] = {
             },
         }
     ),
+    "BatchRetried": _object(
+        {
+            "batch": {"type": "string"},
+            "jobs": {
+                "type": "object",
+                "additionalProperties": {"type": ["integer", "string"]},
+                "description": "each failed job's new attempt (pending again), or why it was "
+                "refused",
+            },
+        }
+    ),
     "Transition": _object(
         {
             "at": _TIME,
@@ -270,6 +281,15 @@ PATHS: dict[str, Schema] = {
         "post": _operation(
             "cancel every unfinished job of one of your batches",
             {"200": _json(_ref("BatchCancelled"), "each job's outcome"), **_NOT_YOURS},
+            parameters=[
+                {"name": "batch", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+        )
+    },
+    "/v1/batches/{batch}/retry": {
+        "post": _operation(
+            "retry every failed job of one of your batches (its cancelled ones stay so)",
+            {"200": _json(_ref("BatchRetried"), "each failed job's outcome"), **_NOT_YOURS},
             parameters=[
                 {"name": "batch", "in": "path", "required": True, "schema": {"type": "string"}}
             ],

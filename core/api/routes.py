@@ -1,6 +1,6 @@
-"""The API's routes under ``/v1``. Each changes jobs only through the ledger's verbs and the
-functions the command line uses (``queue_batch``, ``request_cancel_many``, ``retry_many``,
-``store_preset``), and a requester sees and changes only its own jobs (403 otherwise)."""
+"""The API's routes under ``/v1``. Each changes jobs only through the command object the command
+line and the window use (``LedgerCommands``: queue, cancel, retry) and ``store_preset``, and a
+requester sees and changes only its own jobs (403 otherwise)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,13 @@ from aiohttp import web
 
 from core.api.auth import LEDGER, requester_of
 from core.api.bodies import batch_request, read_body, read_json
-from core.api.config import CONFIG
+from core.api.config import COMMANDS, CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
-from core.backpressure import room_check
-from core.batch import queue_batch
 from core.errors import UnknownRecord
 from core.job_json import job_json, jobs_json
-from core.job_state import CANCELLABLE_STATES, JobState
+from core.job_state import JobState
 from core.ledger import PresetOutcome, Refused
 from core.presets import MAX_FILE_BYTES, preset_from_bytes
 from core.presets.storing import preset_summary, store_preset
@@ -29,6 +27,7 @@ from core.settings import PAUSED
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from core.commands import LedgerCommands
     from core.ledger import JobRecord, Ledger
 
 PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit
@@ -41,6 +40,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/v1/status", status)
     app.router.add_post("/v1/batches", create_batch)
     app.router.add_post("/v1/batches/{batch}/cancel", cancel_batch)
+    app.router.add_post("/v1/batches/{batch}/retry", retry_batch)
     app.router.add_get("/v1/jobs", list_jobs)
     app.router.add_get("/v1/jobs/{job}", show_job)
     app.router.add_post("/v1/jobs/{job}/cancel", cancel_job)
@@ -55,6 +55,10 @@ def _ledger(request: web.Request) -> Ledger:
     return request.app[LEDGER]
 
 
+def _commands(request: web.Request) -> LedgerCommands:
+    return request.app[COMMANDS]
+
+
 def _own_job(request: web.Request) -> JobRecord:
     """The job named in the path: 404 when unknown, 403 when another requester's."""
     job = _ledger(request).job(request.match_info["job"])
@@ -67,24 +71,36 @@ def _own_job(request: web.Request) -> JobRecord:
 
 
 async def create_batch(request: web.Request) -> web.Response:
-    ledger, config = _ledger(request), request.app[CONFIG]
     preset, asked = batch_request(await read_json(request), requester_of(request))
-    check = room_check(ledger, config.limits, config.servers)
-    batch, job_ids = queue_batch(
-        ledger, preset, asked.spec(), seed_inputs=asked.seed_inputs or None, check=check
-    )
+    batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
     return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
 
 
-async def cancel_batch(request: web.Request) -> web.Response:
-    ledger = _ledger(request)
-    batch = ledger.batch(request.match_info["batch"])
+def _own_batch(request: web.Request) -> str:
+    """The batch named in the path: 404 when unknown, 403 when another requester's."""
+    batch = _ledger(request).batch(request.match_info["batch"])
     if batch.requester != requester_of(request):
         raise ApiError(403, f"batch {batch.id} is not yours (it is {batch.requester}'s)")
-    outcomes = ledger.request_cancel_many(ledger.job_ids(batch=batch.id, states=CANCELLABLE_STATES))
+    return batch.id
+
+
+async def cancel_batch(request: web.Request) -> web.Response:
+    batch = _own_batch(request)
+    outcomes = _commands(request).cancel_batch(batch)
     return web.json_response(
-        {"batch": batch.id, "jobs": {job_id: str(state) for job_id, state in outcomes.items()}}
+        {"batch": batch, "jobs": {job_id: str(state) for job_id, state in outcomes.items()}}
     )
+
+
+async def retry_batch(request: web.Request) -> web.Response:
+    """Retry the batch's failed jobs: each one's new attempt (or why it was refused)."""
+    batch = _own_batch(request)
+    outcomes = _commands(request).retry_failed(batch)
+    jobs = {
+        job_id: str(outcome) if isinstance(outcome, Refused) else outcome
+        for job_id, outcome in outcomes.items()
+    }
+    return web.json_response({"batch": batch, "jobs": jobs})
 
 
 # --- jobs ----------------------------------------------------------------------------------------
@@ -146,7 +162,7 @@ async def show_job(request: web.Request) -> web.Response:
 
 async def cancel_job(request: web.Request) -> web.Response:
     job = _own_job(request)
-    outcome = _ledger(request).request_cancel_many([job.id])[job.id]
+    outcome = _commands(request).cancel([job.id])[job.id]
     if isinstance(outcome, Refused):
         raise ApiError(409, f"job {job.id}: {outcome.error}")
     return web.json_response({"job": job.id, "state": outcome.value})
@@ -154,7 +170,7 @@ async def cancel_job(request: web.Request) -> web.Response:
 
 async def retry_job(request: web.Request) -> web.Response:
     job = _own_job(request)
-    outcome = _ledger(request).retry_many([job.id])[job.id]
+    outcome = _commands(request).retry([job.id])[job.id]
     if isinstance(outcome, Refused):
         raise ApiError(409, f"job {job.id}: {outcome.error}")
     return web.json_response({"job": job.id, "state": JobState.pending.value, "attempt": outcome})

@@ -1,21 +1,19 @@
 """Queue again with this seed: one job with exactly another job's values and seeds, in a batch
-of its own, through the path every batch takes (`queue_batch`, with backpressure)."""
+of its own, queued by the path every batch takes (``LedgerCommands.queue_again``, with
+backpressure)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.batch.queueing import queue_batch
 from core.batch.recall import literal_values, one_job_seeds, recall_job
 from core.batch.spec import BatchSpec, SeedMode, SeedPlan
 from core.errors import PresetError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from core.catalogue import Catalogue
-    from core.ledger import BatchRecord, Ledger
+    from core.ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -66,23 +64,6 @@ def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Ag
     job = ledger.job(job_id)
     spec = BatchSpec(seeds=_seed_plan(refs, seeds), overrides=overrides, priority=job.priority)
     return Again(job_id, recall.preset, spec, tuple(refs), seeds)
-
-
-def queue_again(
-    ledger: Ledger,
-    job_id: str,
-    check: Callable[[str, int], None] | None = None,
-    catalogue: Catalogue | None = None,
-) -> tuple[Again, BatchRecord, str]:
-    """Queue job ``job_id`` again (see ``again``); ``check`` as for ``queue_batch``.
-
-    Returns what was asked for, the new batch and its one job.
-    """
-    request = again(ledger, job_id, catalogue)
-    batch, job_ids = queue_batch(
-        ledger, request.preset, request.spec, catalogue, request.seed_inputs, check
-    )
-    return request, batch, job_ids[0]
 
 
 _MISSING = object()

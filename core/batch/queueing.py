@@ -64,7 +64,9 @@ def queue_batch(
     called ``name`` when given).
 
     ``check`` is called with the requester and the number of jobs composed before any is
-    created: what it raises refuses the batch whole (backpressure: `core.backpressure`).
+    created, in the transaction that creates them (two batches queued at once cannot both
+    pass it on the same room): what it raises refuses the batch whole (backpressure:
+    `core.backpressure`).
 
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).
@@ -72,28 +74,37 @@ def queue_batch(
     record = ledger.presets.get(preset_name)
     jobs = compose(stored_preset(record, catalogue, seed_inputs), spec, catalogue)
     requester = spec.requester or default_requester()
-    if check is not None:
-        check(requester, len(jobs))
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
-    return ledger.create_batch(
-        preset_name,
-        new,
-        requester=requester,
-        priority=spec.priority,
-        spec=_spec_json(spec),
-        name=name,
-    )
+    with ledger.handle.joined():
+        if check is not None:
+            check(requester, len(jobs))
+        return ledger.create_batch(
+            preset_name,
+            new,
+            requester=requester,
+            priority=spec.priority,
+            spec=_spec_json(spec),
+            name=name,
+        )
 
 
 def queue_smaller(
-    ledger: Ledger, job_id: str, factor: float = 0.75, shrink: Collection[str] | None = None
+    ledger: Ledger,
+    job_id: str,
+    factor: float = 0.75,
+    shrink: Collection[str] | None = None,
+    check: Callable[[str, int], None] | None = None,
 ) -> str:
     """ "Retry smaller": a new job in the same batch with what ``shrink`` names (size, batch
-    size; see ``retry_smaller``) reduced, from an OOM failure."""
+    size; see ``retry_smaller``) reduced, from an OOM failure; ``check`` as for
+    ``queue_batch``."""
     job = _failed_out_of_memory(ledger, job_id)
     api = ledger.workflow(ledger.batch(job.batch).workflow_hash)
     params = retry_smaller(api, job.params, factor, shrink)
-    return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
+    with ledger.handle.joined():  # the check and the write together, as in queue_batch
+        if check is not None:
+            check(job.requester, 1)
+        return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
 
 
 def shrink_choices(ledger: Ledger, job_id: str) -> dict[str, dict[str, int]]:

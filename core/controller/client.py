@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from core.controller.commands import LedgerCommands
+from core.commands import LedgerCommands
 from core.controller.published import Published, read_published
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
 from core.errors import LedgerError
@@ -36,7 +36,7 @@ class ControllerClient(LedgerCommands):
     """
 
     def __init__(self, ledger: Ledger) -> None:
-        self.ledger = ledger
+        super().__init__(ledger)
         self.running: Published | None = None
         self.status = ControllerStatus(connection=Connection.offline, stopped=NOT_RUNNING)
         self._starting_since = 0.0  # when one began being started (0: none is)

@@ -17,7 +17,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from core.controller.commands import LedgerCommands, worker
+from core.commands import LedgerCommands, worker
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -76,7 +76,7 @@ class Controller(LedgerCommands):
         urls = [client.base_url for client in clients]
         if not urls or len(set(urls)) != len(urls):
             raise InputError(f"one or more distinct servers are needed, not {', '.join(urls)}")
-        self.ledger = ledger
+        super().__init__(ledger)
         self.config = config or CONTROLLER.get(ledger)
         self.links = [
             ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients

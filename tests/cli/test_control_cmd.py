@@ -120,6 +120,8 @@ def test_bad_cancel_and_retry_arguments_are_exit_2(cli: Cli, noise: str) -> None
     assert cli("cancel").code == 2
     assert cli("cancel", job_id, "--batch", "b").code == 2
     assert cli("retry").code == 2
+    assert cli("retry", job_id, "--batch", "b").code == 2
+    assert cli("retry", "--batch", "batch_nope").code == 2
     unknown = cli("cancel", job_id, "job_nope")
     assert (unknown.code, unknown.err.strip()) == (2, "batchline: no job 'job_nope'")
     assert cli("cancel", "--batch", "batch_nope").code == 2

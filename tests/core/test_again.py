@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.backpressure import Limits, room_check
+from core.backpressure import Limits
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-from core.batch.again import again, queue_again
+from core.batch.again import again
 from core.batch.prompt import prompt_for
+from core.commands import LedgerCommands
 from core.errors import PresetError, QueueBusy
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
@@ -33,7 +34,7 @@ def test_queue_again_sends_exactly_that_seed_and_the_jobs_other_values(ledger: L
     )
     first, ids = queue_batch(ledger, "noise", spec)
     original = ids[3]  # seed 4001, strength 0.75
-    request, batch, new = queue_again(ledger, original)
+    request, batch, new = LedgerCommands(ledger).queue_again(original)
     assert batch.id != first.id
     assert ledger.jobs(batch=batch.id)[0].id == new
     assert len(ledger.jobs(batch=batch.id)) == 1
@@ -50,16 +51,16 @@ def test_each_seed_input_keeps_its_own_seed(ledger: Ledger) -> None:
     ledger.presets.add("two", PresetContent(workflow_hash(TWO_SEEDS), TWO_SEEDS))
     spec = BatchSpec(seeds=SeedPlan(count=2, start=10, per_input=True))
     _, ids = queue_batch(ledger, "two", spec)
-    _, _, new = queue_again(ledger, ids[1])
+    _, _, new = LedgerCommands(ledger).queue_again(ids[1])
     assert _prompt(ledger, new) == _prompt(ledger, ids[1])
     assert ledger.job(new).params == {"2.seed": 12, "4.seed": 13}
 
 
 def test_queue_again_is_refused_whole_past_the_backlog(ledger: Ledger) -> None:
     _, ids = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=2)))
-    check = room_check(ledger, Limits(max_pending_per_requester=2), 1)
+    commands = LedgerCommands(ledger, limits=Limits(max_pending_per_requester=2))
     with pytest.raises(QueueBusy):
-        queue_again(ledger, ids[0], check)
+        commands.queue_again(ids[0])
     assert len(ledger.batches()) == 1
 
 

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, QUrl
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
+from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
 from core.job_state import Reason
 from tests.core.helpers import succeed
@@ -102,3 +102,22 @@ def shown_ampersands(root: QWidget) -> list[str]:
         for label in root.findChildren(QLabel)
         if "&" in label.text().replace("&&", "") and label.buddy() is None
     ]
+
+
+def answer_name(text: str | None) -> None:
+    """Type ``text`` into the name dialog (Name batch…) once it shows and press OK (None:
+    Cancel)."""
+
+    def fill() -> None:
+        dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QInputDialog)]
+        visible = [d for d in dialogs if d.isVisible()]
+        if not visible:
+            QTimer.singleShot(10, fill)
+            return
+        if text is None:
+            visible[0].reject()
+        else:
+            visible[0].setTextValue(text)
+            visible[0].accept()
+
+    QTimer.singleShot(10, fill)

@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QInputDialog
-
 from desktop.main_window import MainWindow
 from tests.desktop.conftest import make_jobs
-
-
-def answer(text: str | None) -> None:
-    """Type ``text`` into the name dialog once it shows and press OK (None: Cancel)."""
-
-    def fill() -> None:
-        dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QInputDialog)]
-        visible = [d for d in dialogs if d.isVisible()]
-        if not visible:
-            QTimer.singleShot(10, fill)
-            return
-        if text is None:
-            visible[0].reject()
-        else:
-            visible[0].setTextValue(text)
-            visible[0].accept()
-
-    QTimer.singleShot(10, fill)
+from tests.desktop.helpers import answer_name
 
 
 def name_action(window: MainWindow):
@@ -38,16 +18,16 @@ def test_the_selected_jobs_batch_is_named_and_shown_so(window, ledger, preset_na
     batch = ledger.job(job).batch
     qtbot.waitUntil(lambda: window.model.rowCount() == 1)
     window.select_job(job)
-    answer("Foxes at dusk")
+    answer_name("Foxes at dusk")
     name_action(window).trigger()
     assert ledger.batch(batch).name == "Foxes at dusk"
     labels = [window.filter_bar.batch.itemText(i) for i in range(window.filter_bar.batch.count())]
     assert f"Foxes at dusk ({batch})" in labels
     assert f"Foxes at dusk ({batch})" in window.details.header.text(), "the job shown, too"
-    answer(None)  # Cancel keeps the name
+    answer_name(None)  # Cancel keeps the name
     name_action(window).trigger()
     assert ledger.batch(batch).name == "Foxes at dusk"
-    answer("x" * 201)
+    answer_name("x" * 201)
     name_action(window).trigger()
     assert ledger.batch(batch).name == "Foxes at dusk"
     assert "200" in window.banner.text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PIL import Image
 from PySide6.QtCore import Qt
 
+from core.commands import LedgerCommands
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.contact_sheet_model import JOB_ROLE, STATUS_ROLE
 from tests.core.test_grid_sheet import grid_batch
@@ -25,7 +26,7 @@ def test_a_grid_batch_shows_its_axes_on_the_edges_and_exports_one_picture(
     qtbot, tmp_path, ledger, thumbnails
 ) -> None:
     batch, _ids = grid_batch(ledger, tmp_path)
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_batches([batch], {}, batch)
     assert sheet.views.currentWidget() is sheet.grid_view
@@ -57,7 +58,7 @@ def test_a_plain_batch_has_no_grid_export(qtbot, ledger, preset_name, thumbnails
     from tests.desktop.conftest import make_jobs
 
     ids = make_jobs(ledger, preset_name, 2)
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_batches([ledger.job(ids[0]).batch], {}, None)
     assert sheet.views.currentWidget() is sheet.list_view
@@ -72,7 +73,7 @@ def test_exports_start_in_the_batchs_folder_under_the_windows_output_folder(
 
     ids = make_jobs(ledger, preset_name, 1)
     batch = ledger.job(ids[0]).batch
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.model.output_dir = tmp_path / "demo outputs"  # the demo's, not the settings'
     sheet.set_batches([batch], {}, batch)
@@ -88,7 +89,7 @@ def test_a_grid_batch_scrolls_in_its_own_view_not_the_whole_pane(
     from desktop.main_window import _scrolled
 
     batch, _ids = grid_batch(ledger, tmp_path)
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     area = _scrolled(sheet)
     qtbot.addWidget(area)
     area.resize(390, 300)
@@ -113,7 +114,7 @@ def test_a_colour_grid_says_its_values_as_colours_on_the_edges_and_in_the_viewer
     ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
     spec = BatchSpec(seeds=SeedPlan(count=2), grid=(GridAxis("1.color", ("#FF0000", "#00FF00")),))
     batch, ids = queue_batch(ledger, "noise", spec)
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_batches([batch.id], {}, batch.id)
     qtbot.waitUntil(lambda: sheet.model.columnCount() == 2)

@@ -7,6 +7,7 @@ from PIL import Image
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QMessageBox
 
+from core.commands import LedgerCommands
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.contact_sheet import ContactSheetWidget
@@ -17,7 +18,7 @@ from tests.trash_home import use_trash
 
 
 def sheet_of(qtbot, ledger, thumbnails, batch: str) -> ContactSheetWidget:
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_batches([batch], {}, batch)
     return sheet
@@ -202,7 +203,7 @@ def test_a_big_batch_is_read_off_the_gui_thread_and_a_newer_choice_wins(
     monkeypatch.setattr(sheet_model, "READ_AT_ONCE", 3)
     big = make_jobs(ledger, preset_name, 5)
     small = make_jobs(ledger, preset_name, 2)
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     batch = ledger.job(big[0]).batch
     sheet.show_batch(batch)

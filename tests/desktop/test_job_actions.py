@@ -188,6 +188,8 @@ def test_actions_that_would_do_nothing_are_disabled_and_say_why(
     assert actions.cancel_batch.toolTip().startswith(f"{batch} has finished: nothing to cancel")
     assert not actions.cancel_waiting.isEnabled()
     assert actions.cancel_waiting.toolTip().startswith(f"No job of {batch} is waiting")
+    assert not actions.retry_failed.isEnabled()
+    assert actions.retry_failed.toolTip().startswith(f"{batch} has no failed job")
     assert not actions.cancel.isEnabled()
     selection.jobs = []
     actions.update_enabled()
@@ -199,5 +201,7 @@ def test_the_toolbar_says_it_short_and_the_tooltip_whole(actions, selection, job
     actions.update_enabled()
     short = short_batch(jobs["pending"].batch)
     assert actions.cancel_waiting.iconText() == "Cancel waiting (1)"
+    assert actions.retry_failed.iconText() == "Retry failed (1)"
+    assert actions.retry_failed.text() == f"Retry 1 &failed job of {short}"
     assert actions.cancel_waiting.toolTip() == f"Cancel 1 waiting job of {short} (Ctrl+Shift+K)"
     assert "batch_…_" in short

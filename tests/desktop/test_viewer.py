@@ -202,7 +202,7 @@ def test_queue_again_queues_exactly_that_seed(viewer, window, ledger, batch) -> 
     assert viewer.toast.text() == (
         f"Queued {new.id} (seed {SEEDS[1]}, the values of {batch[1]}) in {new_batch.id}."
     )
-    assert window.controller.calls[-1][0] == "queue_batch"  # the composer's path
+    assert window.controller.calls[-1][0] == "queue_again"  # the commands' path
 
 
 def test_send_to_composer_fills_the_composers_values(viewer, window, batch) -> None:

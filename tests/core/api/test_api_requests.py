@@ -90,10 +90,11 @@ async def test_unknown_things_are_404_and_wrong_methods_405(api: Api) -> None:
         route = await http.get("/v1/nothing")
         job = await http.get("/v1/jobs/job_x")
         batch = await http.post("/v1/batches/batch_x/cancel")
+        retried = await http.post("/v1/batches/batch_x/retry")
         preset = await http.post("/v1/batches", json={"preset": "ghost"})
         method = await http.delete("/v1/jobs")
         surrogate = await http.get("/v1/jobs/%ED%A0%80")
-    assert [a.status_code for a in (route, job, batch, preset)] == [404] * 4
+    assert [a.status_code for a in (route, job, batch, retried, preset)] == [404] * 5
     assert job.json() == {"error": "not_found", "message": "no job 'job_x'"}
     assert preset.json()["message"] == "no preset named 'ghost'"
     assert (method.status_code, method.json()["error"]) == (405, "method_not_allowed")
@@ -133,7 +134,7 @@ async def test_a_requester_sees_and_changes_only_its_own_jobs(api: Api) -> None:
     async with api.client() as alice, api.client("bob") as bob:
         created = (await alice.post("/v1/batches", json={"preset": "noise", "count": 2})).json()
         job = created["jobs"][0]
-        assert [a.status_code for a in await _touch(bob, job, created["batch"])] == [403] * 5
+        assert [a.status_code for a in await _touch(bob, job, created["batch"])] == [403] * 6
         listed = await bob.get("/v1/jobs", params={"batch": created["batch"]})
         assert listed.status_code == 403
         mine = await alice.get("/v1/jobs", params={"state": "pending,queued"})
@@ -151,6 +152,7 @@ async def _touch(http: Any, job: str, batch: str) -> list[Any]:
         await http.post(f"/v1/jobs/{job}/retry"),
         await http.get(f"/v1/jobs/{job}/outputs/0"),
         await http.post(f"/v1/batches/{batch}/cancel"),
+        await http.post(f"/v1/batches/{batch}/retry"),
     ]
 
 
