@@ -118,8 +118,8 @@ def test_the_estimate_is_the_place_over_the_servers_at_the_typical_time() -> Non
     inputs = LineInput({"ann": ["a1", "a2"], "bob": ["b1"]}, two, 1, 1, job_seconds=10.0)
     places = waiting_line(inputs)
     assert {job: (p.place, p.estimate_s, p.server) for job, p in places.items()} == {
-        "b1": (2, 10.0, 1),  # ann has her cap on server 0, server 1 is free: bob's turn there
-        "a1": (3, 15.0, 0),  # server 0's prompt finishes first: ann's there is done
-        "a2": (4, 20.0, 1),
+        "a1": (2, 10.0, 1),  # ann's cap holds on each server: server 1 is free, her turn first
+        "a2": (3, 15.0, 0),  # server 0's prompt finishes first: ann's turn there again
+        "b1": (4, 20.0, 1),  # then a1 on server 1
     }
-    assert [places[j].at_once for j in ("b1", "a1", "a2")] == [True, False, False]
+    assert [places[j].at_once for j in ("a1", "a2", "b1")] == [True, False, False]
