@@ -57,14 +57,15 @@ def queue_batch(
     spec: BatchSpec,
     catalogue: Catalogue | None = None,
     seed_inputs: Sequence[str] | None = None,
-    check: Callable[[str, int], None] | None = None,
+    check: Callable[[str, int, int], None] | None = None,
     name: str | None = None,
 ) -> tuple[BatchRecord, list[str]]:
     """Compose the batch ``spec`` of the named preset and create its pending jobs (the batch
     called ``name`` when given).
 
-    ``check`` is called with the requester and the number of jobs composed before any is
-    created: what it raises refuses the batch whole (backpressure: `core.backpressure`).
+    ``check`` is called with the requester, the number of jobs composed and their priority
+    before any is created: what it raises refuses the batch whole (backpressure:
+    `core.backpressure`).
 
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).
@@ -73,7 +74,7 @@ def queue_batch(
     jobs = compose(stored_preset(record, catalogue, seed_inputs), spec, catalogue)
     requester = spec.requester or default_requester()
     if check is not None:
-        check(requester, len(jobs))
+        check(requester, len(jobs), spec.priority)
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     return ledger.create_batch(
         preset_name,

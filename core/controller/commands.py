@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.backpressure import Limits, room_check
 from core.batch import queue_batch, queue_smaller
-from core.estimate import wait_estimate
 from core.job_state import CANCELLABLE_STATES, JobState
 from core.settings import PAUSED
 
@@ -38,7 +37,7 @@ class LedgerCommands:
         """A command changed the ledger (the in-process controller wakes its loops)."""
 
     def server_count(self) -> int:
-        """How many servers work at once (for the wait estimate)."""
+        """How many servers work at once (for the wait estimate while no status says)."""
         return 1
 
     def queue_batch(
@@ -108,7 +107,3 @@ class LedgerCommands:
     def resume(self) -> None:
         PAUSED.set(self.ledger, False)
         self.acted()
-
-    def estimate(self, job_count: int) -> tuple[int, float | None]:
-        """Position of the last of ``job_count`` new jobs, and the estimated wait (seconds)."""
-        return wait_estimate(self.ledger, self.server_count(), job_count)

@@ -96,9 +96,7 @@ def test_the_places_predicted_are_the_order_admission_sends_in(inputs: LineInput
         (server, first) for _, server, first in sent
     ]
     ahead = sum(load.queue for load in inputs.servers)
-    assert [places[job].place for job in predicted] == list(
-        range(ahead + 1, ahead + len(sent) + 1)
-    )
+    assert [places[job].place for job in predicted] == list(range(ahead + 1, ahead + len(sent) + 1))
 
 
 @given(line_inputs())
