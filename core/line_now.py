@@ -66,15 +66,18 @@ def line_now(
     wanted: Collection[str] | None = None,
     new: NewJobs | None = None,
     servers: int | None = None,
+    status: ControllerStatus | None = None,
 ) -> LineNow:
     """The line now: the places of the pending jobs ``wanted`` (None: all of them) and of
     ``new`` jobs, were they queued now.
 
-    The servers are those of the running controller's status; with none running, ``servers``
-    of them (default: the configured ones), holding only our jobs the ledger says they hold.
+    The servers are those of the controller's ``status`` (a window holds it), else of the
+    status the running controller published; with none running, ``servers`` of them (default:
+    the configured ones), holding only our jobs the ledger says they hold.
     """
     job_seconds = typical_run_seconds(ledger)
-    loads, target, cap = _servers(ledger, job_seconds, servers)
+    live = status if status is not None else _live_status(ledger)
+    loads, target, cap = _servers(ledger, job_seconds, servers, live)
     waiting: dict[str, list[str]] = {}
     priorities: dict[str, int] = {}
     for job_id, requester, priority in ledger.waiting_jobs():
@@ -114,12 +117,12 @@ def _insert(
 
 
 def _servers(
-    ledger: Ledger, job_seconds: float | None, count: int | None
+    ledger: Ledger, job_seconds: float | None, count: int | None, status: ControllerStatus | None
 ) -> tuple[list[ServerLoad], int, int]:
     """The servers' loads, the prompts each may hold and the per-requester cap."""
     config = CONTROLLER.get(ledger)
-    status = _live_status(ledger)
-    if status is not None and status.servers:
+    told = status is not None and bool(status.servers) and not status.stopped
+    if status is not None and told:
         addresses = [server.server for server in status.servers]
         queues = [server.queue for server in status.servers]
         global_cap, per_requester = status.global_cap, status.per_requester_cap
@@ -129,7 +132,7 @@ def _servers(
         queues = [0] * len(addresses)
         global_cap, per_requester = config.global_cap, config.per_requester_cap
     ours = [ledger.in_flight_by_requester(address) if address else {} for address in addresses]
-    if status is None or not status.servers:  # ours on servers not configured: on the first
+    if not told:  # ours on servers not configured (--server) count on the first
         anywhere = ledger.in_flight_by_requester()
         for requester, n in anywhere.items():
             known = sum(counts.get(requester, 0) for counts in ours)

@@ -259,11 +259,13 @@ class BatchComposerWidget(QWidget):
     def check_room(self) -> None:
         """Why Queue would refuse the new jobs now (past their requester's quota or the
         backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
-        stands now. Asked when the count, the requester or the priority changes, and with
-        each status (a few index searches of the ledger)."""
-        status, count = self._controller.status, self.job_count()
-        refused = refusal_notice(self._ledger, status, self.requester_name(), count)
-        text = refused or admission_notice(self._ledger, status, count, self.priority.value())
+        stands now (`core.line_now`). Asked when the count, the requester or the priority
+        changes, and with each status."""
+        status, count, requester = self._controller.status, self.job_count(), self.requester_name()
+        refused = refusal_notice(self._ledger, status, requester, count)
+        text = refused or admission_notice(
+            self._ledger, status, requester, count, self.priority.value()
+        )
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
         self.notice.setVisible(bool(text))

@@ -71,7 +71,7 @@ def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Ag
 def queue_again(
     ledger: Ledger,
     job_id: str,
-    check: Callable[[str, int], None] | None = None,
+    check: Callable[[str, int, int], None] | None = None,
     catalogue: Catalogue | None = None,
 ) -> tuple[Again, BatchRecord, str]:
     """Queue job ``job_id`` again (see ``again``); ``check`` as for ``queue_batch``.
