@@ -94,10 +94,14 @@ def test_jobs_table_and_filters(cli: Cli, noise: str) -> None:
     ids = cli("queue", "noise", "--count", "2").out.split()
     assert cli("cancel", ids[0]).code == 0
     table = cli("jobs").out.splitlines()
-    assert table[0].split() == ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PARAMS"]
+    header = ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS"]
+    assert table[0].split() == header
     assert len(table) == 3
+    rows = {row.split()[0]: row.split() for row in table[1:]}
+    assert (rows[ids[0]][5], rows[ids[1]][5]) == ("-", "#1"), "no run time to estimate from yet"
     pending = cli("jobs", "--state", "pending", "--json").json()
     assert [job["id"] for job in pending] == [ids[1]]
+    assert (pending[0]["place"], pending[0]["estimated_wait_s"]) == (1, None)
     batch = pending[0]["batch"]
     assert len(cli("jobs", "--batch", batch, "--json").json()) == 2
     assert cli("jobs", "--batch", "batch_nope").code == 2
