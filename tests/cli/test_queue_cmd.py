@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
-from core.comfy import ComfyClient
-from core.controller import Controller
 from core.ledger import Ledger
 from core.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
