@@ -96,6 +96,41 @@ def line_now(
     )
 
 
+class LineCache:
+    """`line_now` for a window, which asks with every status: read again only when the
+    ledger's change feed or the servers' queues moved (a sampler step moves neither), so a long
+    line is not walked ten times a second on the GUI thread."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._key: tuple[object, ...] | None = None
+        self._line: LineNow | None = None
+
+    def read(
+        self,
+        *,
+        wanted: Collection[str] | None = None,
+        new: NewJobs | None = None,
+        status: ControllerStatus | None = None,
+    ) -> LineNow:
+        key = (
+            self._ledger.latest_seq(),
+            None if wanted is None else tuple(wanted),
+            new,
+            None if status is None else _queues(status),
+        )
+        if self._line is None or key != self._key:
+            self._line = line_now(self._ledger, wanted=wanted, new=new, status=status)
+            self._key = key
+        return self._line
+
+
+def _queues(status: ControllerStatus) -> tuple[object, ...]:
+    """What of a status the line depends on (not the progress that changes at every step)."""
+    servers = tuple((server.server, server.queue) for server in status.servers)
+    return servers, bool(status.stopped), status.global_cap, status.per_requester_cap
+
+
 def typical_run_seconds(ledger: Ledger) -> float | None:
     """Median run time of the recently succeeded attempts, None before any succeeded."""
     times = ledger.recent_run_seconds(RECENT_ATTEMPTS)

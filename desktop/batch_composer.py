@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.batch import BatchSpec
 from core.batch.queueing import stored_preset
 from core.errors import BatchlineError, PresetError
+from core.line_now import LineCache
 from core.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
@@ -61,6 +62,7 @@ class BatchComposerWidget(QWidget):
     def __init__(self, ledger: Ledger, controller: ControllerPort, parent: Any = None) -> None:
         super().__init__(parent)
         self._ledger = ledger
+        self._lines = LineCache(ledger)  # the wait note is asked with every status
         self._controller = controller
         self._preset_name: str | None = None
         self._preset: Preset | None = None
@@ -264,7 +266,7 @@ class BatchComposerWidget(QWidget):
         status, count, requester = self._controller.status, self.job_count(), self.requester_name()
         refused = refusal_notice(self._ledger, status, requester, count)
         text = refused or admission_notice(
-            self._ledger, status, requester, count, self.priority.value()
+            self._lines, status, requester, count, self.priority.value()
         )
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)

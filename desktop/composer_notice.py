@@ -10,21 +10,22 @@ from core.backpressure import Limits, check_room
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.errors import BatchTooLarge, QueueBusy
-from core.line_now import NewJobs, line_now
+from core.line_now import NewJobs
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
+    from core.line_now import LineCache
 
 
 def admission_notice(
-    ledger: Ledger, status: ControllerStatus, requester: str, count: int, priority: int = 0
+    lines: LineCache, status: ControllerStatus, requester: str, count: int, priority: int = 0
 ) -> str:
     """Empty when the jobs (of ``requester``, ``priority``) would all be sent at once; else
     their places in line and the wait until the last is done."""
     if count <= 0:
         return ""
-    line = line_now(ledger, wanted=(), new=NewJobs(requester, count, priority), status=status)
+    line = lines.read(wanted=(), new=NewJobs(requester, count, priority), status=status)
     first, last = line.new[0], line.new[-1]
     if last.at_once:
         return ""

@@ -39,7 +39,7 @@ from core.batch.trash import Trashed, trash_rejected
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
-from core.line_now import line_now
+from core.line_now import LineCache
 from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
@@ -96,6 +96,7 @@ class ContactSheetWidget(QWidget):
         self.model = ContactSheetModel(ledger, thumbnails, self)
         self.model.batch_shown.connect(self._on_batch_shown)
         self._status: ControllerStatus | None = None  # the controller's, for the line
+        self._lines = LineCache(ledger)
         self.delegate = SheetCellDelegate(self)
         self.progress = BatchProgress(self)
         self.progress.batch_chosen.connect(self.show_batch)
@@ -303,7 +304,7 @@ class ContactSheetWidget(QWidget):
         seconds_left = None
         places: dict[str, int] = {}
         if any(job.state.is_active for job in jobs):
-            line = line_now(self._ledger, wanted=pending, status=self._status)
+            line = self._lines.read(wanted=pending, status=self._status)
             places = {job_id: place.place for job_id, place in line.places.items()}
             sent = sum(1 for job in jobs if job.state.is_active) - len(pending)
             seconds_left = line.seconds_for(max(places.values(), default=sent))

@@ -17,10 +17,9 @@ read these figures (through `core.line_now`), so they agree at the same moment.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from core.controller.admission import rotation
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -46,9 +45,8 @@ class LineInput:
     job_seconds: float | None = None  # the typical run time, None before any job succeeded
 
 
-@dataclass(frozen=True)
-class Place:
-    """Where one pending job stands."""
+class Place(NamedTuple):
+    """Where one pending job stands (a tuple: a long line makes many)."""
 
     place: int  # prompts done before it, plus one
     estimate_s: float | None  # seconds until it is done
@@ -76,6 +74,7 @@ class _Walk:
         self.inputs = inputs
         self.servers = [_Server(load) for load in inputs.servers] or [_Server(ServerLoad(0))]
         self.lines = {r: list(reversed(ids)) for r, ids in inputs.waiting.items() if ids}
+        self.order = sorted(self.lines)  # the requesters waiting, in turn order
         # (order entered, server, requester of a job sent in the walk): a heap, first done first
         self.finishing: list[tuple[int, int, str | None]] = [
             (n, s, None) for s, server in enumerate(self.servers) for n in range(server.queue)
@@ -91,18 +90,21 @@ class _Walk:
 
     def send(self, s: int, *, at_once: bool) -> None:
         """What server ``s`` takes while it has room, as admission would send it."""
-        server, inputs = self.servers[s], self.inputs
-        while self.lines and server.queue < inputs.queue_target:
-            requester = server.next_requester(self.lines, inputs.per_requester_cap)
+        server, inputs, lines, places = self.servers[s], self.inputs, self.lines, self.places
+        servers, job_seconds = len(self.servers), inputs.job_seconds
+        while lines and server.queue < inputs.queue_target:
+            requester = server.next_requester(self.order, inputs.per_requester_cap)
             if requester is None:
                 return
-            job_id = self.lines[requester].pop()
-            if not self.lines[requester]:
-                del self.lines[requester]
+            line = lines[requester]
+            job_id = line.pop()
+            if not line:
+                del lines[requester]
+                self.order.remove(requester)
             server.took(requester)
-            place = self.ahead + len(self.places) + 1
-            seconds = estimate_seconds(place, inputs.job_seconds, len(self.servers))
-            self.places[job_id] = Place(place, seconds, s, at_once)
+            place = self.ahead + len(places) + 1
+            seconds = place * job_seconds / servers if job_seconds else None
+            places[job_id] = Place(place, seconds, s, at_once)
             heapq.heappush(self.finishing, (self.entered, s, requester))
             self.entered += 1
             if self.left is not None:
@@ -128,10 +130,18 @@ class _Server:
         self._ours.reverse()  # popped from the end
         self._foreign = max(0, load.queue - len(self._ours))
 
-    def next_requester(self, lines: Mapping[str, list[str]], cap: int) -> str | None:
-        """The requester whose turn it is here (as in `admission.admit`), None if none may."""
-        order = rotation(sorted(lines), self.last_served)
-        return next((r for r in order if self.in_flight.get(r, 0) < cap), None)
+    def next_requester(self, order: list[str], cap: int) -> str | None:
+        """The requester whose turn it is here, None if none may: the first after the one
+        served last (in name order, round and round, as `admission.rotation`) below its cap."""
+        start, count = (
+            bisect_right(order, self.last_served) if self.last_served is not None else 0,
+            len(order),
+        )
+        for n in range(count):
+            requester = order[(start + n) % count]
+            if self.in_flight.get(requester, 0) < cap:
+                return requester
+        return None
 
     def took(self, requester: str) -> None:
         self.queue += 1

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from core.controller.published import status_to_json
-from core.controller.status import ControllerStatus, ServerStatus
+from core.controller.status import ControllerStatus, Progress, ServerStatus
 from core.job_state import Reason
 from core.ledger import Ledger, NewJob, PresetContent
-from core.line_now import RECENT_ATTEMPTS, NewJobs, line_now, typical_run_seconds
+from core.line_now import RECENT_ATTEMPTS, LineCache, NewJobs, line_now, typical_run_seconds
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 
 ONE, TWO = "http://127.0.0.1:8188", "http://127.0.0.1:8189"
@@ -97,3 +98,18 @@ def test_the_published_status_gives_the_servers_and_their_queues(ledger: Ledger)
     # 4 prompts in ComfyUI's queues; server 1 has room: alice's pending job, then bob's.
     assert (line.places[ids[2]].place, line.places[ids[2]].server) == (5, 1)
     assert (line.new[0].place, line.new[0].server, line.new[0].estimate_s) == (6, 1, 36.0)
+
+
+def test_a_window_s_cache_reads_again_only_when_the_feed_or_the_queues_move(
+    ledger: Ledger,
+) -> None:
+    ids = make_jobs(ledger, 2)
+    cache = LineCache(ledger)
+    status = ControllerStatus(servers=(ServerStatus(ONE, queue=1),))
+    first = cache.read(wanted=ids, status=status)
+    stepped = replace(status, progress={"job": Progress(3, 20)}, done_per_minute=2.0)
+    assert cache.read(wanted=ids, status=stepped) is first, "a sampler step moves no place"
+    moved = cache.read(wanted=ids, status=replace(status, servers=(ServerStatus(ONE, queue=2),)))
+    assert [moved.places[j].place for j in ids] == [3, 4]
+    ledger.request_cancel(ids[0])
+    assert list(cache.read(wanted=ids, status=status).places) == [ids[1]]
