@@ -97,7 +97,7 @@ def show_job(args: argparse.Namespace) -> int:
         with names_from_user():
             job = ledger.job(args.job)
         if args.json:
-            print_json(_placed(job_json(ledger, job), _places(ledger, [job])))
+            print_json(job_json(ledger, job))
         else:
             print("\n".join(story(ledger, job)))
     return 0

@@ -45,8 +45,9 @@ def test_run_until_idle_produces_outputs_and_prints_changes(
         assert path.is_relative_to(outputs)
     listed = cli("jobs", "--json")
     assert [job["state"] for job in listed.json()] == ["succeeded"] * 3
-    # read in bulk, the same as job by job; one line per job
-    assert listed.json() == [cli("show", job_id, "--json").json() for job_id in ids]
+    # read in bulk, the same as job by job (with the place in line, none when finished)
+    shown = [cli("show", job_id, "--json").json() for job_id in ids]
+    assert listed.json() == [{**job, "place": None, "estimated_wait_s": None} for job in shown]
     assert len(listed.out.splitlines()) == 3 + 2
 
 
@@ -73,7 +74,7 @@ def test_job_json_shape(cli: Cli, noise: str, sim_thread: SimulatorThread, outpu
     moves = [(t["from"], t["to"], t["attempt"]) for t in job["transitions"]]
     assert moves[-1] == ("running", "succeeded", 1) or moves[-1][1] == "succeeded"
     assert all({"at", "from", "to", "attempt", "cause"} <= set(t) for t in job["transitions"])
-    assert cli("jobs", "--json").json() == [job]
+    assert cli("jobs", "--json").json() == [{**job, "place": None, "estimated_wait_s": None}]
 
 
 def test_show_tells_an_oom_failure_with_its_node(
