@@ -84,7 +84,8 @@ def line_now(
         waiting.setdefault(requester, []).append(job_id)
         priorities[job_id] = priority
     new_ids = _insert(waiting, priorities, new)
-    asked = None if wanted is None else [*wanted, *new_ids]
+    # Only jobs in the line: one being sent (or finished) would have the whole line walked.
+    asked = None if wanted is None else [*(j for j in wanted if j in priorities), *new_ids]
     places = waiting_line(LineInput(waiting, loads, target, cap, job_seconds), asked)
     shown = places if wanted is None else {j: places[j] for j in wanted if j in places}
     return LineNow(

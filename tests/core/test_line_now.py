@@ -113,3 +113,10 @@ def test_a_window_s_cache_reads_again_only_when_the_feed_or_the_queues_move(
     assert [moved.places[j].place for j in ids] == [3, 4]
     ledger.request_cancel(ids[0])
     assert list(cache.read(wanted=ids, status=status).places) == [ids[1]]
+
+
+def test_a_job_asked_about_that_is_not_waiting_has_no_place(ledger: Ledger) -> None:
+    ids = make_jobs(ledger, 3)
+    ledger.submit_attempt(ids[0], "p-sending", ONE, "wf")  # being sent: in ComfyUI's queue next
+    line = line_now(ledger, wanted=[ids[0], ids[1]])
+    assert {job: place.place for job, place in line.places.items()} == {ids[1]: 2}
