@@ -57,6 +57,43 @@ def room_check(
     return functools.partial(check_room, ledger, limits, servers)
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why new jobs do not fit now, and how many jobs must finish first."""
+
+    reason: str  # "requester_quota" or "backlog"
+    why: str
+    over: int
+
+
+def refusal(ledger: Ledger, limits: Limits, requester: str, count: int) -> Refusal | None:
+    """Why ``count`` new jobs of ``requester`` do not fit within ``limits`` now (None: they
+    do); a few index searches, cheap enough to ask with every status.
+
+    Raises:
+        BatchTooLarge: the batch alone is more than a limit: it would never fit.
+    """
+    for limit, what in (
+        (limits.max_pending_per_requester, "one requester may have unfinished"),
+        (limits.max_backlog, "the backlog may hold"),
+    ):
+        if count > limit:
+            raise BatchTooLarge(
+                f"a batch of {count} jobs is more than the {limit} {what}: split it"
+            )
+    mine, active = ledger.unfinished_count(requester), ledger.unfinished_count()
+    if mine + count > limits.max_pending_per_requester:
+        why = (
+            f"{requester} has {mine} unfinished jobs and may have "
+            f"{limits.max_pending_per_requester}"
+        )
+        return Refusal("requester_quota", why, mine + count - limits.max_pending_per_requester)
+    if active + count > limits.max_backlog:
+        why = f"the backlog holds {active} unfinished jobs and may hold {limits.max_backlog}"
+        return Refusal("backlog", why, active + count - limits.max_backlog)
+    return None
+
+
 def check_room(
     ledger: Ledger,
     limits: Limits,
@@ -69,47 +106,30 @@ def check_room(
 
     Raises:
         BatchTooLarge: the batch alone is more than a limit: it would never fit.
-        QueueBusy: it does not fit now; says why, the place in line the last new job (of
-            ``priority``) would have and its estimate (`core.line_now`: ``servers`` when no
-            controller runs), and how long until there is room.
+        QueueBusy: it does not fit now (`refusal`); says why, the place in line the last new
+            job (of ``priority``) would have and its estimate (`core.line_now`: ``servers``
+            when no controller runs), and how long until there is room.
     """
-    for limit, what in (
-        (limits.max_pending_per_requester, "one requester may have unfinished"),
-        (limits.max_backlog, "the backlog may hold"),
-    ):
-        if count > limit:
-            raise BatchTooLarge(
-                f"a batch of {count} jobs is more than the {limit} {what}: split it"
-            )
-    mine, active = ledger.unfinished_count(requester), ledger.unfinished_count()
-    if mine + count > limits.max_pending_per_requester:
-        over, reason = mine + count - limits.max_pending_per_requester, "requester_quota"
-        why = (
-            f"{requester} has {mine} unfinished jobs and may have "
-            f"{limits.max_pending_per_requester}"
-        )
-    elif active + count > limits.max_backlog:
-        over, reason = active + count - limits.max_backlog, "backlog"
-        why = f"the backlog holds {active} unfinished jobs and may hold {limits.max_backlog}"
-    else:
+    refused = refusal(ledger, limits, requester, count)
+    if refused is None:
         return
     # Imported here: the controller's commands import this module, and the line reads the
     # controller's published status.
     from core.line_now import NewJobs, line_now
 
     line = line_now(ledger, wanted=(), new=NewJobs(requester, count, priority), servers=servers)
-    last, room = line.new[-1], line.seconds_for(over)
+    last, room = line.new[-1], line.seconds_for(refused.over)
     retry_after = (
         UNKNOWN_WAIT_RETRY_S if room is None else min(MAX_RETRY_AFTER_S, max(1, math.ceil(room)))
     )
     when = f"about {retry_after} s" if room is not None else f"{retry_after} s (no estimate yet)"
     raise QueueBusy(
-        f"busy: {why}; the {count} new jobs were not queued (the last would be at position "
-        f"{last.place}); try again in {when}",
-        reason,
+        f"busy: {refused.why}; the {count} new jobs were not queued (the last would be at "
+        f"position {last.place}); try again in {when}",
+        refused.reason,
         last.place,
         None if last.estimate_s is None else round(last.estimate_s, 1),
         retry_after,
-        why,
+        refused.why,
         None if room is None else round(room, 1),
     )

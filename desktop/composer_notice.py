@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.backpressure import Limits, check_room
+from core.backpressure import Limits, refusal
 from core.controller.status import Connection
+from core.controller.waiting_line import estimate_seconds
 from core.durations import duration_text
-from core.errors import BatchTooLarge, QueueBusy
-from core.line_now import NewJobs
+from core.errors import BatchTooLarge
+from core.line_now import NewJobs, typical_run_seconds
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
@@ -47,17 +48,19 @@ def refusal_notice(ledger: Ledger, status: ControllerStatus, requester: str, cou
     if count <= 0:
         return ""
     try:
-        check_room(ledger, Limits.load(ledger), max(1, len(status.servers)), requester, count)
+        refused = refusal(ledger, Limits.load(ledger), requester, count)
     except BatchTooLarge as exc:
         return f"Too many at once: {exc}."
-    except QueueBusy as exc:
-        room = (
-            f"there is room in about {duration_text(exc.room_in_s)}"
-            if exc.room_in_s is not None
-            else "there is room once some have finished"
-        )
-        return f"Not now: {exc.why}, so these {count} jobs would be refused; {room}."
-    return ""
+    if refused is None:
+        return ""
+    servers = max(1, len(status.servers))
+    seconds = estimate_seconds(refused.over, typical_run_seconds(ledger), servers)
+    room = (
+        f"there is room in about {duration_text(seconds)}"
+        if seconds is not None
+        else "there is room once some have finished"
+    )
+    return f"Not now: {refused.why}, so these {count} jobs would be refused; {room}."
 
 
 def queued_message(count: int, batch_id: str, status: ControllerStatus) -> str:
