@@ -17,9 +17,10 @@ read these figures (through `core.line_now`), so they agree at the same moment.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
+
+from core.controller.admission import rotation
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -75,6 +76,7 @@ class _Walk:
         self.servers = [_Server(load) for load in inputs.servers] or [_Server(ServerLoad(0))]
         self.lines = {r: list(reversed(ids)) for r, ids in inputs.waiting.items() if ids}
         self.order = sorted(self.lines)  # the requesters waiting, in turn order
+        self._turns: dict[str | None, list[str]] = {}  # last served -> whose turn next, in order
         # (order entered, server, requester of a job sent in the walk): a heap, first done first
         self.finishing: list[tuple[int, int, str | None]] = [
             (n, s, None) for s, server in enumerate(self.servers) for n in range(server.queue)
@@ -91,9 +93,9 @@ class _Walk:
     def send(self, s: int, *, at_once: bool) -> None:
         """What server ``s`` takes while it has room, as admission would send it."""
         server, inputs, lines, places = self.servers[s], self.inputs, self.lines, self.places
-        servers, job_seconds = len(self.servers), inputs.job_seconds
+        servers, cap = len(self.servers), inputs.per_requester_cap
         while lines and server.queue < inputs.queue_target:
-            requester = server.next_requester(self.order, inputs.per_requester_cap)
+            requester = server.next_requester(self._turns_after(server.last_served), cap)
             if requester is None:
                 return
             line = lines[requester]
@@ -101,14 +103,21 @@ class _Walk:
             if not line:
                 del lines[requester]
                 self.order.remove(requester)
+                self._turns.clear()
             server.took(requester)
             place = self.ahead + len(places) + 1
-            seconds = place * job_seconds / servers if job_seconds else None
+            seconds = estimate_seconds(place, inputs.job_seconds, servers)
             places[job_id] = Place(place, seconds, s, at_once)
             heapq.heappush(self.finishing, (self.entered, s, requester))
             self.entered += 1
             if self.left is not None:
                 self.left.discard(job_id)
+
+    def _turns_after(self, last_served: str | None) -> list[str]:
+        """The waiting requesters in turn order after ``last_served`` (`admission.rotation`)."""
+        if last_served not in self._turns:
+            self._turns[last_served] = rotation(self.order, last_served)
+        return self._turns[last_served]
 
 
 def estimate_seconds(place: int, job_seconds: float | None, servers: int) -> float | None:
@@ -130,18 +139,9 @@ class _Server:
         self._ours.reverse()  # popped from the end
         self._foreign = max(0, load.queue - len(self._ours))
 
-    def next_requester(self, order: list[str], cap: int) -> str | None:
-        """The requester whose turn it is here, None if none may: the first after the one
-        served last (in name order, round and round, as `admission.rotation`) below its cap."""
-        start, count = (
-            bisect_right(order, self.last_served) if self.last_served is not None else 0,
-            len(order),
-        )
-        for n in range(count):
-            requester = order[(start + n) % count]
-            if self.in_flight.get(requester, 0) < cap:
-                return requester
-        return None
+    def next_requester(self, turns: list[str], cap: int) -> str | None:
+        """The first requester of ``turns`` below its cap here, None if none is."""
+        return next((r for r in turns if self.in_flight.get(r, 0) < cap), None)
 
     def took(self, requester: str) -> None:
         self.queue += 1
