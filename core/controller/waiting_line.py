@@ -12,6 +12,11 @@ A job's place counts every prompt that finishes before it, all clients' (ComfyUI
 first), plus itself: 1 is the next to be done. Its estimate is ``place × job_seconds /
 servers``. The CLI, the API's 429, the composer, the contact sheet and `batchline jobs` all
 read these figures (through `core.line_now`), so they agree at the same moment.
+
+Left out: a pause (the places are those once dispatch resumes), the controller's round-robin
+cursors (its status does not publish them; a reader walks from the first requester), and run
+times that differ from the typical one. So a place is exact for admission's rules and "about"
+for the clock.
 """
 
 from __future__ import annotations
