@@ -34,9 +34,6 @@ class IdleController:
     def add_status_listener(self, _callback: Any) -> None:
         pass
 
-    def estimate(self, job_count: int) -> tuple[int, float | None]:
-        return job_count, None
-
 
 class StallMeter(QObject):
     """Measures the longest gap between ticks of a 5 ms timer: how long the loop was busy."""

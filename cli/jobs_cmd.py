@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
+from core.durations import duration_text
 from core.job_json import job_json, jobs_json
 from core.job_state import AttemptResult, JobState
+from core.line_now import line_now
 
 if TYPE_CHECKING:
     import argparse
 
+    from core.controller.waiting_line import Place
     from core.ledger import AttemptRecord, JobRecord, Ledger
 
 
@@ -40,15 +43,38 @@ def list_jobs(args: argparse.Namespace) -> int:
             with names_from_user():
                 ledger.batch(args.batch)
         jobs = ledger.jobs(batch=args.batch, states=states)
+        places = _places(ledger, jobs)
         if args.json:
-            print_json(jobs_json(ledger, jobs))
+            print_json([_placed(data, places) for data in jobs_json(ledger, jobs)])
             return 0
-    _print_table(jobs)
+    _print_table(jobs, places)
     return 0
 
 
-def _print_table(jobs: list[JobRecord]) -> None:
-    rows = [("JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PARAMS")]
+def _places(ledger: Ledger, jobs: list[JobRecord]) -> dict[str, Place]:
+    """The pending jobs' places in line and estimates (`core.line_now`, as the window's)."""
+    pending = [job.id for job in jobs if job.state is JobState.pending]
+    return line_now(ledger, wanted=pending).places if pending else {}
+
+
+def _placed(data: dict[str, Any], places: dict[str, Place]) -> dict[str, Any]:
+    """A job's JSON with its place in line and estimate (null unless it is pending)."""
+    place = places.get(data["id"])
+    data["place"] = place.place if place else None
+    estimate = place.estimate_s if place else None
+    data["estimated_wait_s"] = None if estimate is None else round(estimate, 1)
+    return data
+
+
+def _place_text(place: Place | None) -> str:
+    if place is None:
+        return "-"
+    about = f" ~{duration_text(place.estimate_s)}" if place.estimate_s is not None else ""
+    return f"#{place.place}{about}"
+
+
+def _print_table(jobs: list[JobRecord], places: dict[str, Place]) -> None:
+    rows = [("JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS")]
     rows += [
         (
             job.id,
@@ -56,6 +82,7 @@ def _print_table(jobs: list[JobRecord]) -> None:
             job.reason or "-",
             str(job.attempt),
             job.requester,
+            _place_text(places.get(job.id)),
             format_params(job.params),
         )
         for job in jobs

@@ -10,8 +10,8 @@ from core.batch import GridAxis
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.durations import duration_text
-from core.estimate import wait_estimate
-from core.settings import CONTROLLER, PAUSED
+from core.line_now import line_now
+from core.settings import PAUSED
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -67,8 +67,7 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
-        servers = commands.server_count()
-        _backpressure(ledger, batch.requester, len(job_ids), servers, spec.priority)
+        _backpressure(ledger, job_ids, commands.server_count())
     return 0
 
 
@@ -114,21 +113,24 @@ def _grid_axis(text: str) -> GridAxis:
 # --- backpressure --------------------------------------------------------------------------------
 
 
-def _backpressure(ledger: Ledger, requester: str, count: int, servers: int, priority: int) -> None:
-    """Say at once when the ``count`` jobs just queued (of ``priority``) cannot all be sent to
-    ComfyUI soon."""
-    config = CONTROLLER.get(ledger)
+def _backpressure(ledger: Ledger, job_ids: list[str], servers: int) -> None:
+    """Say at once when the jobs just queued cannot all be sent to ComfyUI now: how many jobs
+    are ahead of the first, and where the last stands (`core.line_now`, as everywhere)."""
     if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not ledger.lease.taken():
         warn("no controller is running: the jobs wait until `batchline run` (or the app) starts")
-    mine = ledger.unfinished_count(requester)
-    position, wait = wait_estimate(ledger, servers, priority=priority)
-    ahead = position - count
-    if position <= config.global_cap * servers and mine <= config.per_requester_cap * servers:
+    line = line_now(ledger, wanted=job_ids, servers=servers)
+    places = sorted(line.places.values(), key=lambda place: place.place)
+    if not places or places[-1].at_once:
         return
-    estimate = f", about {duration_text(wait)} until the last is done" if wait else ""
+    first, last = places[0], places[-1]
+    estimate = (
+        f", about {duration_text(last.estimate_s)} until the last is done"
+        if last.estimate_s
+        else ""
+    )
     warn(
-        f"{ahead} jobs ahead; {count} new jobs wait in pending and are sent "
-        f"{config.global_cap * servers} at a time (last at position {position}{estimate})"
+        f"{first.place - 1} jobs ahead; {len(job_ids)} new jobs wait in pending and are sent "
+        f"{line.capacity} at a time (last at position {last.place}{estimate})"
     )

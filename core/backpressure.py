@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.errors import BatchTooLarge, InputError, QueueBusy
-from core.estimate import position_estimate, typical_run_seconds, wait_estimate
 from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
 
 if TYPE_CHECKING:
@@ -50,19 +49,29 @@ class Limits:
         return replace(self, **{name: n for name, n in given.items() if n is not None})
 
 
-def room_check(ledger: Ledger, limits: Limits, servers: int) -> Callable[[str, int], None]:
-    """``check_room`` for ``queue_batch``'s ``check``: called with the requester and the number
-    of jobs composed, before any is created."""
+def room_check(
+    ledger: Ledger, limits: Limits, servers: int | None = None
+) -> Callable[[str, int, int], None]:
+    """``check_room`` for ``queue_batch``'s ``check``: called with the requester, the number
+    of jobs composed and their priority, before any is created."""
     return functools.partial(check_room, ledger, limits, servers)
 
 
-def check_room(ledger: Ledger, limits: Limits, servers: int, requester: str, count: int) -> None:
-    """Raise unless ``count`` new jobs of ``requester`` fit within ``limits`` now.
+@dataclass(frozen=True)
+class Refusal:
+    """Why new jobs do not fit now, and how many jobs must finish first."""
+
+    reason: str  # "requester_quota" or "backlog"
+    why: str
+    over: int
+
+
+def refusal(ledger: Ledger, limits: Limits, requester: str, count: int) -> Refusal | None:
+    """Why ``count`` new jobs of ``requester`` do not fit within ``limits`` now (None: they
+    do); a few index searches, cheap enough to ask with every status.
 
     Raises:
         BatchTooLarge: the batch alone is more than a limit: it would never fit.
-        QueueBusy: it does not fit now; says why, the place in line the last new job would
-            have, and how long until there is room (from recent run times, over ``servers``).
     """
     for limit, what in (
         (limits.max_pending_per_requester, "one requester may have unfinished"),
@@ -72,31 +81,55 @@ def check_room(ledger: Ledger, limits: Limits, servers: int, requester: str, cou
             raise BatchTooLarge(
                 f"a batch of {count} jobs is more than the {limit} {what}: split it"
             )
-    mine = ledger.unfinished_count(requester)
-    position, _wait = wait_estimate(ledger, servers, count)
-    active = position - count
+    mine, active = ledger.unfinished_count(requester), ledger.unfinished_count()
     if mine + count > limits.max_pending_per_requester:
-        over, reason = mine + count - limits.max_pending_per_requester, "requester_quota"
         why = (
             f"{requester} has {mine} unfinished jobs and may have "
             f"{limits.max_pending_per_requester}"
         )
-    elif active + count > limits.max_backlog:
-        over, reason = active + count - limits.max_backlog, "backlog"
+        return Refusal("requester_quota", why, mine + count - limits.max_pending_per_requester)
+    if active + count > limits.max_backlog:
         why = f"the backlog holds {active} unfinished jobs and may hold {limits.max_backlog}"
-    else:
+        return Refusal("backlog", why, active + count - limits.max_backlog)
+    return None
+
+
+def check_room(
+    ledger: Ledger,
+    limits: Limits,
+    servers: int | None,
+    requester: str,
+    count: int,
+    priority: int = 0,
+) -> None:
+    """Raise unless ``count`` new jobs of ``requester`` fit within ``limits`` now.
+
+    Raises:
+        BatchTooLarge: the batch alone is more than a limit: it would never fit.
+        QueueBusy: it does not fit now (`refusal`); says why, the place in line the last new
+            job (of ``priority``) would have and its estimate (`core.line_now`: ``servers``
+            when no controller runs), and how long until there is room.
+    """
+    refused = refusal(ledger, limits, requester, count)
+    if refused is None:
         return
-    _, wait = position_estimate(over, 0, typical_run_seconds(ledger), servers)
+    # Imported here: the controller's commands import this module, and the line reads the
+    # controller's published status.
+    from core.line_now import NewJobs, line_now
+
+    line = line_now(ledger, wanted=(), new=NewJobs(requester, count, priority), servers=servers)
+    last, room = line.new[-1], line.seconds_for(refused.over)
     retry_after = (
-        UNKNOWN_WAIT_RETRY_S if wait is None else min(MAX_RETRY_AFTER_S, max(1, math.ceil(wait)))
+        UNKNOWN_WAIT_RETRY_S if room is None else min(MAX_RETRY_AFTER_S, max(1, math.ceil(room)))
     )
-    when = f"about {retry_after} s" if wait is not None else f"{retry_after} s (no estimate yet)"
+    when = f"about {retry_after} s" if room is not None else f"{retry_after} s (no estimate yet)"
     raise QueueBusy(
-        f"busy: {why}; the {count} new jobs were not queued (the last would be at position "
-        f"{position}); try again in {when}",
-        reason,
-        position,
-        None if wait is None else round(wait, 1),
+        f"busy: {refused.why}; the {count} new jobs were not queued (the last would be at "
+        f"position {last.place}); try again in {when}",
+        refused.reason,
+        last.place,
+        None if last.estimate_s is None else round(last.estimate_s, 1),
         retry_after,
-        why,
+        refused.why,
+        None if room is None else round(room, 1),
     )

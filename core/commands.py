@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, TypeVar
 from core.backpressure import Limits, room_check
 from core.batch import queue_batch, queue_smaller
 from core.batch.again import again
-from core.estimate import wait_estimate
 from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
 from core.settings import PAUSED
 
@@ -53,11 +52,12 @@ class LedgerCommands:
         """A command changed the ledger (the in-process controller wakes its loops)."""
 
     def server_count(self) -> int:
-        """How many servers work at once (for the wait estimate)."""
+        """How many servers work at once (for the wait estimate while no status says)."""
         return self._servers
 
-    def room(self) -> Callable[[str, int], None]:
-        """Backpressure's check of new jobs (requester, count), as ``queue_batch`` takes it."""
+    def room(self) -> Callable[[str, int, int], None]:
+        """Backpressure's check of new jobs (requester, count, priority), as ``queue_batch``
+        takes it."""
         limits = self._limits or Limits.load(self.ledger)
         return room_check(self.ledger, limits, self.server_count())
 
@@ -187,7 +187,3 @@ class LedgerCommands:
         batch = self.ledger.name_batch(batch_id, name)
         self.acted()
         return batch
-
-    def estimate(self, job_count: int) -> tuple[int, float | None]:
-        """Position of the last of ``job_count`` new jobs, and the estimated wait (seconds)."""
-        return wait_estimate(self.ledger, self.server_count(), job_count)

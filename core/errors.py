@@ -132,8 +132,10 @@ class QueueBusy(BatchlineError):
 
     Attributes:
         reason: ``"requester_quota"`` or ``"backlog"``.
-        position: the place in line the last new job would have had.
-        estimated_wait_s: seconds until there is room, None before any job succeeded.
+        position: the place in line the last new job would have had (`core.line_now`).
+        estimated_wait_s: seconds until that job would be done, None before any job
+            succeeded (the estimate of the same place everywhere else).
+        room_in_s: seconds until there is room, None before any job succeeded.
         retry_after_s: whole seconds to wait before asking again (a guess when no estimate).
         why: the limit, in words ("alice has 20 unfinished jobs and may have 20").
     """
@@ -146,9 +148,11 @@ class QueueBusy(BatchlineError):
         estimated_wait_s: float | None,
         retry_after_s: int,
         why: str = "",
+        room_in_s: float | None = None,
     ) -> None:
         self.reason, self.position, self.why = reason, position, why
         self.estimated_wait_s, self.retry_after_s = estimated_wait_s, retry_after_s
+        self.room_in_s = room_in_s
         super().__init__(message)
 
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.batch import BatchSpec
 from core.batch.queueing import stored_preset
 from core.errors import BatchlineError, PresetError
+from core.line_now import LineCache
 from core.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
@@ -61,6 +62,7 @@ class BatchComposerWidget(QWidget):
     def __init__(self, ledger: Ledger, controller: ControllerPort, parent: Any = None) -> None:
         super().__init__(parent)
         self._ledger = ledger
+        self._lines = LineCache(ledger)  # the wait note is asked with every status
         self._controller = controller
         self._preset_name: str | None = None
         self._preset: Preset | None = None
@@ -259,11 +261,13 @@ class BatchComposerWidget(QWidget):
     def check_room(self) -> None:
         """Why Queue would refuse the new jobs now (past their requester's quota or the
         backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
-        stands now. Asked when the count, the requester or the priority changes, and with
-        each status (a few index searches of the ledger)."""
-        status, count = self._controller.status, self.job_count()
-        refused = refusal_notice(self._controller.room(), self.requester_name(), count)
-        text = refused or admission_notice(self._ledger, status, count, self.priority.value())
+        stands now (`core.line_now`). Asked when the count, the requester or the priority
+        changes, and with each status."""
+        status, count, requester = self._controller.status, self.job_count(), self.requester_name()
+        refused = refusal_notice(self._ledger, status, requester, count)
+        text = refused or admission_notice(
+            self._lines, status, requester, count, self.priority.value()
+        )
         self.notice.setText(text)
         self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
         self.notice.setVisible(bool(text))

@@ -1,65 +1,66 @@
 """What the composer says of a batch: where its jobs would stand in line and when they would
-be done (from ComfyUI's current queue and recent run times), and what queueing did."""
+be done (`core.line_now`: the figures `batchline queue` and the API give), and what queueing
+did."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.backpressure import Limits, refusal
 from core.controller.status import Connection
+from core.controller.waiting_line import estimate_seconds
 from core.durations import duration_text
-from core.errors import BatchTooLarge, QueueBusy
-from core.estimate import live_estimate
+from core.errors import BatchTooLarge
+from core.line_now import NewJobs, typical_run_seconds
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
+    from core.line_now import LineCache
 
 
 def admission_notice(
-    ledger: Ledger, status: ControllerStatus, count: int, priority: int = 0
+    lines: LineCache, status: ControllerStatus, requester: str, count: int, priority: int = 0
 ) -> str:
-    """Empty when the jobs (of ``priority``) can all start soon; else their place in line and
-    the wait."""
+    """Empty when the jobs (of ``requester``, ``priority``) would all be sent at once; else
+    their places in line and the wait until the last is done."""
     if count <= 0:
         return ""
-    servers = max(1, len(status.servers))
-    queue, flight = status.server_queue, status.in_flight
-    last, wait_s = live_estimate(ledger, queue, flight, servers, count, priority)
-    cap = status.capacity
-    if last <= cap:
+    line = lines.read(wanted=(), new=NewJobs(requester, count, priority), status=status)
+    first, last = line.new[0], line.new[-1]
+    if last.at_once:
         return ""
+    servers, cap = line.servers, line.capacity
     who = f"your {servers} servers get" if servers > 1 else "ComfyUI gets"
-    first = max(1, last - count + 1)
-    place = f"#{last}" if count == 1 else f"#{first}–#{last}"
+    place = f"#{last.place}" if count == 1 else f"#{first.place}–#{last.place}"
     subject = "This job" if count == 1 else f"These {count} jobs"
     done = (
-        f"the last would be done in about {duration_text(wait_s)}"
-        if wait_s is not None
+        f"the last would be done in about {duration_text(last.estimate_s)}"
+        if last.estimate_s is not None
         else "the wait is estimated once a job has finished"
     )
     return f"{subject} would stand {place} in line ({who} {cap} at a time); {done}."
 
 
-def refusal_notice(room: Callable[[str, int], None], requester: str, count: int) -> str:
+def refusal_notice(ledger: Ledger, status: ControllerStatus, requester: str, count: int) -> str:
     """Empty when Queue would take these jobs now; else why it would refuse them, and when
-    there would be room. ``room`` is the check Queue makes (the controller's ``room()``, as
-    `batchline queue` and the API make it), here made before Queue."""
+    there would be room (the limits of `batchline queue` and the API, said before Queue)."""
     if count <= 0:
         return ""
     try:
-        room(requester, count)
+        refused = refusal(ledger, Limits.load(ledger), requester, count)
     except BatchTooLarge as exc:
         return f"Too many at once: {exc}."
-    except QueueBusy as exc:
-        when = (
-            f"there is room in about {duration_text(exc.estimated_wait_s)}"
-            if exc.estimated_wait_s is not None
-            else "there is room once some have finished"
-        )
-        return f"Not now: {exc.why}, so these {count} jobs would be refused; {when}."
-    return ""
+    if refused is None:
+        return ""
+    servers = max(1, len(status.servers))
+    seconds = estimate_seconds(refused.over, typical_run_seconds(ledger), servers)
+    room = (
+        f"there is room in about {duration_text(seconds)}"
+        if seconds is not None
+        else "there is room once some have finished"
+    )
+    return f"Not now: {refused.why}, so these {count} jobs would be refused; {room}."
 
 
 def queued_message(count: int, batch_id: str, status: ControllerStatus) -> str:

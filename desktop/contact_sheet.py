@@ -37,9 +37,9 @@ from core.batch import grid_sheet
 from core.batch.picks import export_marked, marked
 from core.batch.trash import Trashed, trash_rejected
 from core.errors import BatchlineError
-from core.estimate import position_estimate, typical_run_seconds
 from core.job_state import JobState
 from core.ledger.marks import Mark
+from core.line_now import LineCache
 from core.settings import Settings
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
@@ -47,7 +47,6 @@ from desktop.flow_layout import FlowLayout
 from desktop.job_action_scope import plain_text
 from desktop.questions import confirm
 from desktop.sheet_cell import SheetCellDelegate, cell_size
-from desktop.waiting_line import WaitingLine
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
@@ -104,7 +103,8 @@ class ContactSheetWidget(QWidget):
         self._controller = controller  # marks are its command
         self.model = ContactSheetModel(ledger, thumbnails, self)
         self.model.batch_shown.connect(self._on_batch_shown)
-        self.line = WaitingLine()
+        self._status: ControllerStatus | None = None  # the controller's, for the line
+        self._lines = LineCache(ledger)
         self.delegate = SheetCellDelegate(self)
         self.progress = BatchProgress(self)
         self.progress.batch_chosen.connect(self.show_batch)
@@ -268,8 +268,7 @@ class ContactSheetWidget(QWidget):
     @Slot(list)
     def update_jobs(self, jobs: list[JobRecord]) -> None:
         """Jobs the feed just read (every job once at start, then each change): the shown
-        batch's cells, progress and line follow."""
-        self.line.observe(jobs)
+        batch's cells and progress follow, and its places in line soon after."""
         mine = any(job.batch == self.model.batch_id for job in jobs)
         if mine:
             selected = self.selected_job_ids()
@@ -277,10 +276,9 @@ class ContactSheetWidget(QWidget):
             if self.selected_job_ids() != selected:  # the batch was read again
                 self.select_jobs(selected)
             self._enable_picture_tools()  # a rejected job retried, say
-        if mine or any(job.state is not JobState.pending for job in jobs):
-            self.model.set_line(self.line.places(self.model.jobs()))  # others moved up
             self._show_progress()
-            self._estimate_soon()
+        if mine or any(job.state is not JobState.pending for job in jobs):
+            self._estimate_soon()  # others moved up
 
     @Slot(str)
     def refresh_job(self, job_id: str) -> None:
@@ -290,6 +288,8 @@ class ContactSheetWidget(QWidget):
 
     def set_status(self, status: ControllerStatus) -> None:
         self.model.set_status(status)
+        self._status = status
+        self._estimate_soon()  # ComfyUI's queues moved
 
     def stop(self) -> None:
         """Stop following the ledger (it may be closed next)."""
@@ -303,18 +303,19 @@ class ContactSheetWidget(QWidget):
 
     @Slot()
     def refresh_estimate(self) -> None:
-        """Pending jobs' places in line (from the feed) and the time the batch has left (two
-        small reads: the typical run time, the servers)."""
+        """Pending jobs' places in line and the time the batch has left (`core.line_now`: the
+        figures of `batchline jobs` and the composer)."""
         if self._stopped:
             return
         jobs = self.model.jobs()
-        places = self.line.places(jobs)
+        pending = [job.id for job in jobs if job.state is JobState.pending]
         seconds_left = None
+        places: dict[str, int] = {}
         if any(job.state.is_active for job in jobs):
-            sent_of_batch = sum(1 for job in jobs if job.state.is_active) - len(places)
-            last = max(places.values(), default=0) + self.line.sent if places else sent_of_batch
-            servers = len(Settings.load(self._ledger).servers)
-            seconds_left = position_estimate(0, last, typical_run_seconds(self._ledger), servers)[1]
+            line = self._lines.read(wanted=pending, status=self._status)
+            places = {job_id: place.place for job_id, place in line.places.items()}
+            sent = sum(1 for job in jobs if job.state.is_active) - len(pending)
+            seconds_left = line.seconds_for(max(places.values(), default=sent))
         self.model.set_line(places)
         self._seconds_left = seconds_left
         self._show_progress()

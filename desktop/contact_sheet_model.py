@@ -99,7 +99,6 @@ class ContactSheetModel(QAbstractTableModel):
         self._preview_counts: dict[str, int] = {}
         self._previews: dict[str, QPixmap] = {}
         self._line: dict[str, int] = {}
-        self._in_comfy = 0  # prompts waiting in ComfyUI's queue: pending jobs come after them
         self._generation = 0  # of the batch chosen last: a read for an older one is dropped
         self._waiting: list[JobRecord] | None = None  # the feed's changes during a read
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sheet-batch")
@@ -239,10 +238,6 @@ class ContactSheetModel(QAbstractTableModel):
             self._preview_reader.forget(job_id)
         self._preview_counts.update(counts)
         touched |= set(self._positions) | set(self._progress) | set(counts)
-        in_comfy = _waiting_in_comfy(status)
-        if in_comfy != self._in_comfy:
-            self._in_comfy = in_comfy
-            touched |= set(self._line)  # the pending jobs' places follow
         self._changed(sorted(touched))
 
     @Slot(str, int, QImage)
@@ -253,9 +248,8 @@ class ContactSheetModel(QAbstractTableModel):
             self._changed([job_id])
 
     def set_line(self, places: dict[str, int]) -> None:
-        """Pending jobs' places among the jobs not yet sent (1: the next to be sent); they are
-        shown after the prompts waiting in ComfyUI's queue, whose places the queued cells show:
-        one numbering for the sheet."""
+        """Pending jobs' places in line (`core.line_now`: every prompt done before them, ComfyUI's
+        queues first, plus one)."""
         touched = set(self._line) ^ set(places) | {
             j for j, n in places.items() if self._line.get(j) != n
         }
@@ -400,7 +394,7 @@ class ContactSheetModel(QAbstractTableModel):
         match job.state:
             case JobState.pending:
                 place = self._line.get(job.id)
-                return (f"#{self._in_comfy + place} in line" if place else "waiting"), "muted"
+                return (f"#{place} in line" if place else "waiting"), "muted"
             case JobState.queued:
                 place = self._positions.get(job.id)
                 return (f"queued · #{place}" if place else "queued"), "muted"
@@ -420,10 +414,3 @@ class ContactSheetModel(QAbstractTableModel):
                     if job.id in self._view.deleted
                     else ("no picture", "failed")
                 )
-
-
-def _waiting_in_comfy(status: ControllerStatus) -> int:
-    """How many prompts wait in ComfyUI's queues (all clients'), a running one on each server
-    aside; at least as many as our queued jobs' places say."""
-    running = max(1, len(status.servers)) if status.server_queue else 0
-    return max(max(status.positions.values(), default=0), status.server_queue - running, 0)

@@ -31,8 +31,6 @@ class ControllerPort(Protocol):
 
     def add_status_listener(self, callback: Callable[[ControllerStatus], None]) -> None: ...
 
-    def room(self) -> Callable[[str, int], None]: ...
-
     def queue_batch(
         self,
         preset_name: str,

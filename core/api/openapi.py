@@ -74,10 +74,15 @@ SCHEMAS: dict[str, Schema] = {
         {
             "error": {"const": "busy"},
             "reason": {"enum": ["requester_quota", "backlog"]},
-            "position": {"type": "integer", "description": "the last new job's place in line"},
+            "position": {
+                "type": "integer",
+                "description": "the last new job's place in line, were it queued now",
+            },
             "estimated_wait_s": {
                 "type": ["number", "null"],
-                "description": "seconds until there is room; null before any job succeeded",
+                "description": "seconds until that job would be done (as `batchline queue`, "
+                "`batchline jobs` and the window say); null before any job succeeded; "
+                "Retry-After says when there is room",
             },
             "message": {"type": "string"},
         }

@@ -57,15 +57,15 @@ def queue_batch(
     spec: BatchSpec,
     catalogue: Catalogue | None = None,
     seed_inputs: Sequence[str] | None = None,
-    check: Callable[[str, int], None] | None = None,
+    check: Callable[[str, int, int], None] | None = None,
     name: str | None = None,
 ) -> tuple[BatchRecord, list[str]]:
     """Compose the batch ``spec`` of the named preset and create its pending jobs (the batch
     called ``name`` when given).
 
-    ``check`` is called with the requester and the number of jobs composed before any is
-    created, in the transaction that creates them (two batches queued at once cannot both
-    pass it on the same room): what it raises refuses the batch whole (backpressure:
+    ``check`` is called with the requester, the number of jobs composed and their priority
+    before any is created, in the transaction that creates them (two batches queued at once
+    cannot both pass it on the same room): what it raises refuses the batch whole (backpressure:
     `core.backpressure`).
 
     Raises:
@@ -77,7 +77,7 @@ def queue_batch(
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     with ledger.handle.joined():
         if check is not None:
-            check(requester, len(jobs))
+            check(requester, len(jobs), spec.priority)
         return ledger.create_batch(
             preset_name,
             new,
@@ -93,7 +93,7 @@ def queue_smaller(
     job_id: str,
     factor: float = 0.75,
     shrink: Collection[str] | None = None,
-    check: Callable[[str, int], None] | None = None,
+    check: Callable[[str, int, int], None] | None = None,
 ) -> str:
     """ "Retry smaller": a new job in the same batch with what ``shrink`` names (size, batch
     size; see ``retry_smaller``) reduced, from an OOM failure; ``check`` as for
@@ -103,7 +103,7 @@ def queue_smaller(
     params = retry_smaller(api, job.params, factor, shrink)
     with ledger.handle.joined():  # the check and the write together, as in queue_batch
         if check is not None:
-            check(job.requester, 1)
+            check(job.requester, 1, job.priority)
         return ledger.add_jobs(job.batch, [NewJob(params, job.requester, job.priority)])[0]
 
 

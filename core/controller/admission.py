@@ -64,7 +64,7 @@ def admit(inputs: AdmissionInput) -> list[Candidate]:
     lines = {req: list(ids) for req, ids in inputs.waiting.items() if ids}
     in_flight = dict(inputs.in_flight)
     chosen: list[Candidate] = []
-    order = _rotation(sorted(lines), inputs.last_served)
+    order = rotation(sorted(lines), inputs.last_served)
     while room > 0 and order:
         progressed = False
         for requester in list(order):
@@ -82,8 +82,9 @@ def admit(inputs: AdmissionInput) -> list[Candidate]:
     return chosen
 
 
-def _rotation(requesters: list[str], last_served: str | None) -> list[str]:
-    """Requesters in round-robin order, starting after the one served last."""
+def rotation(requesters: list[str], last_served: str | None) -> list[str]:
+    """Requesters in round-robin order, starting after the one served last (the waiting line
+    takes turns the same way)."""
     if last_served is None:
         return requesters
     after = [r for r in requesters if r > last_served]

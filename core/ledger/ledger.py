@@ -363,17 +363,13 @@ class Ledger(TransitionVerbs):
             cursor = self.handle.database.execute_sql(_ANY_ACTIVE, (json.dumps(active),))
             return cursor.fetchone() is not None
 
-    def ahead_of(self, priority: int) -> int:
-        """How many unfinished jobs a job of ``priority`` added now would wait behind: every
-        job sent (queued, running, cancelling) and every pending one of at least that priority
-        (the controller sends higher priorities first). Index searches, as ``count_by_state``."""
-        job = schema.Job
-        sent = [state.value for state in JobState if state.is_active and state != JobState.pending]
-        waiting = (job.state == JobState.pending.value) & (job.priority >= priority)
+    def waiting_jobs(self) -> list[tuple[str, str, int]]:
+        """Every pending job not being sent, as (id, requester, priority): each requester's
+        line in admission's order (higher priority first, then oldest), for the waiting line.
+        One pass over the pending line index."""
         with self.handle.read():
-            return int(job.select().where(job.state.in_(sent)).count()) + int(
-                job.select().where(waiting).count()
-            )
+            rows = self.handle.database.execute_sql(_WAITING_JOBS).fetchall()
+        return [(job_id, requester, int(priority)) for job_id, requester, priority in rows]
 
     def unfinished_count(self, requester: str | None = None) -> int:
         """How many jobs (of one requester) are pending, queued, running or cancelling: an
@@ -456,6 +452,12 @@ _LINE_OF_REQUESTER = """
     WHERE state = 'pending' AND requester = ? AND NOT EXISTS (
       SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt)
     ORDER BY priority DESC, rowid LIMIT ?"""
+
+_WAITING_JOBS = """
+    SELECT id, requester, priority FROM job INDEXED BY job_pending_line
+    WHERE state = 'pending' AND NOT EXISTS (
+      SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt)
+    ORDER BY requester, priority DESC, rowid"""
 
 _IN_FLIGHT_SENT = """
     SELECT job.requester, COUNT(*) FROM job JOIN attempt

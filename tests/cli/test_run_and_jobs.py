@@ -46,8 +46,9 @@ def test_run_until_idle_produces_outputs_and_prints_changes(
         assert path.is_relative_to(outputs)
     listed = cli("jobs", "--json")
     assert [job["state"] for job in listed.json()] == ["succeeded"] * 3
-    # read in bulk, the same as job by job; one line per job
-    assert listed.json() == [cli("show", job_id, "--json").json() for job_id in ids]
+    # read in bulk, the same as job by job (with the place in line, none when finished)
+    shown = [cli("show", job_id, "--json").json() for job_id in ids]
+    assert listed.json() == [{**job, "place": None, "estimated_wait_s": None} for job in shown]
     assert len(listed.out.splitlines()) == 3 + 2
 
 
@@ -74,7 +75,7 @@ def test_job_json_shape(cli: Cli, noise: str, sim_thread: SimulatorThread, outpu
     moves = [(t["from"], t["to"], t["attempt"]) for t in job["transitions"]]
     assert moves[-1] == ("running", "succeeded", 1) or moves[-1][1] == "succeeded"
     assert all({"at", "from", "to", "attempt", "cause"} <= set(t) for t in job["transitions"])
-    assert cli("jobs", "--json").json() == [job]
+    assert cli("jobs", "--json").json() == [{**job, "place": None, "estimated_wait_s": None}]
 
 
 def test_show_tells_an_oom_failure_with_its_node(
@@ -95,10 +96,14 @@ def test_jobs_table_and_filters(cli: Cli, noise: str) -> None:
     ids = cli("queue", "noise", "--count", "2").out.split()
     assert cli("cancel", ids[0]).code == 0
     table = cli("jobs").out.splitlines()
-    assert table[0].split() == ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PARAMS"]
+    header = ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS"]
+    assert table[0].split() == header
     assert len(table) == 3
+    rows = {row.split()[0]: row.split() for row in table[1:]}
+    assert (rows[ids[0]][5], rows[ids[1]][5]) == ("-", "#1"), "no run time to estimate from yet"
     pending = cli("jobs", "--state", "pending", "--json").json()
     assert [job["id"] for job in pending] == [ids[1]]
+    assert (pending[0]["place"], pending[0]["estimated_wait_s"]) == (1, None)
     batch = pending[0]["batch"]
     assert len(cli("jobs", "--batch", batch, "--json").json()) == 2
     assert cli("jobs", "--batch", "batch_nope").code == 2

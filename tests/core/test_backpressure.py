@@ -13,7 +13,7 @@ from core.errors import BatchTooLarge, InputError, QueueBusy
 from core.ledger import Ledger, PresetContent
 from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
-from tests.core.test_estimate import run
+from tests.core.test_line_now import run
 
 
 @pytest.fixture
@@ -38,7 +38,8 @@ def test_past_the_requesters_quota_the_wait_counts_the_jobs_that_must_finish(
         check_room(ledger, Limits(5, 100), 1, "alice", 3)
     busy = refused.value
     assert (busy.reason, busy.position) == ("requester_quota", 9), "6 unfinished + 3 new"
-    assert (busy.estimated_wait_s, busy.retry_after_s) == (20.0, 20), "2 must finish, 10 s each"
+    assert busy.estimated_wait_s == 90.0, "the last new job is done after 9 jobs of 10 s"
+    assert (busy.room_in_s, busy.retry_after_s) == (20.0, 20), "2 must finish, 10 s each"
     assert str(busy) == (
         "busy: alice has 4 unfinished jobs and may have 5; the 3 new jobs were not queued "
         "(the last would be at position 9); try again in about 20 s"
@@ -53,7 +54,9 @@ def test_past_the_backlog_two_servers_halve_the_wait(ledger: Ledger) -> None:
     with pytest.raises(QueueBusy) as refused:
         check_room(ledger, Limits(100, 8), 2, "alice", 4)
     busy = refused.value
-    assert (busy.reason, busy.position, busy.estimated_wait_s) == ("backlog", 10, 8.0)
+    # Requesters take turns: alice's 4 new jobs and 2 of bob's fill the two servers' rooms.
+    assert (busy.reason, busy.position, busy.estimated_wait_s) == ("backlog", 6, 24.0)
+    assert busy.room_in_s == 8.0, "2 must finish, 8 s each on two servers"
     assert "the backlog holds 6 unfinished jobs and may hold 8" in str(busy)
 
 

@@ -102,11 +102,11 @@ def test_two_batches_queued_at_once_cannot_both_take_the_last_room(ledger: Ledge
     racer = threading.Thread(target=queue_from_another_handle)
 
     class Racing(LedgerCommands):
-        def room(self) -> Callable[[str, int], None]:
+        def room(self) -> Callable[[str, int, int], None]:
             check = super().room()
 
-            def checked_then_raced(requester: str, count: int) -> None:
-                check(requester, count)  # room for one more: this batch's
+            def checked_then_raced(requester: str, count: int, priority: int = 0) -> None:
+                check(requester, count, priority)  # room for one more: this batch's
                 racer.start()
                 racer.join(0.5)  # it waits for this transaction (else it is done by now)
 

@@ -50,11 +50,6 @@ class FakeController:
             callback(self.status)
         return self.status
 
-    def room(self) -> Callable[[str, int], None]:
-        """Backpressure's check over the servers the status names, as ControllerClient's."""
-        servers = max(1, len(self.status.servers))
-        return LedgerCommands(self.ledger, servers=servers).room()
-
     def queue_batch(
         self,
         preset_name: str,

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.batch import GridAxis, SeedMode
+from core.controller.status import ServerStatus
 from core.job_state import JobState
 from core.ledger import NewJob
 from desktop.batch_composer import BatchComposerWidget
@@ -109,12 +110,13 @@ def test_the_wait_follows_comfyui_s_queue(composer, controller, ledger, preset_n
         "the wait is estimated once a job has finished."
     )
     finish_one(ledger, preset_name, seconds=8.0)
-    controller.push(server_queue=5, in_flight=0)  # other clients' prompts, no new count
+    others = (ServerStatus("http://127.0.0.1:8188", queue=5),)  # other clients' prompts
+    controller.push(servers=others, server_queue=5, in_flight=0)
     assert composer.notice.text() == (
         "These 4 jobs would stand #6–#9 in line (ComfyUI gets 3 at a time); "
         "the last would be done in about 1 min 12 s."
     )
-    controller.push(server_queue=0)
+    controller.push(servers=(ServerStatus("http://127.0.0.1:8188"),), server_queue=0)
     composer.seeds.count.setValue(1)
     assert composer.notice.isHidden()
 
@@ -126,6 +128,8 @@ def test_a_higher_priority_stands_ahead_of_the_jobs_waiting(
         preset_name, [NewJob(params={"3.seed": n}) for n in range(5)], requester="b"
     )
     controller.push(server_queue=0, in_flight=0)
+    composer.requester.setText("b")  # another requester's would take turns with b's
+    composer.requester.editingFinished.emit()
     composer.seeds.count.setValue(4)
     assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
     composer.priority.setValue(1)
@@ -134,9 +138,20 @@ def test_a_higher_priority_stands_ahead_of_the_jobs_waiting(
     assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
 
 
-def test_the_wait_counts_every_server(composer, controller) -> None:
-    from core.controller.status import ServerStatus
+def test_a_new_job_takes_turns_with_another_requesters_waiting_ones(
+    composer, controller, ledger, preset_name
+) -> None:
+    ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": n}) for n in range(5)], requester="b"
+    )
+    composer.requester.setText("a")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(3)
+    # a's turn first (name order), then b's: a, b, a, b, a
+    assert composer.notice.text().startswith("These 3 jobs would stand #1–#5 in line")
 
+
+def test_the_wait_counts_every_server(composer, controller) -> None:
     servers = (ServerStatus("http://gpu-1:8188"), ServerStatus("http://gpu-2:8188"))
     controller.push(servers=servers, server_queue=0)
     composer.seeds.count.setValue(6)

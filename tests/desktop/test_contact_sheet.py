@@ -6,7 +6,7 @@ from PIL import Image
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from core.controller.previews import FOLDER
-from core.controller.status import Progress
+from core.controller.status import Progress, ServerStatus
 from core.job_state import JobState
 from desktop.contact_sheet_model import (
     JOB_ROLE,
@@ -68,15 +68,18 @@ def test_cells_follow_the_jobs_as_they_move(
     assert status(window, cancelled) == ("#5 in line", "muted")
 
     run_job(ledger, running)
-    window.model.read_chunk()  # the feed: the places follow at once
+    window.model.read_chunk()  # the feed: the places follow soon
     assert status(window, running) == ("running", "active")
-    assert status(window, cancelled) == ("#4 in line", "muted")
+    qtbot.waitUntil(lambda: status(window, waiting) == ("#2 in line", "muted"))  # behind it
+    assert status(window, cancelled) == ("#5 in line", "muted")
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == -1.0  # no figure yet
     controller.push(progress={running: Progress(3, 10)}, positions={running: 0})
     assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == 0.3
-    controller.push(positions={running: 0, "another client's": 2}, server_queue=3)
-    assert status(window, waiting) == ("#3 in line", "muted"), "after ComfyUI's queue"
-    controller.push(positions={running: 0}, server_queue=1)
+    server = ServerStatus("http://127.0.0.1:9", queue=3)  # ours running, 2 others' prompts
+    controller.push(positions={running: 0}, server_queue=3, servers=(server,))
+    qtbot.waitUntil(lambda: status(window, waiting) == ("#4 in line", "muted"))
+    server = ServerStatus("http://127.0.0.1:9", queue=1)
+    controller.push(positions={running: 0}, server_queue=1, servers=(server,))
 
     succeed_job(ledger, done, [picture(tmp_path / "done.png", (200, 30, 30))])
     qtbot.waitUntil(lambda: status(window, done) == ("", "done"))
@@ -89,7 +92,7 @@ def test_cells_follow_the_jobs_as_they_move(
     ledger.request_cancel(cancelled)
     qtbot.waitUntil(lambda: status(window, cancelled)[1] == "cancelled")
     window.sheet.refresh_estimate()
-    assert status(window, waiting) == ("#1 in line", "muted")
+    assert status(window, waiting) == ("#2 in line", "muted"), "behind the running one alone"
     assert (
         "1 of 5 done · 1 failed · 1 cancelled · 1 running" in window.sheet.progress.summary.text()
     )

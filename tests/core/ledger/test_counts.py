@@ -40,20 +40,20 @@ def test_some_states_are_counted_per_batch_or_for_all(ledger: Ledger) -> None:
     assert ledger.count_by_state(ledger.job(second[0]).batch) == {JobState.pending: 2}
 
 
-def test_a_job_waits_behind_those_sent_and_those_pending_of_its_priority_or_higher(
-    ledger: Ledger,
-) -> None:
-    def batch(count: int, priority: int) -> list[str]:
+def test_the_waiting_jobs_are_each_requesters_line_in_admission_order(ledger: Ledger) -> None:
+    def batch(count: int, priority: int, requester: str = "alice") -> list[str]:
         jobs = [NewJob({"1.color": i}) for i in range(count)]
-        return ledger.create_batch("demo", jobs, requester="alice", priority=priority)[1]
+        return ledger.create_batch("demo", jobs, requester=requester, priority=priority)[1]
 
-    normal, _, urgent = batch(3, 0), batch(2, -1), batch(1, 5)
-    ledger.submit_attempt(normal[0], "p-sent", "http://x", "wf")
-    ledger.observe_queued("p-sent", 1)
-    ledger.request_cancel(urgent[0])  # finished: behind no one's way
-    assert ledger.ahead_of(0) == 3, "the one sent and the two other normal ones"
-    assert ledger.ahead_of(-1) == 5
-    assert ledger.ahead_of(5) == 1, "only the one sent"
+    normal, low, urgent, bob = batch(3, 0), batch(2, -1), batch(2, 5), batch(1, 0, "bob")
+    ledger.submit_attempt(normal[0], "p-sent", "http://x", "wf")  # being sent: not waiting
+    ledger.request_cancel(urgent[0])  # finished
+    assert ledger.waiting_jobs() == [
+        *((job, "alice", 5) for job in urgent[1:]),
+        *((job, "alice", 0) for job in normal[1:]),
+        *((job, "alice", -1) for job in low),
+        (bob[0], "bob", 0),
+    ]
 
 
 def test_the_counts_search_the_index_instead_of_reading_every_job(ledger: Ledger) -> None:
@@ -62,10 +62,9 @@ def test_the_counts_search_the_index_instead_of_reading_every_job(ledger: Ledger
         ledger.unfinished_count("alice")
         ledger.unfinished_count()
         ledger.count_by_state(states=(JobState.pending, JobState.queued))
-        ledger.ahead_of(0)
     connection = ledger.handle.database.connection()
     counts = [sql for sql in statements if "COUNT" in sql.upper()]
-    assert len(counts) == 5
+    assert len(counts) == 3
     for sql in counts:
         plan = " ".join(str(row[-1]) for row in connection.execute(f"EXPLAIN QUERY PLAN {sql}"))
         assert "USING COVERING INDEX" in plan, plan
