@@ -29,7 +29,7 @@ from PySide6.QtGui import QImage, QPixmap, QPixmapCache
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
-from desktop.job_states import reason_label
+from core.reason_texts import reason_text
 from desktop.preview_reader import PreviewReader
 from desktop.sheet_batch import BatchView, read_batch
 
@@ -409,7 +409,7 @@ class ContactSheetModel(QAbstractTableModel):
             case JobState.cancelling:
                 return "cancelling…", "cancelled"
             case JobState.failed:
-                return f"failed: {reason_label(job.reason) or 'error'}", "failed"
+                return f"failed: {reason_text(job.reason) or 'error'}", "failed"
             case JobState.cancelled:
                 return "cancelled", "cancelled"
             case JobState.succeeded:

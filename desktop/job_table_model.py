@@ -21,8 +21,9 @@ from core.batch.varied import BatchValues, input_labels, is_seed, value_order, v
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
+from core.reason_texts import reason_text
 from desktop.batch_names import batch_label
-from desktop.job_states import reason_label, state_colour, state_label
+from desktop.job_states import state_colour, state_label
 from desktop.status_bar import host_text
 
 if TYPE_CHECKING:
@@ -516,7 +517,7 @@ class JobTableModel(QAbstractTableModel):
                 seconds = self._elapsed(job)
                 return "" if seconds is None else duration_text(seconds)
             case Column.reason:
-                return reason_label(job.reason)
+                return reason_text(job.reason)
             case Column.warning:
                 return "⚠" if job.warning or job.id in self._stalled else ""
 
@@ -536,7 +537,7 @@ class JobTableModel(QAbstractTableModel):
                 line = self.batch_line(job.batch)
                 return f"Batch {batch} · {line}" if line else f"Batch {batch}"
             if column != Column.warning:
-                return reason_label(job.reason) or None
+                return reason_text(job.reason) or None
             notes = [STALLED_NOTE] if job.id in self._stalled else []
             if job.warning:
                 notes.append(f"ComfyUI took the job with a warning: {job.warning}")
@@ -568,7 +569,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.elapsed:
                 return lambda job: self._elapsed(job, now) or 0.0
             case Column.reason:
-                return lambda job: reason_label(job.reason)
+                return lambda job: reason_text(job.reason)
             case Column.warning:
                 return lambda job: bool(job.warning) or job.id in stalled
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, Candidate, admit, queue_target
-from core.controller.causes import reason_for_error, rejection_detail
+from core.controller.causes import reason_for_error, rejection_error, unanswered_error
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
     ComfyError,
@@ -169,11 +170,11 @@ class Dispatcher:
         try:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
-            self._ledger.observe_failed(pid, Reason.validation_error, rejection_detail(exc))
+            self._ledger.observe_failed(pid, Reason.validation_error, rejection_error(exc))
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
         except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
-            self._ledger.note_unknown_outcome(pid, Reason.server_error, str(exc))
+            self._ledger.note_unknown_outcome(pid, Reason.server_error, unanswered_error(exc))
             raise
         else:
             self._accepted(pid, result)
@@ -207,7 +208,9 @@ class Dispatcher:
             "client-chosen prompt ids (July 2025); update ComfyUI to use Batchline with it"
         )
         log.error(message)
-        self._ledger.observe_failed(pid, Reason.execution_error, {"message": message})
+        self._ledger.observe_failed(
+            pid, Reason.execution_error, AttemptError(ErrorKind.unsupported_server, message)
+        )
         PAUSED.set(self._ledger, True)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
@@ -228,11 +231,11 @@ class Dispatcher:
                 pid,
                 AttemptResult.failed,
                 Reason.connection_error,
-                {"message": str(exc)},
+                AttemptError(ErrorKind.connection, str(exc)),
                 max_attempts=self._config.max_attempts,
             )
             return
-        self._ledger.note_unknown_outcome(pid, reason_for_error(exc), str(exc))
+        self._ledger.note_unknown_outcome(pid, reason_for_error(exc), unanswered_error(exc))
         lookup = await self._client.lookup(pid)
         if lookup.state != PromptState.unknown:
             self._reconciler.seen(pid)

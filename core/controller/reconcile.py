@@ -8,7 +8,8 @@ from collections import deque
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.controller.causes import failure_detail, reason_for_failure
+from core.attempt_error import AttemptError, ErrorKind
+from core.controller.causes import failure_error, reason_for_failure
 from core.controller.group_commit import GroupCommit
 from core.controller.outputs import fetch_outputs
 from core.controller.socket_outcomes import SocketOutcomes
@@ -132,10 +133,11 @@ class Reconciler:
             reason = Reason.cancelled if cancelling else Reason.interrupted_elsewhere
             self._ledger.observe_cancelled(pid, reason, times)
         elif failure is not None:
-            reason, detail = reason_for_failure(failure), failure_detail(failure)
-            self._ledger.observe_failed(pid, reason, detail, times)
+            reason, error = reason_for_failure(failure), failure_error(failure)
+            self._ledger.observe_failed(pid, reason, error, times)
         else:
-            self._ledger.observe_failed(pid, Reason.execution_error, {"message": entry.status})
+            error = AttemptError(ErrorKind.execution, entry.status)
+            self._ledger.observe_failed(pid, Reason.execution_error, error)
 
     def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
         pid = attempt.prompt_id
