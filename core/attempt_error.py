@@ -8,12 +8,16 @@ long one (``long``: the job details pane, `batchline show`) are the only ones; t
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.job_state import AttemptResult, Reason
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from core.ledger.records import AttemptRecord, JobRecord
 
 SHORT_LIMIT = 200  # characters of the short rendering
 
@@ -86,7 +90,8 @@ class AttemptError:
         line (an out-of-memory message says only what the headline says)."""
         lines = self.message.strip().splitlines() if self.kind != ErrorKind.oom else []
         text = f"{self.headline()}: {lines[0]}" if lines else self.headline()
-        return textwrap.shorten(text, SHORT_LIMIT, placeholder="...")
+        text = " ".join(text.split())  # a node's type or id spread over lines, too
+        return text if len(text) <= SHORT_LIMIT else text[: SHORT_LIMIT - 3].rstrip() + "..."
 
     def long(self, result: AttemptResult | None = None) -> str:
         """Every line there is to say, for a details pane; ``result``, the attempt's, tells
@@ -112,6 +117,19 @@ class AttemptError:
         else:
             where = ""
         return where + (f", input {self.input_name!r}" if self.input_name else "")
+
+
+def current_errors(
+    jobs: Iterable[JobRecord], attempts: Mapping[str, Sequence[AttemptRecord]]
+) -> dict[str, AttemptError]:
+    """The error of each job's current attempt (the one its reason is about), for the jobs
+    whose attempt has one; ``attempts`` as ``Ledger.attempts_of`` gives them."""
+    errors: dict[str, AttemptError] = {}
+    for job in jobs:
+        current = [a.error for a in attempts.get(job.id, ()) if a.n == job.attempt and a.error]
+        if current:
+            errors[job.id] = current[0]
+    return errors
 
 
 _HEADS = {

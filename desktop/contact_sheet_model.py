@@ -216,9 +216,11 @@ class ContactSheetModel(QAbstractTableModel):
         ]
         for job in mine:
             self._view.jobs[job.id] = job
+            self._view.errors.pop(job.id, None)
             if job.state is not JobState.succeeded:
                 self._view.pictures.pop(job.id, None)  # retried: its new picture comes later
         self._view.read_pictures(self._ledger, newly_done, self.output_dir)
+        self._view.read_errors(self._ledger, [j for j in mine if j.state is JobState.failed])
         for job_id in newly_done:
             picture = self._view.pictures.get(job_id)
             if picture:
@@ -377,7 +379,9 @@ class ContactSheetModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             text, _kind = self._status(job)
             label = self._view.labels.get(job_id, "")
-            return "\n".join(part for part in (label, text or job.state.value) if part)
+            error = self._view.errors.get(job_id)
+            parts = (label, text or job.state.value, error.short() if error else "")
+            return "\n".join(part for part in parts if part)
         return None
 
     def _picture(self, job: JobRecord) -> QPixmap | None:
