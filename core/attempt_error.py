@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from core.job_state import AttemptResult, Reason
+from core.reason_texts import REASON_TEXTS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -132,10 +133,11 @@ def current_errors(
     return errors
 
 
+# What each kind is called; a kind that is one reason has that reason's words.
 _HEADS = {
-    ErrorKind.validation: "validation error",
+    ErrorKind.validation: REASON_TEXTS[Reason.validation_error],
     ErrorKind.execution: "error",
-    ErrorKind.oom: "out of memory",
+    ErrorKind.oom: REASON_TEXTS[Reason.oom],
     ErrorKind.connection: "not sent",
     ErrorKind.unknown_outcome: "no answer to its submission",
     ErrorKind.unsupported_server: "server not supported",
