@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
+from core.attempt_error import ErrorKind
 from core.durations import duration_text
 from core.job_json import job_json, jobs_json
 from core.job_state import AttemptResult, JobState
 from core.line_now import line_now
+from core.reason_texts import cause_text, reason_text
 
 if TYPE_CHECKING:
     import argparse
@@ -79,7 +81,7 @@ def _print_table(jobs: list[JobRecord], places: dict[str, Place]) -> None:
         (
             job.id,
             job.state.value,
-            job.reason or "-",
+            reason_text(job.reason) or "-",
             str(job.attempt),
             job.requester,
             _place_text(places.get(job.id)),
@@ -106,7 +108,7 @@ def show_job(args: argparse.Namespace) -> int:
 def story(ledger: Ledger, job: JobRecord) -> list[str]:
     """A job's whole story, as lines for people."""
     batch = ledger.batch(job.batch)
-    reason = f" ({job.reason})" if job.reason else ""
+    reason = f" ({reason_text(job.reason)})" if job.reason else ""
     lines = [
         f"{job.id}: {job.state.value}{reason}",
         f"  batch {job.batch}, preset {batch.preset}, requester {job.requester}, "
@@ -121,17 +123,18 @@ def story(ledger: Ledger, job: JobRecord) -> list[str]:
     lines.append("  transitions:" if transitions else "  transitions: none yet")
     lines += [
         f"    {short_time(t.at)}  {t.from_state.value} -> {t.to_state.value}"
-        f"  (attempt {t.attempt}: {t.cause})"
+        f"  (attempt {t.attempt}: {cause_text(t.cause)})"
         for t in transitions
     ]
     return lines
 
 
 def _attempt_lines(attempt: AttemptRecord) -> list[str]:
-    error = attempt.error or {}
-    unanswered = error.get("outcome") == "unknown"
+    error = attempt.error
+    unanswered = error is not None and error.kind == ErrorKind.unknown_outcome
+    # A submission that got no answer and succeeded all the same did not fail for that reason.
     shown_reason = attempt.reason and not (unanswered and attempt.result == AttemptResult.succeeded)
-    reason = f" ({attempt.reason})" if shown_reason else ""
+    reason = f" ({reason_text(attempt.reason)})" if shown_reason else ""
     stalled = ", stalled" if attempt.stalled else ""
     lines = [
         f"  attempt {attempt.n}: {attempt.result.value}{reason}{stalled}, prompt "
@@ -139,38 +142,9 @@ def _attempt_lines(attempt: AttemptRecord) -> list[str]:
         f"    queued {short_time(attempt.queued_at)}, started {short_time(attempt.started_at)}, "
         f"finished {short_time(attempt.finished_at)}",
     ]
-    if unanswered:
-        lines.append(f"    its submission got no answer ({describe_error(error)});")
-        lines.append(f"    {_UNANSWERED_END[attempt.result]}")
-    elif error:
-        lines.append(f"    error: {describe_error(error)}")
+    if error is not None:
+        first, *rest = error.long(attempt.result).split("\n")
+        lines.append(f"    error: {first}")
+        lines += [f"      {line}" for line in rest]
     lines += [f"    output: {path}" for path in attempt.outputs]
     return lines
-
-
-# What became of an attempt whose submission got no answer, by its result.
-_UNANSWERED_END = {
-    AttemptResult.submitting: "it is being looked up on the server",
-    AttemptResult.queued: "it was found in the queue",
-    AttemptResult.running: "it was found running",
-    AttemptResult.succeeded: "it reached the server all the same and succeeded",
-    AttemptResult.failed: "it reached the server all the same and failed",
-    AttemptResult.cancelled: "it reached the server all the same and was cancelled",
-    AttemptResult.lost: "the server never showed it within the settle window: tried again",
-}
-
-
-def describe_error(error: dict[str, Any]) -> str:
-    """An attempt's stored error in one line, naming the node (and input) when known."""
-    message = str(error.get("message") or "")
-    if error.get("kind") == "validation":  # ComfyUI's message already names node and input
-        return message or str(error)
-    where = f"node {error['node_id']}" if error.get("node_id") else ""
-    if error.get("node_type"):
-        where += f" ({error['node_type']})"
-    if error.get("input"):
-        where += f", input {error['input']!r}"
-    if error.get("exception_type"):
-        message = f"{error['exception_type']}: {message}"
-    text = f"{where.strip()}: {message}" if where and message else where.strip() or message
-    return text or str(error)

@@ -14,7 +14,6 @@ import math
 import os
 import signal
 import sys
-import textwrap
 import time
 from argparse import SUPPRESS
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from core.controller.published import APP, TERMINAL
 from core.errors import BatchlineError, InputError
 from core.job_state import JobState
 from core.paths import data_dir
+from core.reason_texts import cause_text
 from core.settings import PAUSED, Settings
 from core.token_store import client_for
 from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
@@ -341,13 +341,14 @@ class ChangePrinter:
 
 
 def change_line(ledger: Ledger, transition: TransitionRecord) -> str:
-    """``job_... succeeded -> /path/a.png``, ``job_... failed (oom)`` and the like."""
+    """``job_... succeeded -> /path/a.png``, ``job_... failed (out of memory): out of memory in
+    KSampler (node 3)`` and the like."""
     state = transition.to_state
     line = f"{transition.job_id} {state.value}"
     if transition.attempt > 1:
         line += f" [attempt {transition.attempt}]"
     if state not in QUIET_CAUSES:
-        line += f" ({transition.cause})"
+        line += f" ({cause_text(transition.cause)})"
     if state == JobState.succeeded:  # a late success's pictures are on an older attempt
         line += "".join(
             f" -> {path}" for path in recorded_outputs(ledger.attempts(transition.job_id))
@@ -357,18 +358,5 @@ def change_line(ledger: Ledger, transition: TransitionRecord) -> str:
             (a for a in ledger.attempts(transition.job_id) if a.n == transition.attempt), None
         )
         if attempt is not None and attempt.error:
-            line += f": {where_it_failed(attempt.error)}"
+            line += f": {attempt.error.short()}"
     return line
-
-
-def where_it_failed(error: dict[str, object]) -> str:
-    """The failing node, input and message of an attempt's error, on one short line."""
-    node_errors = error.get("node_errors")
-    if isinstance(node_errors, list) and node_errors:  # a rejected prompt: the first node error
-        text = str(node_errors[0])
-    else:  # an execution failure
-        node = error.get("node_id")
-        where = f"node {node} ({error.get('node_type')}): " if node else ""
-        lines = str(error.get("message", "")).strip().splitlines()
-        text = where + (lines[0] if lines else "")
-    return textwrap.shorten(text, 200, placeholder="...")

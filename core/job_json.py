@@ -1,10 +1,13 @@
 """A job as JSON: the one shape `batchline show --json`, `batchline jobs --json` and the HTTP
-API give, with states, results and reasons by their lowercase names and times in ISO-8601 UTC."""
+API give, with states, results and reasons by their lowercase names (each reason, cause and
+error also in words, the window's) and times in ISO-8601 UTC."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from core.reason_texts import cause_text, reason_text
 
 if TYPE_CHECKING:
     from core.ledger import AttemptRecord, JobRecord, Ledger, TransitionRecord
@@ -40,6 +43,7 @@ def job_json(
         "preset": preset if preset is not None else ledger.batch(job.batch).preset,
         "state": job.state.value,
         "reason": job.reason,
+        "reason_text": reason_text(job.reason) or None,
         "warning": job.warning,
         "requester": job.requester,
         "priority": job.priority,
@@ -61,7 +65,9 @@ def attempt_json(attempt: AttemptRecord) -> dict[str, Any]:
         "number": attempt.number,
         "result": attempt.result.value,
         "reason": attempt.reason,
-        "error": attempt.error,
+        "reason_text": reason_text(attempt.reason) or None,
+        "error": attempt.error.to_json() if attempt.error else None,
+        "error_text": attempt.error.short() if attempt.error else None,
         "stalled": attempt.stalled,
         "workflow_hash": attempt.workflow_hash,
         "created_at": iso(attempt.created_at),
@@ -79,6 +85,7 @@ def transition_json(transition: TransitionRecord) -> dict[str, Any]:
         "to": transition.to_state.value,
         "attempt": transition.attempt,
         "cause": transition.cause,
+        "cause_text": cause_text(transition.cause),
     }
 
 

@@ -29,7 +29,7 @@ from PySide6.QtGui import QImage, QPixmap, QPixmapCache
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
-from desktop.job_states import reason_label
+from core.reason_texts import reason_text
 from desktop.preview_reader import PreviewReader
 from desktop.sheet_batch import BatchView, read_batch
 
@@ -215,9 +215,11 @@ class ContactSheetModel(QAbstractTableModel):
         ]
         for job in mine:
             self._view.jobs[job.id] = job
+            self._view.errors.pop(job.id, None)
             if job.state is not JobState.succeeded:
                 self._view.pictures.pop(job.id, None)  # retried: its new picture comes later
         self._view.read_pictures(self._ledger, newly_done, self.output_dir)
+        self._view.read_errors(self._ledger, [j for j in mine if j.state is JobState.failed])
         for job_id in newly_done:
             picture = self._view.pictures.get(job_id)
             if picture:
@@ -371,7 +373,9 @@ class ContactSheetModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             text, _kind = self._status(job)
             label = self._view.labels.get(job_id, "")
-            return "\n".join(part for part in (label, text or job.state.value) if part)
+            error = self._view.errors.get(job_id)
+            parts = (label, text or job.state.value, error.short() if error else "")
+            return "\n".join(part for part in parts if part)
         return None
 
     def _picture(self, job: JobRecord) -> QPixmap | None:
@@ -403,7 +407,7 @@ class ContactSheetModel(QAbstractTableModel):
             case JobState.cancelling:
                 return "cancelling…", "cancelled"
             case JobState.failed:
-                return f"failed: {reason_label(job.reason) or 'error'}", "failed"
+                return f"failed: {reason_text(job.reason) or 'error'}", "failed"
             case JobState.cancelled:
                 return "cancelled", "cancelled"
             case JobState.succeeded:

@@ -4,7 +4,6 @@ runs, and output thumbnails."""
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,36 +21,19 @@ from PySide6.QtWidgets import (
 
 from core.batch.pictures import job_outputs
 from core.errors import UnknownRecord
+from core.reason_texts import reason_text
 from desktop.batch_names import batch_label
 from desktop.job_outputs import PATH_ROLE, OutputsModel
-from desktop.job_states import STATE_COLOURS, reason_label, state_label
+from desktop.job_states import STATE_COLOURS, state_label
 from desktop.job_table_model import values_text
 from desktop.preview_reader import PreviewReader
 from desktop.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
 
 if TYPE_CHECKING:
-    from core.ledger import AttemptRecord, JobRecord, Ledger
+    from core.ledger import JobRecord, Ledger
     from desktop.thumbnails import ThumbnailLoader
 
 PREVIEW_SIZE = 160
-_ERROR_KEYS = (
-    ("node_id", "Node"),
-    ("node_type", "Node type"),
-    ("input", "Input"),
-    ("input_name", "Input"),
-    ("exception_type", "Exception"),
-    ("message", "Message"),
-    ("exception_message", "Message"),
-)
-
-
-def failure_text(attempt: AttemptRecord) -> str:
-    """The node, input and message of a failed attempt, one per line."""
-    error = attempt.error or {}
-    lines = [f"{label}: {error[key]}" for key, label in _ERROR_KEYS if error.get(key)]
-    if error and not lines:
-        lines = [json.dumps(error)[:500]]
-    return "\n".join(lines)
 
 
 class JobDetailsWidget(QWidget):
@@ -176,7 +158,7 @@ class JobDetailsWidget(QWidget):
             return
         self.attempts.set_records(attempts)
         self.header.setText(_summary(job, self._ledger.batch(job.batch).name))
-        failed = [failure_text(a) for a in attempts if a.error]
+        failed = [a.error.long(a.result) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
         self.outputs.set_paths(job_outputs(self._ledger, job.id, self.output_dir))
@@ -205,7 +187,7 @@ def _summary(job: JobRecord, batch_name: str | None) -> str:
     """The job in three lines of rich text (what came from outside, escaped)."""
     colour = STATE_COLOURS[job.state]
     batch = html.escape(batch_label(job.batch, batch_name))
-    reason = f" — {reason_label(job.reason)}" if job.reason else ""
+    reason = f" — {reason_text(job.reason)}" if job.reason else ""
     warning = f"<br>⚠ {html.escape(job.warning)}" if job.warning else ""
     return (
         f"<b>{job.id}</b> · {batch} · requester {html.escape(job.requester)} · priority "

@@ -24,24 +24,3 @@ def state_label(state: JobState) -> str:
 
 def state_colour(state: JobState) -> QColor:
     return QColor(STATE_COLOURS[state])
-
-
-REASON_LABELS = {
-    "oom": "out of memory",
-    "validation_error": "validation error",  # one name for it everywhere: ComfyUI's
-    "execution_error": "error in a node",
-    "server_lost": "server restarted",
-    "server_error": "server error",
-    "connection_error": "connection lost",
-    "cancelled": "cancelled here",
-    "interrupted_elsewhere": "interrupted elsewhere",
-    "removed_elsewhere": "removed elsewhere",
-    "timeout": "no answer in time",
-    "superseded": "an earlier try finished first",
-}
-
-
-def reason_label(reason: str | None) -> str:
-    if not reason:
-        return ""
-    return REASON_LABELS.get(reason, reason.replace("_", " "))

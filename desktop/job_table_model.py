@@ -17,17 +17,20 @@ from PySide6.QtCore import (
     Slot,
 )
 
+from core.attempt_error import current_errors
 from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
+from core.reason_texts import reason_text
 from desktop.batch_names import batch_label
-from desktop.job_states import reason_label, state_colour, state_label
+from desktop.job_states import state_colour, state_label
 from desktop.status_bar import host_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from core.attempt_error import AttemptError
     from core.controller.status import ControllerStatus, Progress
     from core.ledger import JobRecord, Ledger
 
@@ -150,6 +153,7 @@ class JobTableModel(QAbstractTableModel):
         self._checking_since: float | None = None  # see checking_since
         self._batch_values: dict[str, BatchValues] = {}
         self._batch_names: dict[str, str] = {}  # the batches the artist named
+        self._errors: dict[str, AttemptError] = {}  # why each failed job failed
         self._value_keys: list[str] = []  # the input of each column after the fixed ones
         self._value_labels: dict[str, str] = {}
         self._sorting: tuple[int, bool] | None = None  # column, descending; None: creation
@@ -224,6 +228,7 @@ class JobTableModel(QAbstractTableModel):
             else:
                 self._jobs[row] = job
                 changed.append(row)
+        self._read_errors(jobs)
         first_new = len(self._jobs)
         values_changed = self._gather_values(new)
         self._insert(new)
@@ -234,6 +239,16 @@ class JobTableModel(QAbstractTableModel):
             self._schedule_reorder()
         if jobs:
             self.feed_read.emit(jobs)
+
+    def _read_errors(self, jobs: list[JobRecord]) -> None:
+        """The errors of the jobs that failed: read in one go, shown as the row's tooltip."""
+        failed = [job for job in jobs if job.state is JobState.failed]
+        for job in jobs:
+            self._errors.pop(job.id, None)
+        if failed:
+            self._errors.update(
+                current_errors(failed, self._ledger.attempts_of([j.id for j in failed]))
+            )
 
     # --- order ------------------------------------------------------------------------------------
 
@@ -516,7 +531,7 @@ class JobTableModel(QAbstractTableModel):
                 seconds = self._elapsed(job)
                 return "" if seconds is None else duration_text(seconds)
             case Column.reason:
-                return reason_label(job.reason)
+                return reason_text(job.reason)
             case Column.warning:
                 return "⚠" if job.warning or job.id in self._stalled else ""
 
@@ -536,7 +551,8 @@ class JobTableModel(QAbstractTableModel):
                 line = self.batch_line(job.batch)
                 return f"Batch {batch} · {line}" if line else f"Batch {batch}"
             if column != Column.warning:
-                return reason_label(job.reason) or None
+                error = self._errors.get(job.id)
+                return error.short() if error else reason_text(job.reason) or None
             notes = [STALLED_NOTE] if job.id in self._stalled else []
             if job.warning:
                 notes.append(f"ComfyUI took the job with a warning: {job.warning}")
@@ -568,7 +584,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.elapsed:
                 return lambda job: self._elapsed(job, now) or 0.0
             case Column.reason:
-                return lambda job: reason_label(job.reason)
+                return lambda job: reason_text(job.reason)
             case Column.warning:
                 return lambda job: bool(job.warning) or job.id in stalled
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from desktop.job_states import reason_label
+from core.reason_texts import cause_text, reason_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -64,7 +64,7 @@ def clock(at: float | None) -> str:
 ATTEMPT_COLUMNS: list[tuple[str, Callable[[AttemptRecord], str]]] = [
     ("#", lambda a: str(a.n)),
     ("Result", lambda a: a.result.value.capitalize() + (" (stalled)" if a.stalled else "")),
-    ("Reason", lambda a: reason_label(a.reason)),
+    ("Reason", lambda a: reason_text(a.reason)),
     ("Queued", lambda a: clock(a.queued_at)),
     ("Started", lambda a: clock(a.started_at)),
     ("Finished", lambda a: clock(a.finished_at)),
@@ -77,5 +77,5 @@ TRANSITION_COLUMNS: list[tuple[str, Callable[[TransitionRecord], str]]] = [
     ("#", lambda t: str(t.attempt)),  # the attempt, as in the attempts table
     # Where it came from is the row above (states only move forward): the room goes to the cause.
     ("State", lambda t: t.to_state.value.capitalize()),
-    ("Cause", lambda t: reason_label(t.cause)),  # "oom" reads "out of memory"
+    ("Cause", lambda t: cause_text(t.cause)),  # "oom" reads "out of memory"
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from core.attempt_error import current_errors
 from core.batch.grid_sheet import sheets
 from core.batch.pictures import recorded_outputs
 from core.batch.varied import (
@@ -23,6 +24,7 @@ from core.job_state import JobState
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from core.attempt_error import AttemptError
     from core.batch.grid_sheet import Axis
     from core.ledger import JobRecord, Ledger
     from core.ledger.marks import Mark
@@ -52,6 +54,7 @@ class BatchView:
     marks: dict[str, Mark] = field(default_factory=dict)
     pictures: dict[str, str | None] = field(default_factory=dict)  # succeeded job -> first
     deleted: set[str] = field(default_factory=set)  # succeeded, its pictures gone since
+    errors: dict[str, AttemptError] = field(default_factory=dict)  # failed job -> its error
     grid: GridLayout | None = None
 
     def read_pictures(self, ledger: Ledger, job_ids: list[str], output_dir: Path | None) -> None:
@@ -64,6 +67,11 @@ class BatchView:
             self.pictures[job_id] = str(there[0]) if there else None
             if paths and not there:
                 self.deleted.add(job_id)
+
+    def read_errors(self, ledger: Ledger, jobs: list[JobRecord]) -> None:
+        """Why each of these failed jobs failed (one ledger read for them all)."""
+        if jobs:
+            self.errors.update(current_errors(jobs, ledger.attempts_of([j.id for j in jobs])))
 
 
 def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> BatchView:
@@ -82,6 +90,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.read_pictures(
         ledger, [job.id for job in jobs if job.state is JobState.succeeded], output_dir
     )
+    view.read_errors(ledger, [job for job in jobs if job.state is JobState.failed])
     view.grid = _grid_layout(ledger, batch_id)
     if view.grid is not None:
         axis_keys = {axis.key for axis in view.grid.axes}

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from core.batch.varied import input_labels, value_text
 from core.durations import duration_text
 from core.ledger.marks import Mark
+from core.reason_texts import reason_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -105,7 +106,7 @@ class ViewerPanel(QScrollArea):
         rows = [("size", f"{size[0]} × {size[1]} px" if size else "…")]
         if facts.seconds is not None:
             rows.append(("took", duration_text(facts.seconds)))
-        state = facts.state.value + (f" ({facts.reason})" if facts.reason else "")
+        state = facts.state.value + (f" ({reason_text(facts.reason)})" if facts.reason else "")
         rows += [("state", state), ("job", facts.job_id)]
         table = "".join(
             f"<tr><td style='color: {_QUIET}; padding-right: 8px'>{html.escape(name)}</td>"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from aiohttp import web
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import AttemptResult, JobState
 from core.presets import MAX_FILE_BYTES
 
@@ -15,6 +17,9 @@ _NULLABLE_TEXT: Schema = {"type": ["string", "null"]}
 _TIME: Schema = {"type": "string", "description": "ISO-8601 UTC"}
 _NULLABLE_TIME: Schema = {"type": ["string", "null"], "description": "ISO-8601 UTC"}
 _STATES = [state.value for state in JobState]
+_REASON_TEXT: Schema = {"type": ["string", "null"], "description": "the reason in words"}
+# An attempt's error holds texts, its kind and the list of node errors (all but kind optional).
+_ERROR_TEXTS = [f.name for f in fields(AttemptError) if f.name not in ("kind", "node_errors")]
 
 
 def _ref(name: str) -> Schema:
@@ -140,8 +145,19 @@ SCHEMAS: dict[str, Schema] = {
             "to": {"enum": _STATES},
             "attempt": {"type": "integer"},
             "cause": {"type": "string"},
+            "cause_text": {"type": "string", "description": "the cause, its reason in words"},
         }
     ),
+    "AttemptError": {
+        "type": "object",
+        "properties": {
+            "kind": {"enum": [kind.value for kind in ErrorKind]},
+            **{name: {"type": "string"} for name in _ERROR_TEXTS},
+            "node_errors": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["kind"],
+        "additionalProperties": False,
+    },
     "Attempt": _object(
         {
             "n": {"type": "integer"},
@@ -150,7 +166,12 @@ SCHEMAS: dict[str, Schema] = {
             "number": {"type": ["number", "null"]},
             "result": {"enum": [result.value for result in AttemptResult]},
             "reason": _NULLABLE_TEXT,
-            "error": {"type": ["object", "null"]},
+            "reason_text": _REASON_TEXT,
+            "error": {"oneOf": [_ref("AttemptError"), {"type": "null"}]},
+            "error_text": {
+                "type": ["string", "null"],
+                "description": "the error in one line, as the window and the CLI say it",
+            },
             "stalled": {"type": "boolean"},
             "workflow_hash": {"type": "string"},
             "created_at": _TIME,
@@ -167,6 +188,7 @@ SCHEMAS: dict[str, Schema] = {
             "preset": {"type": "string"},
             "state": {"enum": _STATES},
             "reason": _NULLABLE_TEXT,
+            "reason_text": _REASON_TEXT,
             "warning": _NULLABLE_TEXT,
             "requester": {"type": "string"},
             "priority": {"type": "integer"},

@@ -18,6 +18,7 @@ from core.batch.varied import input_name, short_text
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.job_state import JobState
+from core.reason_texts import reason_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -155,7 +156,7 @@ def _cell(
 
 def _what_became(job: JobRecord) -> tuple[str, str]:
     if job.state == JobState.failed:
-        return f"failed: {job.reason or 'error'}", _FAILED
+        return f"failed: {reason_text(job.reason) or 'error'}", _FAILED
     if job.state == JobState.succeeded:
         return "picture missing", _FAILED
     return str(job.state), _MUTED

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
-
+from core.attempt_error import AttemptError, ErrorKind
 from core.errors import (
     ComfyRejected,
     ComfyServerError,
@@ -29,21 +27,42 @@ def reason_for_failure(failure: ExecutionFailure) -> Reason:
     return Reason.oom if failure.kind == "oom" else Reason.execution_error
 
 
-def failure_detail(failure: ExecutionFailure) -> dict[str, Any]:
-    """What the ledger stores about an execution failure (node, type, message, kind)."""
-    detail = asdict(failure)
-    return {k: v for k, v in detail.items() if v not in (None, {}, "")}
+def failure_error(failure: ExecutionFailure) -> AttemptError:
+    """What the ledger keeps of an execution failure: its kind, node, exception and message."""
+    return AttemptError(
+        kind=ErrorKind.oom if failure.kind == "oom" else ErrorKind.execution,
+        message=failure.message,
+        node_id=failure.node_id,
+        node_type=failure.node_type,
+        exception_type=failure.exception_type,
+        traceback=failure.extra.get("traceback"),
+    )
 
 
-def rejection_detail(exc: ComfyRejected) -> dict[str, Any]:
-    """What the ledger stores about a prompt ComfyUI refused: the error and each node error."""
+def rejection_error(exc: ComfyRejected) -> AttemptError:
+    """What the ledger keeps of a prompt ComfyUI refused: the first node error's node, input
+    and complaint (else the prompt's own), and every node error as ComfyUI said it."""
     first = exc.node_errors[0] if exc.node_errors else None
-    return {
-        "kind": "validation",
-        "message": str(exc),
-        "error_type": exc.error.type,
-        "node_id": first.node_id if first else None,
-        "node_type": first.class_type if first else None,
-        "input": first.input_name if first else None,
-        "node_errors": [e.describe() for e in exc.node_errors],
-    }
+    return AttemptError(
+        kind=ErrorKind.validation,
+        message=(
+            _said(first.message, first.details, first.input_name)
+            if first
+            else _said(exc.error.message, exc.error.details)
+        ),
+        node_id=first.node_id if first else None,
+        node_type=first.class_type if first else None,
+        input_name=first.input_name if first else None,
+        error_type=exc.error.type,
+        node_errors=tuple(e.describe() for e in exc.node_errors),
+    )
+
+
+def unanswered_error(exc: Exception) -> AttemptError:
+    """Why a POST's outcome is unknown, kept on its attempt while its prompt_id is looked up."""
+    return AttemptError(ErrorKind.unknown_outcome, str(exc))
+
+
+def _said(message: str, details: str, input_name: str | None = None) -> str:
+    """ComfyUI's message with its details, unless they only repeat the input's name."""
+    return f"{message}: {details}" if details and details != input_name else message

@@ -8,11 +8,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, Candidate, admit, queue_target
-from core.controller.causes import reason_for_error, rejection_detail
+from core.controller.causes import reason_for_error, rejection_error, unanswered_error
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
     ComfyError,
@@ -181,12 +182,14 @@ class Dispatcher:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
             self._hold(
-                self._ledger.observe_failed, pid, Reason.validation_error, rejection_detail(exc)
+                self._ledger.observe_failed, pid, Reason.validation_error, rejection_error(exc)
             )
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
         except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
-            self._hold(self._ledger.note_unknown_outcome, pid, Reason.server_error, str(exc))
+            self._hold(
+                self._ledger.note_unknown_outcome, pid, Reason.server_error, unanswered_error(exc)
+            )
             raise
         else:
             self._accepted(pid, result)
@@ -220,7 +223,8 @@ class Dispatcher:
             "client-chosen prompt ids (July 2025); update ComfyUI to use Batchline with it"
         )
         log.error(message)
-        self._hold(self._ledger.observe_failed, pid, Reason.execution_error, {"message": message})
+        error = AttemptError(ErrorKind.unsupported_server, message)
+        self._hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
         PAUSED.set(self._ledger, True)  # at once (server_state.py says why)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
@@ -237,12 +241,13 @@ class Dispatcher:
         """
         if isinstance(exc, ComfyUnreachable):
             log.info("%s not sent (%s): a new attempt", pid, exc)
-            error = {"message": str(exc)}
+            error = AttemptError(ErrorKind.connection, str(exc))
             limit = self._config.max_attempts
             retry = self._ledger.observe_retryable
             self._hold(retry, pid, AttemptResult.failed, Reason.connection_error, error, limit)
             return
-        self._hold(self._ledger.note_unknown_outcome, pid, reason_for_error(exc), str(exc))
+        unknown = unanswered_error(exc)
+        self._hold(self._ledger.note_unknown_outcome, pid, reason_for_error(exc), unknown)
         lookup = await self._client.lookup(pid)
         if lookup.state != PromptState.unknown:
             self._server.seen(pid)

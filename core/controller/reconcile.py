@@ -8,7 +8,8 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from core.controller.causes import failure_detail, reason_for_failure
+from core.attempt_error import AttemptError, ErrorKind
+from core.controller.causes import failure_error, reason_for_failure
 from core.controller.outputs import fetch_outputs, image_refs, output_refs
 from core.errors import OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
@@ -112,12 +113,11 @@ class Reconciler:
             reason = Reason.cancelled if cancelling else Reason.interrupted_elsewhere
             self._hold(self._ledger.observe_cancelled, pid, reason, times)
         elif failure is not None:
-            reason, detail = reason_for_failure(failure), failure_detail(failure)
-            self._hold(self._ledger.observe_failed, pid, reason, detail, times)
+            reason, error = reason_for_failure(failure), failure_error(failure)
+            self._hold(self._ledger.observe_failed, pid, reason, error, times)
         else:
-            self._hold(
-                self._ledger.observe_failed, pid, Reason.execution_error, {"message": entry.status}
-            )
+            error = AttemptError(ErrorKind.execution, entry.status)
+            self._hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
 
     async def record_successes(self, missed: list[TransientComfyError]) -> None:
         """Record the successes this pass found, with where they left their pictures, in one

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from core.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class AttemptRecord:
     number: float | None
     result: AttemptResult
     reason: str | None
-    error: dict[str, JsonValue] | None
+    error: AttemptError | None
     workflow_hash: str
     stalled: bool
     created_at: float
@@ -136,7 +137,9 @@ class AttemptRecord:
             number=row.number,
             result=AttemptResult(row.result),
             reason=row.reason,
-            error=json.loads(row.error_json) if row.error_json else None,
+            error=AttemptError.from_json(json.loads(row.error_json), row.reason)
+            if row.error_json
+            else None,
             workflow_hash=row.workflow_hash,
             stalled=bool(row.stalled),
             created_at=row.created_at,

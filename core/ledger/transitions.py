@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.errors import CapReached, DispatchPaused, IllegalTransition, UnknownRecord
 from core.job_state import (
     AttemptResult,
@@ -281,7 +282,7 @@ class TransitionVerbs:
             if found is None:
                 return False
             attempt, job = found
-            error = json.dumps(bounded({"message": message}))
+            error = _stored(AttemptError(ErrorKind.outputs_gone, message))
             reason = Reason.outputs_gone
             _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
             self._next_attempt_or_end(job, reason)
@@ -301,7 +302,7 @@ class TransitionVerbs:
         self,
         prompt_id: str,
         reason: Reason,
-        error: dict[str, Any] | None = None,
+        error: AttemptError | None = None,
         times: tuple[float | None, float | None] = (None, None),
     ) -> bool:
         """The attempt failed for a cause that is never retried automatically."""
@@ -334,7 +335,7 @@ class TransitionVerbs:
         prompt_id: str,
         result: AttemptResult,
         reason: Reason,
-        error: dict[str, Any] | None = None,
+        error: AttemptError | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     ) -> bool:
         """The attempt ended ``lost`` or ``failed`` for a cause retried automatically.
@@ -404,16 +405,16 @@ class TransitionVerbs:
 
     # --- unknown outcomes ----------------------------------------------------------------------
 
-    def note_unknown_outcome(self, prompt_id: str, reason: Reason, message: str) -> bool:
-        """The POST of a ``submitting`` attempt got no usable answer: record why, so the job's
-        story tells it; the attempt stays ``submitting`` while its prompt_id is looked up."""
+    def note_unknown_outcome(self, prompt_id: str, reason: Reason, error: AttemptError) -> bool:
+        """The POST of a ``submitting`` attempt got no usable answer: record why (``error``, of
+        kind ``unknown_outcome``), so the job's story tells it; the attempt stays
+        ``submitting`` while its prompt_id is looked up."""
         with self.handle.tx():
             found = self._live(prompt_id, None)
             if found is None or found[0].result != AttemptResult.submitting.value:
                 return False
             attempt, job = found
-            error = json.dumps({"message": bounded_text(message), "outcome": "unknown"})
-            _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
+            _update("attempt", attempt.id, {"reason": reason.value, "error_json": _stored(error)})
             self._write_job(job, None, "")
             return True
 
@@ -444,7 +445,11 @@ class TransitionVerbs:
                 _end_attempt(
                     newer,
                     AttemptResult.cancelled,
-                    _ending(self.handle.now(), Reason.superseded, {"message": cause}),
+                    _ending(
+                        self.handle.now(),
+                        Reason.superseded,
+                        AttemptError(ErrorKind.superseded, cause),
+                    ),
                 )
                 cause += f"; attempt {newer.n} withdrawn"
             refs_json = json.dumps({"images": list(refs), "note": bounded_text(note)})
@@ -654,12 +659,13 @@ def _update(table: str, row_id: Any, values: dict[str, Any]) -> None:
     )
 
 
-def _ending(now: float, reason: Reason, error: dict[str, Any] | None) -> dict[str, Any]:
-    return {
-        "finished_at": now,
-        "reason": reason.value,
-        "error_json": json.dumps(bounded(error)) if error else None,
-    }
+def _ending(now: float, reason: Reason, error: AttemptError | None) -> dict[str, Any]:
+    return {"finished_at": now, "reason": reason.value, "error_json": _stored(error)}
+
+
+def _stored(error: AttemptError | None) -> str | None:
+    """The error column's text: the error's JSON with ComfyUI's texts within the limits."""
+    return json.dumps(bounded(error.to_json())) if error is not None else None
 
 
 def _end_attempt(attempt: AttemptRow, result: AttemptResult, fields: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger
 from core.simulator import SimulatorConfig
@@ -84,11 +85,11 @@ def test_show_tells_an_oom_failure_with_its_node(
     sim_thread.fail_next(1, "oom")
     (job_id,) = cli("queue", "noise").out.split()
     printed = run_until_idle(cli, sim_thread)
-    assert f"{job_id} failed (oom)" in printed
+    assert f"{job_id} failed (out of memory): out of memory in EmptyImage (node 1)" in printed
     story = cli("show", job_id).out
-    assert story.startswith(f"{job_id}: failed (oom)")
-    assert "attempt 1: failed (oom)" in story
-    assert "error: node " in story
+    assert story.startswith(f"{job_id}: failed (out of memory)")
+    assert "attempt 1: failed (out of memory)" in story
+    assert "error: out of memory in EmptyImage (node 1)\n" in story
     assert "-> failed" in story
 
 
@@ -198,16 +199,6 @@ def test_run_rejects_a_bad_server_address(cli: Cli) -> None:
     )
 
 
-def test_failure_lines_name_the_node_and_input() -> None:
-    from cli.run_cmd import where_it_failed
-
-    rejected = {"node_errors": ["node 25 (CheckpointLoaderSimple), input 'ckpt_name': not in list"]}
-    assert where_it_failed(rejected) == rejected["node_errors"][0]
-    oom = {"node_id": "3", "node_type": "KSampler", "message": "Allocation on device\nmore"}
-    assert where_it_failed(oom) == "node 3 (KSampler): Allocation on device"
-    assert len(where_it_failed({"message": "x" * 500})) <= 200
-
-
 def test_run_sends_the_token_the_app_stored_in_the_keyring(
     cli: Cli, noise: str, secured: SimulatorThread, memory_keyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -278,25 +269,28 @@ def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[s
 
 def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, home: Path) -> None:
     first, second = cli("queue", "noise", "--count", "2").out.split()
+    unanswered = AttemptError(ErrorKind.unknown_outcome, "POST /prompt: no answer in time")
     with Ledger(home) as ledger:
         ledger.submit_attempt(first, "old", "http://127.0.0.1:8188", "wf")
-        ledger.note_unknown_outcome("old", Reason.timeout, "POST /prompt: no answer in time")
-        error = ledger.attempt("old").error  # type: ignore[union-attr]
+        ledger.note_unknown_outcome("old", Reason.timeout, unanswered)
+        error = ledger.attempt("old").error
         ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout, error)
         ledger.submit_attempt(first, "new", "http://127.0.0.1:8188", "wf")
         succeed_late(ledger, "old", ["/out/late.png"])
         ledger.submit_attempt(second, "slow", "http://127.0.0.1:8188", "wf")
-        ledger.note_unknown_outcome("slow", Reason.timeout, "POST /prompt: no answer in time")
+        ledger.note_unknown_outcome("slow", Reason.timeout, unanswered)
 
     late = cli("show", first).out
     assert "attempt 1: succeeded, prompt old" in late
-    assert "it reached the server all the same and succeeded" in late
-    assert "attempt 2: cancelled (superseded), prompt new" in late
+    assert "error: no answer to its submission\n" in late
+    assert "It reached the server all the same and succeeded." in late
+    assert "attempt 2: cancelled (an earlier try finished first), prompt new" in late
+    assert "error: withdrawn\n      Message: attempt 1, answered late, succeeded first" in late
     assert "answered late, succeeded first; attempt 2 withdrawn" in late
     waiting = cli("show", second).out
-    assert "attempt 1: submitting (timeout), prompt slow" in waiting
-    assert "its submission got no answer (POST /prompt: no answer in time)" in waiting
-    assert "it is being looked up on the server" in waiting
+    assert "attempt 1: submitting (no answer in time), prompt slow" in waiting
+    assert "Message: POST /prompt: no answer in time\n" in waiting
+    assert "It is being looked up on the server." in waiting
 
 
 def test_a_late_success_is_printed_with_its_pictures(cli: Cli, noise: str, home: Path) -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from cli.terminal import escape_controls
+from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
@@ -25,12 +26,14 @@ def test_a_servers_error_message_cannot_drive_the_terminal(
     (job_id,) = cli("queue", "noise").out.split()
     with Ledger(home) as ledger:
         ledger.submit_attempt(job_id, "p", "http://127.0.0.1:8188", "wf")
-        hostile = {"message": "\x1b[2J\x1b[31mall your base\r", "node_type": "Evil\x1b]0;title\x07"}
+        hostile = AttemptError(
+            ErrorKind.execution, "\x1b[2J\x1b[31mall your\r base", node_type="Evil\x1b]0;title\x07"
+        )
         ledger.observe_failed("p", Reason.execution_error, hostile)
 
     shown = cli("show", job_id).out
     assert not {"\x1b", "\r", "\x07"} & set(shown)
-    assert "\\x1b[2J\\x1b[31mall your base\\r" in shown
+    assert "\\x1b[2J\\x1b[31mall your\\r base" in shown
     listed = json.loads(cli("jobs", "--json").out)  # JSON escapes them itself
     assert listed[0]["id"] == job_id
 

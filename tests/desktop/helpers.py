@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
 from tests.core.helpers import succeed
 
@@ -75,7 +76,10 @@ def run_job(ledger: Ledger, job_id: str, n: int = 1) -> str:
 
 def fail_job(ledger: Ledger, job_id: str, reason: Reason = Reason.oom) -> str:
     prompt_id = run_job(ledger, job_id)
-    error = {"node_id": "3", "node_type": "KSampler", "message": "CUDA out of memory"}
+    kind = {Reason.oom: ErrorKind.oom, Reason.validation_error: ErrorKind.validation}
+    error = AttemptError(
+        kind.get(reason, ErrorKind.execution), "CUDA out of memory", "3", "KSampler"
+    )
     ledger.observe_failed(prompt_id, reason, error)
     return prompt_id
 

@@ -36,8 +36,9 @@ def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_nam
     tos = [details.transitions.index(r, 2).data() for r in range(details.transitions.rowCount())]
     assert tos == ["Queued", "Running", "Failed"]
     assert details.transitions.index(2, 3).data() == "out of memory"
-    assert "Node: 3" in details.failure.text()
-    assert "CUDA out of memory" in details.failure.text()
+    assert (
+        details.failure.text() == "out of memory in KSampler (node 3)\nMessage: CUDA out of memory"
+    )
     assert job_id in details.header.text()
 
 

@@ -155,7 +155,7 @@ def test_one_name_for_a_validation_error_everywhere(window, ledger, preset_name,
     row = window.model.row_of(job_id)
     assert window.model.index(row, Column.reason).data() == "validation error"
     tip = window.model.index(row, Column.state).data(Qt.ItemDataRole.ToolTipRole)
-    assert tip == "validation error"
+    assert tip.startswith("validation error in KSampler (node 3): ")  # the error, in short
     assert "— validation error ·" in window.details.header.text()
     attempts = window.details.attempts
     texts = [

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
@@ -112,7 +113,8 @@ async def test_out_of_memory_fails_once_without_retry(
     assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.oom, 1)
     error = ledger.attempts(job_id)[0].error
     assert error is not None
-    assert error["kind"] == "oom"
+    assert (error.kind, error.node_type) == (ErrorKind.oom, "EmptyImage")
+    assert error.exception_type == "torch.OutOfMemoryError"
 
 
 async def test_validation_error_names_node_and_input(
@@ -139,10 +141,14 @@ async def test_validation_error_names_node_and_input(
     assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.validation_error, 1)
     error = ledger.attempts(job_id)[0].error
     assert error is not None
-    assert (error["node_id"], error["node_type"], error["input"]) == (
+    assert (error.kind, error.node_id, error.node_type, error.input_name) == (
+        ErrorKind.validation,
         "4",
         "ImageScale",
         "upscale_method",
+    )
+    assert error.short().startswith(
+        "validation error in ImageScale (node 4), input 'upscale_method': "
     )
 
 
@@ -228,7 +234,8 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
             await controller.stop()
     error = ledger.attempts(ids[0])[0].error
     assert error is not None
-    assert "predates client-chosen prompt ids" in error["message"]
+    assert error.kind == ErrorKind.unsupported_server
+    assert "predates client-chosen prompt ids" in error.message
     assert PAUSED.get(ledger) is True
     assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
 

@@ -67,7 +67,7 @@ async def test_a_recorded_success_whose_pictures_are_gone_opens_a_new_attempt(
     first, second = ledger.attempts(job_id)
     assert (first.result, first.reason) == (AttemptResult.succeeded, Reason.outputs_gone)
     assert first.error is not None
-    assert "gone from the server" in str(first.error["message"])
+    assert "gone from the server" in first.error.message
     assert first.outputs == []
     assert second.result == AttemptResult.succeeded
     assert len(second.outputs) == 1

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from core.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from tests.core.ledger.conftest import make_jobs
+from tests.core.test_attempt_error import OLD_SHAPES
 
 
 def test_attempts_and_transitions_of_many_jobs_match_the_one_by_one_reads(
@@ -33,3 +39,17 @@ def test_jobs_read_as_records_equal_the_feed(ledger: Ledger) -> None:
     assert [job.id for job in ledger.jobs()] == ids
     assert ledger.jobs() == sorted(feed, key=lambda job: ids.index(job.id))
     assert ledger.job(ids[3]) == ledger.jobs()[3]
+
+
+@pytest.mark.parametrize(("stored", "reason", "expected"), OLD_SHAPES)
+def test_an_error_an_older_version_stored_is_read_typed(
+    ledger: Ledger, stored: object, reason: str | None, expected: AttemptError
+) -> None:
+    (job_id,) = make_jobs(ledger, 1)
+    ledger.submit_attempt(job_id, "old", "http://127.0.0.1:9", "hash")
+    ledger.handle.database.execute_sql(  # as that version wrote the row
+        "UPDATE attempt SET result = 'failed', reason = ?, error_json = ? WHERE prompt_id = 'old'",
+        (reason, json.dumps(stored)),
+    )
+    assert ledger.attempt("old").error == expected  # type: ignore[union-attr]
+    assert ledger.attempts_of([job_id])[job_id][0].error == expected

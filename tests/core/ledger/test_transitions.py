@@ -8,6 +8,7 @@ from itertools import count
 
 import pytest
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.errors import IllegalTransition
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
@@ -67,7 +68,7 @@ def _succeeded(ledger: Ledger) -> tuple[str, str]:
 
 def _failed(ledger: Ledger) -> tuple[str, str]:
     job, pid = _running(ledger)
-    assert ledger.observe_failed(pid, Reason.oom, {"node_id": "3"})
+    assert ledger.observe_failed(pid, Reason.oom, AttemptError(ErrorKind.oom, node_id="3"))
     return job, pid
 
 
@@ -368,8 +369,9 @@ def test_a_new_attempt_clears_the_run_times(ledger: Ledger) -> None:
 def _given_up(ledger: Ledger) -> tuple[str, str]:
     """A job whose attempt 1 got no answer and was given up as lost: attempt 2 is pending."""
     job, old = _submitted(ledger)
-    assert ledger.note_unknown_outcome(old, Reason.timeout, "no answer in time")
-    assert ledger.attempt(old).error == {"message": "no answer in time", "outcome": "unknown"}
+    unanswered = AttemptError(ErrorKind.unknown_outcome, "no answer in time")
+    assert ledger.note_unknown_outcome(old, Reason.timeout, unanswered)
+    assert ledger.attempt(old).error == unanswered
     assert ledger.observe_retryable(old, AttemptResult.lost, Reason.timeout)
     assert ledger.unsettled_attempts([Reason.timeout.value])[0].prompt_id == old
     return job, old
@@ -389,6 +391,9 @@ def test_a_late_success_supersedes_the_newer_attempt(ledger: Ledger) -> None:
         12.0,
     )
     assert (second.result, second.reason) == (AttemptResult.cancelled, Reason.superseded)
+    assert second.error == AttemptError(
+        ErrorKind.superseded, "attempt 1, answered late, succeeded first"
+    )
     assert ledger.job(job).state == JobState.succeeded
     causes = [t.cause for t in ledger.transitions(job)]
     assert "answered late, succeeded first; attempt 2 withdrawn" in causes[-2]
@@ -412,20 +417,24 @@ def test_a_late_success_after_the_job_ended_changes_nothing(ledger: Ledger) -> N
 
 def test_only_a_submitting_attempt_notes_an_unknown_outcome(ledger: Ledger) -> None:
     _, pid = _queued(ledger)
-    assert not ledger.note_unknown_outcome(pid, Reason.timeout, "late")
+    late = AttemptError(ErrorKind.unknown_outcome, "late")
+    assert not ledger.note_unknown_outcome(pid, Reason.timeout, late)
     assert ledger.attempt(pid).reason is None
 
 
 def test_server_text_is_stored_within_limits(ledger: Ledger) -> None:
     huge = "x" * 2_000_000  # a server's 2 MB exception message
     _, pid = _running(ledger)
-    error = {"message": huge, "node_errors": [huge] * 1000, "nested": {"traceback": [huge]}}
+    error = AttemptError(
+        ErrorKind.execution, huge, node_type=huge, node_errors=(huge,) * 1000, traceback=huge
+    )
     assert ledger.observe_failed(pid, Reason.execution_error, error)
     stored = ledger.attempt(pid).error
     assert stored is not None
-    assert len(json.dumps(stored)) < 1_000_000
-    assert stored["message"].endswith(f"… [{2_000_000 - MAX_TEXT} more characters]")
-    assert stored["node_errors"][-1] == f"… {1000 - MAX_ITEMS} more"
+    assert len(json.dumps(stored.to_json())) < 1_000_000
+    assert stored.message.endswith(f"… [{2_000_000 - MAX_TEXT} more characters]")
+    assert stored.traceback == stored.node_type == stored.message
+    assert stored.node_errors[-1] == f"… {1000 - MAX_ITEMS} more"
     job, queued = _queued(ledger)
     assert succeed(ledger, queued, [], note=huge)
     assert len(ledger.transitions(job)[-1].cause) < MAX_TEXT + 100
