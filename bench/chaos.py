@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.controller_kills import WORKFLOW, batchline
-from bench.invariants import Check, RunFacts, check, report, unrecorded_wiped
+from bench.invariants import Check, RunFacts, check, report
 from core.ledger import Ledger
 from core.settings import OUTPUT_DIR
 
@@ -287,7 +287,6 @@ def figures(result: ChaosResult) -> str:
         ("jobs by final state", ", ".join(f"{k} {v}" for k, v in sorted(facts.states().items()))),
         ("attempts total", str(facts.attempt_total())),
         ("prompts executed", str(sum(facts.executions.values()))),
-        ("successes a restart wiped unrecorded", str(unrecorded_wiped(facts))),
         ("controller kills (SIGKILL)", str(result.kills)),
         (
             "controller exits before kill",

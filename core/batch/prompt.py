@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from core.batch.workflow import build_workflow
-from core.comfy import LEDGER_MARK
+from core.comfy import LEDGER_MARK, ImageRef
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -18,21 +19,43 @@ LEDGER_ID_KEY = "ledger.id"
 
 
 def prompt_for(
-    api_workflow: Mapping[str, Any], params: Mapping[str, Any], batch_id: str
+    api_workflow: Mapping[str, Any],
+    params: Mapping[str, Any],
+    batch_id: str,
+    prompt_id: str | None = None,
 ) -> dict[str, Any]:
     """The workflow for one attempt, rebuilt deterministically from the stored pieces.
 
-    Every literal ``filename_prefix`` is put under ``batchline/<batch>/``: ComfyUI's SaveImage
-    scans the whole folder it saves into on every save, so one folder per batch keeps large
-    batches fast and keeps batches apart on the server.
+    Every literal ``filename_prefix`` is put under ``batchline/<batch>/`` (and, for an
+    attempt, ``<prompt_id>/`` below it): ComfyUI's SaveImage scans the whole folder it saves
+    into on every save, so one folder per batch keeps large batches fast and keeps batches
+    apart on the server; one per attempt names its pictures before it runs, so they can be
+    found on the server after a restart has wiped its history (``expected_outputs``).
     """
     prompt = build_workflow(api_workflow, params)
+    folder = f"{OUTPUT_ROOT}/{batch_id}/" + (f"{prompt_id}/" if prompt_id else "")
     for node in prompt.values():
         inputs = node.get("inputs", {})
         prefix = inputs.get("filename_prefix")
         if isinstance(prefix, str):
-            inputs["filename_prefix"] = f"{OUTPUT_ROOT}/{batch_id}/{prefix.lstrip('/')}"
+            inputs["filename_prefix"] = folder + prefix.lstrip("/")
     return prompt
+
+
+def expected_outputs(prompt: Mapping[str, Any], index: int) -> list[ImageRef]:
+    """The ``index``-th picture (1, 2, ...) each SaveImage node of an attempt's ``prompt``
+    would write, as ComfyUI names it: ``<prefix>_<index:05>_.png`` in the prefix's folder,
+    numbered from 1 in a folder of its own. A prefix with ComfyUI's ``%`` tokens (dates,
+    sizes) names no file beforehand: such a node is left out."""
+    refs = []
+    for node_id, node in prompt.items():
+        prefix = node.get("inputs", {}).get("filename_prefix")
+        if node.get("class_type") != "SaveImage" or not isinstance(prefix, str) or "%" in prefix:
+            continue
+        path = posixpath.normpath(prefix)
+        name = f"{posixpath.basename(path)}_{index:05}_.png"
+        refs.append(ImageRef(name, posixpath.dirname(path), "output", str(node_id)))
+    return refs
 
 
 def ledger_id(ledger: Ledger, *, create: bool = True) -> str | None:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from core.presets import Preset, SeedInput
     from core.presets.storing import Stored
 
-# The folder `prompt_for` puts a batch's pictures under: `batchline/batch_20261130_0004/`.
-_BATCH_FOLDER = re.compile(rf"^{OUTPUT_ROOT}/batch_\d{{8}}_\d{{4,}}/")
+# The folder `prompt_for` puts a batch's pictures under: `batchline/batch_20261130_0004/`,
+# and an attempt's below it (its prompt id).
+_BATCH_FOLDER = re.compile(rf"^{OUTPUT_ROOT}/batch_\d{{8}}_\d{{4,}}/(?:[0-9a-f-]{{36}}/)?")
 
 
 @dataclass(frozen=True)

@@ -249,6 +249,24 @@ class ComfyClient:
             check_declared_size(response, max_bytes, route, ComfyOutputTooLarge)
             return await stream_to_file(response, Path(dest), max_bytes, route)
 
+    async def has_output(self, image: ImageRef) -> bool:
+        """Whether the server has the output file ``image`` names (``/view`` answers it; the
+        body is not read): a finished prompt's pictures can be found after its history is
+        gone, where their names are known beforehand.
+
+        Raises:
+            ComfyError: any answer but the file or 404.
+        """
+        params = {"filename": image.filename, "subfolder": image.subfolder, "type": image.type}
+        async with self._stream("GET", "/view", self._download_deadline, params=params) as (
+            response,
+            route,
+        ):
+            if response.status_code == 404:
+                return False
+            await _raise_for_status(response, route)
+            return True
+
     async def system_stats(self) -> SystemStats:
         answer = await self._call("GET", "/system_stats")
         return parse_system_stats(answer.json(), answer.route)

@@ -153,8 +153,9 @@ class Dispatcher:
     def _plan(self, job: JobRecord) -> _Plan:
         """The exact prompt ``job`` sends now, under a fresh prompt_id."""
         workflow, extra = self._batch_plan(job.batch)
-        prompt = prompt_for(workflow, job.params, job.batch)
-        return _Plan(job.id, new_prompt_id(), prompt, extra)
+        prompt_id = new_prompt_id()
+        prompt = prompt_for(workflow, job.params, job.batch, prompt_id)
+        return _Plan(job.id, prompt_id, prompt, extra)
 
     def _write(self, plan: _Plan, cap: RequesterCap) -> bool:
         """Record the attempt (committed, or part of the caller's transaction); False: the job

@@ -9,6 +9,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.attempt_error import AttemptError, ErrorKind
+from core.batch import workflow_hash
+from core.batch.prompt import expected_outputs, prompt_for
+from core.comfy import HistoryEntry
 from core.controller.causes import failure_error, reason_for_failure
 from core.controller.outputs import fetch_outputs, image_refs, output_refs
 from core.errors import OutputFolderBlocked, TransientComfyError
@@ -18,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from core.comfy import ComfyClient, HistoryEntry, QueueSnapshot
+    from core.comfy import ComfyClient, ImageRef, QueueSnapshot
     from core.controller.server_state import ServerState
     from core.ledger import AttemptRecord, Ledger
     from core.settings import ControllerConfig
@@ -79,7 +82,7 @@ class Reconciler:
         if entry is not None:
             self._finish(attempt, cancelling, entry)
         else:
-            self._vanished(attempt, cancelling)
+            await self._vanished(attempt, cancelling)
 
     def _observe_place(self, attempt: AttemptRecord, snapshot: QueueSnapshot, place: str) -> None:
         pid = attempt.prompt_id
@@ -171,7 +174,7 @@ class Reconciler:
         """An observation, committed with the rest of the tick's."""
         self._server.held.add(partial(verb, *args))
 
-    def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
+    async def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
         pid = attempt.prompt_id
         if cancelling and (pid in self._cancel_sent or attempt.result == AttemptResult.submitting):
             self._forget(pid)
@@ -183,8 +186,32 @@ class Reconciler:
         if attempt.result == AttemptResult.submitting and not self._settled(attempt):
             return  # its POST may still be on its way into the queue: keep looking
         restarted = not self._server.seen_since_restart(pid)
+        pictures = await self._pictures_on_the_server(attempt)
         self._forget(pid)
+        if pictures:  # it ran to the end: a restart (or a clear) took its history, not them
+            log.info("%s is gone from the history, but its pictures are on the server", pid)
+            found = HistoryEntry(pid, attempt.number, "success", True, images=tuple(pictures))
+            self._succeeded.append((attempt, found))
+            return
         self._give_up_on(attempt, restarted=restarted)
+
+    async def _pictures_on_the_server(self, attempt: AttemptRecord) -> list[ImageRef]:
+        """The pictures the attempt's SaveImage nodes wrote, found on the server by the names
+        its own folder gave them before it ran (``expected_outputs``); none for an attempt
+        whose prompt named no such folder (the hash of the prompt it sent says)."""
+        job = self._ledger.job(attempt.job_id)
+        workflow = self._ledger.workflow(self._ledger.batch(job.batch).workflow_hash)
+        prompt = prompt_for(workflow, job.params, job.batch, attempt.prompt_id)
+        if workflow_hash(prompt) != attempt.workflow_hash:
+            return []
+        found: list[ImageRef] = []
+        for index in range(1, self._config.max_pictures_per_job + 1):
+            expected = expected_outputs(prompt, index)
+            there = [ref for ref in expected if await self._client.has_output(ref)]
+            if not there:
+                break
+            found.extend(there)
+        return found
 
     def _settled(self, attempt: AttemptRecord) -> bool:
         """Whether an unanswered submission has had its settle window (from when it was written)."""
