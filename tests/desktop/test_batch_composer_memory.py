@@ -10,6 +10,7 @@ from core.ledger import Ledger
 from desktop.batch_composer import BatchComposerWidget
 from desktop.preset_files import add_preset_file
 from tests.desktop.conftest import GRADIENT
+from tests.desktop.fakes import FakeController
 from tests.desktop.helpers import answer_question
 
 
@@ -61,7 +62,7 @@ def test_edits_survive_a_restart(qtbot, tmp_path, controller, preset_name, ledge
     composer.seeds.start.setValue(5)  # hidden in explicit mode, kept all the same
     ledger.close()
     with Ledger(tmp_path / "ledger") as reopened:
-        again = new_composer(qtbot, reopened, controller, preset_name)
+        again = new_composer(qtbot, reopened, FakeController(reopened), preset_name)
         assert_edited(again)
         assert again.seeds.start.value() == 5
 
