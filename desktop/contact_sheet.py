@@ -277,8 +277,8 @@ class ContactSheetWidget(QWidget):
                 self.select_jobs(selected)
             self._enable_picture_tools()  # a rejected job retried, say
             self._show_progress()
-        if mine or any(job.state is not JobState.pending for job in jobs):
-            self._estimate_soon()  # others moved up
+        if jobs:
+            self._estimate_soon()  # others moved up, or a batch of a higher priority came
 
     @Slot(str)
     def refresh_job(self, job_id: str) -> None:

@@ -136,3 +136,19 @@ def test_every_reader_gives_the_same_place_and_estimate(
     publish(ledger)
     (listed,) = json.loads(cli(capsys, ledger, "jobs", "--batch", batch, "--json")[0])
     assert (listed["place"], listed["estimated_wait_s"]) == (place, seconds)
+
+
+def test_the_sheet_s_places_follow_a_more_urgent_batch_queued_elsewhere(
+    qtbot, ledger, preset_name, thumbnails
+) -> None:
+    record, (mine,) = ledger.create_batch(preset_name, [NewJob({})], requester="ann")
+    sheet = ContactSheetWidget(ledger, thumbnails)
+    qtbot.addWidget(sheet)
+    sheet.set_batches([record.id], {}, record.id)
+    qtbot.waitUntil(lambda: sheet.model.rowCount() == 1)
+    sheet.refresh_estimate()
+    assert sheet.model.index_of(mine).data(STATUS_ROLE)[0] == "#1 in line"
+    _urgent, ids = ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann", priority=5)
+    sheet.update_jobs([ledger.job(job_id) for job_id in ids])  # as the change feed gives them
+    qtbot.waitUntil(lambda: sheet.model.index_of(mine).data(STATUS_ROLE)[0] == "#4 in line")
+    sheet.stop()
