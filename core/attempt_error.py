@@ -143,6 +143,7 @@ _HEADS = {
     ErrorKind.unknown_outcome: "no answer to its submission",
     ErrorKind.unsupported_server: "server not supported",
     ErrorKind.superseded: "withdrawn",
+    ErrorKind.outputs_gone: REASON_TEXTS[Reason.outputs_gone],
 }
 
 # What became of an attempt whose submission got no answer, by its result.

@@ -470,14 +470,14 @@ _IN_FLIGHT_SENT = """
 # queries cost more than running them. Lists of values are JSON array parameters.
 # The current attempts not yet ended, and the successes whose pictures are still to be
 # fetched (their job is running or cancelling: few rows, found through the state index; one
-# whose pictures were gone carries that reason).
+# whose pictures were gone no longer holds their references).
 _LIVE_ATTEMPTS = f"""
     SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id
     WHERE attempt.n = job.attempt AND attempt.result IN (SELECT value FROM json_each(?))
     UNION ALL
     SELECT {ATTEMPT_COLUMNS} FROM job CROSS JOIN attempt ON attempt.job_id = job.id
     WHERE job.state IN ('running', 'cancelling') AND attempt.result = 'succeeded'
-      AND attempt.refs_json IS NOT NULL AND attempt.reason IS NULL
+      AND attempt.refs_json IS NOT NULL
     ORDER BY 1"""
 _UNSETTLED = f"""
     SELECT {ATTEMPT_COLUMNS} FROM attempt JOIN job ON attempt.job_id = job.id

@@ -124,8 +124,7 @@ class AttemptRecord:
     def fetching(self) -> bool:
         """It succeeded on the server and its pictures are still to be fetched (its job is
         not finished yet)."""
-        succeeded = self.result == AttemptResult.succeeded and self.reason is None
-        return succeeded and self.refs is not None
+        return self.result == AttemptResult.succeeded and self.refs is not None
 
     @classmethod
     def from_row(cls, row: schema.Attempt | AttemptRow) -> AttemptRecord:

@@ -284,8 +284,10 @@ class TransitionVerbs:
             attempt, job = found
             error = _stored(AttemptError(ErrorKind.outputs_gone, message))
             reason = Reason.outputs_gone
-            _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
-            self._next_attempt_or_end(job, reason)
+            # Its references go: they name nothing now (and it is no longer to be fetched).
+            fields = {"reason": reason.value, "error_json": error, "refs_json": None}
+            _update("attempt", attempt.id, fields)
+            self._next_attempt_or_end(job, reason, max_attempts)
             return True
 
     def _fetching(self, prompt_id: str) -> tuple[AttemptRow, JobRow] | None:
@@ -294,7 +296,7 @@ class TransitionVerbs:
         if attempt is None or attempt.result != AttemptResult.succeeded.value:
             return None
         job = job_row(attempt.job_id)
-        if attempt.refs_json is None or attempt.reason is not None:
+        if attempt.refs_json is None:
             return None  # no success recorded this way, or its pictures were gone
         return None if JobState(job.state).is_terminal else (attempt, job)
 

@@ -26,7 +26,7 @@ from desktop.job_details import JobDetailsWidget
 from desktop.job_table_model import Column, JobTableModel
 from desktop.thumbnails import ThumbnailLoader
 from tests.cli.conftest import Cli
-from tests.core.helpers import NOISE_WORKFLOW
+from tests.core.helpers import NOISE_WORKFLOW, succeed_late
 
 SERVER = "http://127.0.0.1:9"
 # How each writer's error begins in its short rendering.
@@ -88,7 +88,7 @@ def _written_by_the_verbs(ledger: Ledger) -> dict[str, str]:
     )
     ledger.observe_retryable("late", AttemptResult.lost, Reason.timeout)
     ledger.submit_attempt(jobs["late"], "late-2", SERVER, "wf")
-    assert ledger.observe_late_success("late", [])
+    assert succeed_late(ledger, "late", [])
     return jobs
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from core.attempt_error import AttemptError, ErrorKind
 from core.backpressure import Limits
 from core.batch import BatchSpec, SeedPlan
 from core.commands import LedgerCommands
@@ -34,7 +35,8 @@ def failed_out_of_memory(ledger: Ledger, job_id: str) -> None:
     ledger.submit_attempt(job_id, f"p-{job_id}", "http://x", "wf")
     ledger.observe_queued(f"p-{job_id}", 1)
     ledger.observe_running(f"p-{job_id}")
-    ledger.observe_failed(f"p-{job_id}", Reason.oom, {"message": "CUDA out of memory"})
+    error = AttemptError(ErrorKind.oom, "CUDA out of memory")
+    ledger.observe_failed(f"p-{job_id}", Reason.oom, error)
 
 
 def test_each_command_wakes_the_controller_once(ledger: Ledger) -> None:

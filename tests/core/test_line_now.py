@@ -14,6 +14,7 @@ from core.controller.status import ControllerStatus, Progress, ServerStatus
 from core.job_state import Reason
 from core.ledger import Ledger, NewJob, PresetContent
 from core.line_now import RECENT_ATTEMPTS, LineCache, NewJobs, line_now, typical_run_seconds
+from tests.core.helpers import succeed as record_success
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 
 ONE, TWO = "http://127.0.0.1:8188", "http://127.0.0.1:8189"
@@ -33,7 +34,7 @@ def run(ledger: Ledger, job_id: str, seconds: float, *, succeed: bool = True) ->
     ledger.observe_queued(pid, 1)
     ledger.observe_running(pid)
     if succeed:
-        assert ledger.observe_succeeded(pid, [], "", (1000.0, 1000.0 + seconds))
+        assert record_success(ledger, pid, [], "", (1000.0, 1000.0 + seconds))
     else:
         assert ledger.observe_failed(pid, Reason.oom, times=(1000.0, 1000.0 + seconds))
 

@@ -14,6 +14,7 @@ import httpx
 from cli.main import main
 from core.api import ApiConfig, serve_api
 from core.backpressure import Limits
+from core.commands import LedgerCommands
 from core.controller.published import status_to_json
 from core.controller.status import Connection, ControllerStatus, ServerStatus
 from core.durations import duration_text
@@ -22,6 +23,7 @@ from desktop.batch_composer import BatchComposerWidget
 from desktop.batch_progress import time_left_text
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.contact_sheet_model import STATUS_ROLE
+from tests.core.helpers import succeed as record_success
 
 ONE, TWO = "http://127.0.0.1:8188", "http://127.0.0.1:8189"
 STATUS = ControllerStatus(
@@ -39,7 +41,7 @@ def busy_ledger(ledger, preset_name) -> None:
         (done,) = ledger.create_batch(preset_name, [NewJob({})], requester="x")[1]
         ledger.submit_attempt(done, f"p-done-{n}", ONE, "wf")
         ledger.observe_running(f"p-done-{n}")
-        assert ledger.observe_succeeded(f"p-done-{n}", [], "", (100.0, 100.0 + seconds))
+        assert record_success(ledger, f"p-done-{n}", [], "", (100.0, 100.0 + seconds))
     ann = ledger.create_batch(preset_name, [NewJob({})] * 4, requester="ann")[1]
     ledger.submit_attempt(ann[0], "p-ann", ONE, "wf")
     ledger.observe_running("p-ann")
@@ -92,7 +94,7 @@ def the_api(qloop, ledger, preset_name) -> dict[str, object]:
 
 
 def the_sheet(qtbot, ledger, thumbnails, batch: str, job_id: str) -> tuple[str, str]:
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_status(STATUS)
     sheet.set_batches([batch], {}, batch)
@@ -142,7 +144,7 @@ def test_the_sheet_s_places_follow_a_more_urgent_batch_queued_elsewhere(
     qtbot, ledger, preset_name, thumbnails
 ) -> None:
     record, (mine,) = ledger.create_batch(preset_name, [NewJob({})], requester="ann")
-    sheet = ContactSheetWidget(ledger, thumbnails)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
     qtbot.addWidget(sheet)
     sheet.set_batches([record.id], {}, record.id)
     qtbot.waitUntil(lambda: sheet.model.rowCount() == 1)
