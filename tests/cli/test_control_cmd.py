@@ -282,7 +282,10 @@ async def test_a_direct_cancel_is_finished_by_the_next_controller_run(
     make_simulator: Callable[..., Awaitable[Simulator]],
     start_controller: StartController,
 ) -> None:
-    simulator = await make_simulator(job_seconds=5.0)
+    """Cancelled while no controller ran, a running prompt is interrupted by the next one: it
+    ends cancelled, never succeeded (as it would if nobody acted; succeeded is final, so the
+    wait needs no bound below the job's 6 s)."""
+    simulator = await make_simulator(job_seconds=6.0)
     (job_id,) = queue(cli, 1)
     controller = await start_controller(simulator)
     await wait_for(lambda: state(home, job_id) == JobState.running)
@@ -291,7 +294,7 @@ async def test_a_direct_cancel_is_finished_by_the_next_controller_run(
     result = cli("cancel", job_id)
     assert result.out.strip() == f"{job_id}: cancelling"
     await start_controller(simulator)
-    await wait_for(lambda: state(home, job_id) == JobState.cancelled, within=4)
+    await wait_for(lambda: state(home, job_id) == JobState.cancelled, BEFORE_THE_POLL_S)
     with Ledger(home) as ledger:
         (attempt,) = ledger.attempts(job_id)
     assert attempt.result == AttemptResult.cancelled

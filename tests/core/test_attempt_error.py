@@ -44,6 +44,24 @@ def test_the_short_rendering_is_one_bounded_line(error: AttemptError) -> None:
     assert error.long().startswith(error.headline())
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+_STORED = st.fixed_dictionaries(
+    {},
+    optional={key: _JSON for key in ("kind", "message", "node_id", "node_errors", "extra")},
+)
+
+
+@given(_STORED | _JSON, st.none() | st.sampled_from(Reason) | st.text())
+def test_whatever_was_stored_is_read_as_some_error(stored: object, reason: str | None) -> None:
+    error = AttemptError.from_json(stored, reason)
+    assert AttemptError.from_json(error.to_json()) == error
+    assert error.short()
+
+
 # The shapes versions before the typed error wrote, each with the reason stored beside it.
 OLD_SHAPES = [
     pytest.param(  # causes.failure_detail: asdict(ExecutionFailure) without the empty fields

@@ -41,7 +41,7 @@ def test_automatic_collection_is_off_and_the_timer_collects_on_the_gui_thread(qa
         worker.start()
         worker.join()
         assert log == []  # the worker's allocations did not collect it
-        qtbot.waitUntil(lambda: log != [], timeout=2000)
+        qtbot.waitUntil(lambda: log != [], timeout=15_000)  # a hang bound: the timer is 20 ms
         assert log == [threading.main_thread().name]
     finally:
         collector.stop()

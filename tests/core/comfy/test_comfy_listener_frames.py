@@ -32,6 +32,9 @@ from core.comfy import (
 from core.comfy import listener as listener_module
 from core.errors import ComfyAuthError
 
+HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
+BEFORE_OPEN_TIMEOUT_S = 5.0  # well below the handshake's own 10 s timeout, which aclose cuts
+
 
 def fast() -> Backoff:
     return Backoff(initial=0.02, cap=0.1)
@@ -207,7 +210,7 @@ async def test_aclose_ends_a_waiting_iteration(script: tuple[Script, str]) -> No
         await asyncio.sleep(0.05)
         await listener.aclose()
         with pytest.raises(StopAsyncIteration):
-            await asyncio.wait_for(waiting, 2)
+            await asyncio.wait_for(waiting, HANG_S)  # not closed: it would wait for ever
         assert not listener.connected
 
 
@@ -228,7 +231,7 @@ async def test_unreachable_server_backs_off_and_closes_promptly() -> None:
         await asyncio.sleep(0.01)
         await listener.aclose()
         with pytest.raises(StopAsyncIteration):
-            await asyncio.wait_for(waiting, 1)
+            await asyncio.wait_for(waiting, HANG_S)  # not closed: the next retry's event
 
 
 @pytest.mark.asyncio
@@ -245,10 +248,10 @@ async def test_aclose_cuts_a_hanging_handshake() -> None:
     async with ComfyClient(f"http://127.0.0.1:{port}") as client:
         listener = client.listener(backoff=fast())
         waiting = asyncio.create_task(anext(listener))
-        await asyncio.wait_for(accepted.wait(), 2)
+        await asyncio.wait_for(accepted.wait(), HANG_S)
         await listener.aclose()
         with pytest.raises(StopAsyncIteration):
-            await asyncio.wait_for(waiting, 1)
+            await asyncio.wait_for(waiting, BEFORE_OPEN_TIMEOUT_S)
     for writer in writers:
         writer.close()
     server.close()

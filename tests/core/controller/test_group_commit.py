@@ -119,8 +119,8 @@ async def test_a_start_the_socket_reports_is_written_with_the_ticks_other_writes
         link.on_event(ExecutionStart(pid))
         assert ledger.job(job_id).state == JobState.queued, "held back for the tick"
         sent = job_transactions(ledger)
-        async with asyncio.timeout(2.0):
-            await link.sleep(60.0)  # woken at once to write it
+        async with asyncio.timeout(20.0):  # well below the minute: woken to write it
+            await link.sleep(60.0)
         await link.tick(ledger.live_attempts(), paused=False)
     observed, fetched = sent  # its start with its success; then its pictures
     assert sum(s.startswith("UPDATE attempt ") for s in observed) == 2  # running, succeeded

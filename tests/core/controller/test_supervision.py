@@ -148,7 +148,7 @@ async def test_stop_keeps_the_lease_until_every_task_has_ended(
         with pytest.raises(LedgerError, match="still stopping"):
             await controller.start()
         await asyncio.wait_for(ended.wait(), 5)
-        await wait_for(lambda: not ledger.lease.held, 2)
+        await wait_for(lambda: not ledger.lease.held)
         await controller.start()
         await controller.stop()
     assert not ledger.lease.held

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -220,7 +221,8 @@ async def test_previews_follow_the_preview_method_and_the_clients_flag(make_simu
         await wait_history(session, sim, old)
         unseen = await submit(session, quiet, checkpoint(), client_id="new")
         await wait_history(session, quiet, unseen)
-        frames = [await binary_frames(ws) for ws in (flagged, plain, silent)]
+        ends = zip((flagged, plain, silent), (new, old, unseen), strict=True)
+        frames = [await binary_frames(ws, prompt_id) for ws, prompt_id in ends]
     typed = [[int.from_bytes(f[:4], "big") for f in found] for found in frames]
     assert typed == [[4, 4, 4], [1, 1], []]
     meta_size = int.from_bytes(frames[0][0][4:8], "big")
@@ -231,20 +233,30 @@ async def test_previews_follow_the_preview_method_and_the_clients_flag(make_simu
     assert frames[1][0][8:].startswith(b"\xff\xd8")
 
 
-async def binary_frames(ws: aiohttp.ClientWebSocketResponse) -> list[bytes]:
-    """The binary frames received so far (the socket is then closed)."""
+async def binary_frames(ws: aiohttp.ClientWebSocketResponse, prompt_id: str) -> list[bytes]:
+    """The binary frames received until the socket said ``prompt_id`` ended (``executing``
+    naming no node; the socket is then closed): counted up to an event, not a quiet spell."""
     found = []
-    while True:
-        try:
-            message = await ws.receive(timeout=0.3)
-        except TimeoutError:
-            break
-        if message.type == aiohttp.WSMsgType.BINARY:
-            found.append(message.data)
-        elif message.type != aiohttp.WSMsgType.TEXT:
-            break
+    async with asyncio.timeout(15):
+        while True:
+            message = await ws.receive()
+            if message.type == aiohttp.WSMsgType.BINARY:
+                found.append(message.data)
+            elif message.type != aiohttp.WSMsgType.TEXT:
+                raise AssertionError(f"the socket ended before {prompt_id} did: {message}")
+            elif _ended(json.loads(message.data), prompt_id):
+                break
     await ws.close()
     return found
+
+
+def _ended(message: dict[str, Any], prompt_id: str) -> bool:
+    data = message.get("data", {})
+    return (
+        message["type"] == "executing"
+        and data.get("node") is None
+        and (data.get("prompt_id") == prompt_id)
+    )
 
 
 def test_small_real_nodes_run_on_the_loop_big_ones_and_file_reads_in_a_thread() -> None:
