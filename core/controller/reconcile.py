@@ -34,12 +34,13 @@ CANCEL_RESEND_S = 2.0  # a targeted interrupt is repeated while the prompt still
 class Reconciler:
     """Applies what the server says about each live attempt to the ledger, forward only.
 
-    A prompt in neither queue nor history gets the grace period, then: lost across a server
-    restart or outage (``epoch`` moved since we last saw it) → ``lost``/server_lost, retried;
-    removed from the queue by someone else while the server stayed up → cancelled/
-    removed_elsewhere; its POST went unanswered → looked up until the settle window closes,
-    then ``lost`` with the POST's cause, retried (the old prompt_id stays watched, see
-    orphans.py); deleted by our own cancel → cancelled.
+    A prompt in neither queue nor history gets the grace period; then, if the pictures its
+    own folder named are on the server, it succeeded (its history was wiped); else: lost
+    across a server restart or outage (``ServerState.epoch`` moved since we last saw it) →
+    ``lost``/server_lost, retried; removed from the queue by someone else while the server
+    stayed up → cancelled/removed_elsewhere; its POST went unanswered → looked up until the
+    settle window closes, then ``lost`` with the POST's cause, retried (the old prompt_id
+    stays watched, see orphans.py); deleted by our own cancel → cancelled.
     """
 
     def __init__(
