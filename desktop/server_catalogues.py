@@ -32,6 +32,10 @@ class ServerCatalogues(QObject):
         self._catalogues: dict[str, Catalogue] = {}
         self._failed_at: dict[str, float] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        # Deleted with its window while a fetch is under way: the fetch is given up, never
+        # left to signal from a deleted object (a closure, as ``self`` is gone by then).
+        tasks = self._tasks
+        self.destroyed.connect(lambda *_: [task.cancel() for task in tasks.values()])
 
     def catalogues(self, addresses: list[str]) -> list[tuple[str, Catalogue]]:
         """Those of `addresses` already fetched."""
