@@ -263,7 +263,9 @@ async def test_cancel_batch_through_a_running_controller(
     make_simulator: Callable[..., Awaitable[Simulator]],
     start_controller: StartController,
 ) -> None:
-    simulator = await make_simulator(job_seconds=0.5)
+    """All five end cancelled, the running one interrupted: its job lasts 3 s, so it does not
+    succeed first on a busy machine (the interrupt lands between its 1 s nodes)."""
+    simulator = await make_simulator(job_seconds=3.0)
     ids = queue(cli, 5)
     batch = cli("show", ids[0], "--json").json()["batch"]
     await start_controller(simulator)
