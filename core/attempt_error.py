@@ -188,10 +188,11 @@ _REASONS = frozenset(reason.value for reason in Reason)
 
 
 def _text(value: object) -> str | None:
-    """A stored text field (a node id may have been stored as a number), else None."""
-    if isinstance(value, bool) or value is None:
+    """A stored text field (a node id may have been stored as a number), else None (an empty
+    one too: ``to_json`` leaves empty fields out)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
-    return str(value) if isinstance(value, str | int | float) else None
+    return str(value) or None
 
 
 def _texts(value: object) -> tuple[str, ...]:
