@@ -171,6 +171,10 @@ class CompositionError(InputError):
     """A batch spec that cannot be turned into jobs."""
 
 
+class NotYours(InputError):
+    """A change to a preset its writer may not make: another requester's (the API answers 403)."""
+
+
 class BatchTooLarge(InputError):
     """A batch with more jobs than its requester (or the backlog) may ever hold unfinished."""
 

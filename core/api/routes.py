@@ -72,6 +72,7 @@ def _own_job(request: web.Request) -> JobRecord:
 
 async def create_batch(request: web.Request) -> web.Response:
     preset, asked = batch_request(await read_json(request), requester_of(request))
+    _ledger(request).presets_for(asked.requester).get(preset)  # 404: not one it may see
     batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
     return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
 
@@ -194,13 +195,15 @@ async def job_output(request: web.Request) -> web.FileResponse:
 
 
 async def list_presets(request: web.Request) -> web.Response:
-    records = _ledger(request).presets.all()
+    """The artist's presets and the requester's own (not other requesters')."""
+    records = _ledger(request).presets_for(requester_of(request)).all()
     return web.json_response({"presets": [preset_summary(record) for record in records]})
 
 
 async def add_preset(request: web.Request) -> web.Response:
     """The body is a workflow file (API JSON, a ComfyUI PNG or editor JSON), as `preset add`;
-    ``?name=`` names it, ``?replace=true`` overwrites a preset of that name."""
+    ``?name=`` names it, ``?replace=true`` overwrites a preset of that name if it is the
+    requester's own (403 otherwise: `PresetStore` refuses)."""
     name = request.query.get("name", "")
     if not name.strip():
         raise ApiError(400, "name: the preset's name is required (?name=NAME)")
@@ -208,7 +211,9 @@ async def add_preset(request: web.Request) -> web.Response:
     seed_inputs = request.query.getall("seed_input", []) or None
     data = await read_body(request, MAX_FILE_BYTES)
     preset = preset_from_bytes(data, Path(name), None, seed_inputs)
-    stored = store_preset(_ledger(request), name, preset, seed_inputs, replace=replace)
+    stored = store_preset(
+        _ledger(request), name, preset, seed_inputs, replace=replace, requester=requester_of(request)
+    )
     body: dict[str, Any] = {
         "name": name,
         "outcome": stored.outcome.value,

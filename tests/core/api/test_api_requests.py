@@ -184,11 +184,11 @@ async def test_presets_are_added_from_a_file_and_replaced_only_when_asked(api: A
     async with api.client() as http:
         same = await http.post("/v1/presets?name=again", content=json.dumps(NOISE_WORKFLOW))
         assert (same.status_code, same.json()["also_named"]) == (201, "noise")
-        taken = await http.post("/v1/presets?name=noise", content=json.dumps(changed))
+        taken = await http.post("/v1/presets?name=again", content=json.dumps(changed))
         assert taken.status_code == 400
         assert "already exists with other content" in taken.json()["message"]
         replaced = await http.post(
-            "/v1/presets?name=noise&replace=true&seed_input=2.seed", content=json.dumps(changed)
+            "/v1/presets?name=again&replace=true&seed_input=2.seed", content=json.dumps(changed)
         )
         assert (replaced.status_code, replaced.json()["outcome"]) == (200, "replaced")
         unnamed = await http.post("/v1/presets", content=json.dumps(changed))
