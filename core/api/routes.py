@@ -236,16 +236,20 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 async def status(request: web.Request) -> web.Response:
-    """Who is asking, the controller's latest status, the limits, the job counts and the
-    latest change number (to follow the events from)."""
+    """Who is asking, whether the controller runs and is connected, the limits, the counts of
+    the requester's own jobs and the latest change number (to follow the events from).
+
+    Nothing of other requesters (their counts, their jobs' places) nor of this computer (the
+    controller's pid, folders, local errors) is told: the artist's window and `batchline
+    jobs` show those."""
     ledger, requester, config = _ledger(request), requester_of(request), request.app[CONFIG]
     run = ledger.controller_runs.current()
     controller = None
     if run is not None:
         controller = {
-            "pid": run.pid,
             "running": run.stopped_at is None,
-            "status": run.status,
+            "connection": str(run.status.get("connection", "")),
+            "stopped": str(run.status.get("stopped", "")),
         }
     return web.json_response(
         {
@@ -256,7 +260,6 @@ async def status(request: web.Request) -> web.Response:
                 "max_pending_per_requester": config.limits.max_pending_per_requester,
                 "max_backlog": config.limits.max_backlog,
             },
-            "jobs": _counts(ledger.count_by_state()),
             "my_jobs": _counts(ledger.count_by_state(requester=requester)),
             "latest_change": ledger.latest_seq(),
         }

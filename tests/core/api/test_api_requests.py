@@ -202,15 +202,32 @@ async def test_presets_are_added_from_a_file_and_replaced_only_when_asked(api: A
     assert names == ["again", "noise"]
 
 
-async def test_status_says_who_asks_the_limits_and_the_counts(api: Api) -> None:
+async def test_status_says_who_asks_the_limits_and_only_its_own_counts(api: Api) -> None:
     api.ledger.create_batch("noise", [NewJob({}), NewJob({})], requester="bob")
+    api.ledger.create_batch("noise", [NewJob({})], requester="alice")
     async with api.client() as http:
         status = (await http.get("/v1/status")).json()
     assert status["requester"] == "alice"
     assert status["controller"] is None
     assert status["limits"] == {"max_pending_per_requester": 4, "max_backlog": 6}
-    assert (status["jobs"]["pending"], status["my_jobs"]["pending"]) == (2, 0)
+    assert status["my_jobs"]["pending"] == 1
+    assert "jobs" not in status, "no other requester's counts"
     assert status["latest_change"] == api.ledger.latest_seq() > 0
+
+
+async def test_status_tells_no_pid_nor_anything_of_this_computer(api: Api) -> None:
+    """The controller's published status names folders, errors and other requesters' jobs:
+    a requester is told only whether it runs, is connected, and why it stopped."""
+    published = {
+        "connection": "connected",
+        "local_error": "cannot write /home/root/Pictures",
+        "positions": {"job_x": 0},
+    }
+    api.ledger.controller_runs.begin("run-status", 4242, "terminal", published)
+    async with api.client() as http:
+        status = (await http.get("/v1/status")).json()
+    assert status["controller"] == {"running": True, "connection": "connected", "stopped": ""}
+    assert "4242" not in json.dumps(status)
 
 
 async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
