@@ -255,3 +255,26 @@ async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
     assert "limit: must be a whole number from 1 to 10000" in wrong_limit.json()["message"]
     assert wrong_after.status_code == 400
     assert wrong_after.json()["message"] == "after: no job 'job_nothing'"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"preset": "noise", "count": 1000, "grid": {"2.strength": [i / 1000 for i in range(1000)]}},
+        {"preset": "noise", "count": 1_000_000},
+        {
+            "preset": "noise",
+            "grid": {"2.strength": [i / 400 for i in range(400)], "1.width": list(range(64, 364))},
+        },
+    ],
+)
+async def test_a_batch_of_more_jobs_than_a_batch_may_have_is_413(
+    api: Api, body: dict[str, Any]
+) -> None:
+    """docs/api.md: a batch larger than a limit by itself gets 413 (a grid of 1,000,000 jobs
+    was 400)."""
+    async with api.client() as http:
+        answer = await http.post("/v1/batches", json=body)
+    assert (answer.status_code, answer.json()["error"]) == (413, "too_large"), answer.text
+    assert "more than 100000" in answer.json()["message"]
+    assert api.ledger.batches() == []
