@@ -212,7 +212,12 @@ async def add_preset(request: web.Request) -> web.Response:
     data = await read_body(request, MAX_FILE_BYTES)
     preset = preset_from_bytes(data, Path(name), None, seed_inputs)
     stored = store_preset(
-        _ledger(request), name, preset, seed_inputs, replace=replace, requester=requester_of(request)
+        _ledger(request),
+        name,
+        preset,
+        seed_inputs,
+        replace=replace,
+        requester=requester_of(request),
     )
     body: dict[str, Any] = {
         "name": name,

@@ -17,6 +17,7 @@ from core.ledger.database import make_data_folder
 from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
 from core.ledger.marks import MarkStore
+from core.ledger.owners import Actor
 from core.ledger.records import (
     AttemptRecord,
     AttemptRow,
@@ -25,7 +26,6 @@ from core.ledger.records import (
     NewJob,
     TransitionRecord,
 )
-from core.ledger.owners import Actor
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
 from core.ledger.transitions import ATTEMPT_COLUMNS, TransitionVerbs, job_row

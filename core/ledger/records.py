@@ -12,8 +12,8 @@ from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:
     from core.errors import LedgerError
-    from core.ledger.owners import Actor
     from core.ledger import schema
+    from core.ledger.owners import Actor
 
 JsonValue = Any
 

@@ -117,7 +117,9 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     (entry,) = cli("preset", "list", "--json").json()
     assert entry["name"] == "noise"
     assert entry["nodes"] == 3
-    assert entry["stored_by"] == entry["changed_by"] == {"name": default_requester(), "via": "local"}
+    assert (
+        entry["stored_by"] == entry["changed_by"] == {"name": default_requester(), "via": "local"}
+    )
     text = cli("preset", "show", "noise").out
     assert f" by {me}, changed " in text
     assert "seed inputs: 2.seed" in text
@@ -154,7 +156,8 @@ def test_who_stored_and_who_changed_a_preset_are_recorded_and_shown(
     assert line.startswith("bobs\t3 nodes\tstored by bob (API)\tchanged ")
     assert line.endswith(f" by {me}")
     shown = cli("preset", "show", "bobs").out.splitlines()[1]
-    assert shown.startswith("stored ") and f" by bob (API), changed " in shown
+    assert shown.startswith("stored ")
+    assert " by bob (API), changed " in shown
     assert shown.endswith(f" by {me}")
     (entry,) = cli("preset", "list", "--json").json()
     assert (entry["stored_by"]["via"], entry["changed_by"]["via"]) == ("api", "local")

@@ -59,7 +59,9 @@ async def test_a_requester_lists_the_artists_presets_and_its_own_only(api: Api) 
 async def test_a_name_taken_by_another_requester_is_refused_never_replaced(api: Api) -> None:
     async with api.client("alice") as alice, api.client("bob") as bob:
         assert (await alice.post("/v1/presets?name=x", content=json.dumps(CHANGED))).is_success
-        taken = await bob.post("/v1/presets?name=x&replace=true", content=json.dumps(NOISE_WORKFLOW))
+        taken = await bob.post(
+            "/v1/presets?name=x&replace=true", content=json.dumps(NOISE_WORKFLOW)
+        )
         same = await bob.post("/v1/presets?name=x", content=json.dumps(CHANGED))
         own = await alice.post(
             "/v1/presets?name=x&replace=true", content=json.dumps(NOISE_WORKFLOW)
