@@ -261,10 +261,9 @@ SCHEMAS: dict[str, Schema] = {
                     _object(
                         {
                             "running": {"type": "boolean"},
-                            "connection": {"type": "string"},
-                            "stopped": {
+                            "connection": {
                                 "type": "string",
-                                "description": "why it stopped; empty while it runs",
+                                "description": "to ComfyUI: connected, reconnecting, offline...",
                             },
                         }
                     ),

@@ -241,12 +241,13 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 async def status(request: web.Request) -> web.Response:
-    """Who is asking, whether the controller runs and is connected, the limits, the counts of
-    the requester's own jobs and the latest change number (to follow the events from).
+    """Who is asking, whether the controller runs and is connected to ComfyUI, the limits, the
+    counts of the requester's own jobs and the latest change number (to follow the events
+    from).
 
     Nothing of other requesters (their counts, their jobs' places) nor of this computer (the
-    controller's pid, folders, local errors) is told: the artist's window and `batchline
-    jobs` show those."""
+    controller's pid, folders, local errors, why it stopped) is told: the artist's window and
+    `batchline jobs` show those."""
     ledger, requester, config = _ledger(request), requester_of(request), request.app[CONFIG]
     run = ledger.controller_runs.current()
     controller = None
@@ -254,7 +255,6 @@ async def status(request: web.Request) -> web.Response:
         controller = {
             "running": run.stopped_at is None,
             "connection": str(run.status.get("connection", "")),
-            "stopped": str(run.status.get("stopped", "")),
         }
     return web.json_response(
         {

@@ -217,7 +217,7 @@ async def test_status_says_who_asks_the_limits_and_only_its_own_counts(api: Api)
 
 async def test_status_tells_no_pid_nor_anything_of_this_computer(api: Api) -> None:
     """The controller's published status names folders, errors and other requesters' jobs:
-    a requester is told only whether it runs, is connected, and why it stopped."""
+    a requester is told only whether it runs and is connected."""
     published = {
         "connection": "connected",
         "local_error": "cannot write /home/root/Pictures",
@@ -226,7 +226,7 @@ async def test_status_tells_no_pid_nor_anything_of_this_computer(api: Api) -> No
     api.ledger.controller_runs.begin("run-status", 4242, "terminal", published)
     async with api.client() as http:
         status = (await http.get("/v1/status")).json()
-    assert status["controller"] == {"running": True, "connection": "connected", "stopped": ""}
+    assert status["controller"] == {"running": True, "connection": "connected"}
     assert "4242" not in json.dumps(status)
 
 
