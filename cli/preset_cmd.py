@@ -130,8 +130,12 @@ def list_presets(args: argparse.Namespace) -> int:
         print("no presets: add one with `batchline preset add FILE`")
     for record in records:
         nodes = len(record.api_workflow)
-        print(f"{record.name}\t{nodes} nodes\tupdated {short_time(record.updated_at)}")
+        print(f"{record.name}\t{nodes} nodes\tstored by {record.stored_by}\t{_changed(record)}")
     return 0
+
+
+def _changed(record: PresetRecord) -> str:
+    return f"changed {short_time(record.updated_at)} by {record.changed_by}"
 
 
 def show_preset(args: argparse.Namespace) -> int:
@@ -143,6 +147,7 @@ def show_preset(args: argparse.Namespace) -> int:
         print_json(_details(record, preset))
         return 0
     print(f"preset {record.name} ({len(record.api_workflow)} nodes, from {record.source or '-'})")
+    print(f"stored {short_time(record.created_at)} by {record.stored_by}, {_changed(record)}")
     seeds = ", ".join(str(seed.ref) for seed in preset.seed_inputs) or "none"
     print(f"seed inputs: {seeds}")
     print("parameters:")

@@ -6,6 +6,7 @@ the requester of the jobs queued with it.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, short_time
@@ -23,6 +24,11 @@ def register(subparsers: Any) -> None:
 
     create = verbs.add_parser("create", help="make a token for a requester (printed once)")
     create.add_argument("name", metavar="NAME", help="the requester the token acts as")
+    create.add_argument(
+        "--as-local-user",
+        action="store_true",
+        help="allow NAME to be your own user name: the token then acts on your local jobs",
+    )
     create.set_defaults(func=create_token)
 
     listing = verbs.add_parser("list", help="the requesters that have a token")
@@ -36,7 +42,13 @@ def register(subparsers: Any) -> None:
 
 def create_token(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
-        token = ledger.tokens.create(args.name)
+        token = ledger.tokens.create(args.name, as_local_user=args.as_local_user)
+    if args.as_local_user:
+        print(
+            f"note: the token acts as {args.name}, on every job queued here as {args.name} (not "
+            "on your presets: those change only here)",
+            file=sys.stderr,
+        )
     print(token)
     return 0
 

@@ -17,7 +17,9 @@ Policies classify failures by class, never by message text::
     ├── InputError                   bad input from the user (file, option, value): exit code 2
     │   ├── PresetError              a preset file that cannot be loaded or converted
     │   ├── CompositionError         a batch spec that cannot be composed
-    │   └── BatchTooLarge            a batch larger than a backpressure limit itself
+    │   ├── NotYours                 a change to another owner's preset (the API's 403)
+    │   └── BatchTooLarge            a batch larger than a limit itself (jobs a batch may
+    │                                have, a backpressure limit)
     └── ComfyError                   talking to a ComfyUI server failed
         ├── TransientComfyError      the answer is unknown; safe to retry after checking
         │   ├── ComfyConnectionError the connection broke: the request may have arrived
@@ -171,8 +173,13 @@ class CompositionError(InputError):
     """A batch spec that cannot be turned into jobs."""
 
 
+class NotYours(InputError):
+    """A change to a preset its writer may not make: another requester's (the API answers 403)."""
+
+
 class BatchTooLarge(InputError):
-    """A batch with more jobs than its requester (or the backlog) may ever hold unfinished."""
+    """A batch with more jobs than a batch may have, or than its requester (or the backlog)
+    may ever hold unfinished: it could never be queued whole (the API answers 413)."""
 
 
 # --- ComfyUI ----------------------------------------------------------------------------------

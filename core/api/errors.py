@@ -1,8 +1,9 @@
 """The API's errors: one JSON shape, ``{"error": CODE, "message": TEXT}``, for every refusal.
 
-Expected failures map to their status by class (bad input 400, unknown record 404, a batch
-larger than a limit 413, the queue full 429 with Retry-After); aiohttp's own refusals (no such
-route, wrong method, a body too large) get the same shape. Anything else is a bug: a 500.
+Expected failures map to their status by class (bad input 400, another's preset 403, unknown
+record 404, a batch larger than a limit 413, the queue full 429 with Retry-After); aiohttp's
+own refusals (no such route, wrong method, a body too large) get the same shape. Anything else
+is a bug: a 500.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from core.errors import BatchTooLarge, InputError, LedgerBusyError, QueueBusy, UnknownRecord
+from core.errors import (
+    BatchTooLarge,
+    InputError,
+    LedgerBusyError,
+    NotYours,
+    QueueBusy,
+    UnknownRecord,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -78,6 +86,8 @@ async def json_errors(
         return busy_response(exc)
     except BatchTooLarge as exc:
         return error_response(413, str(exc))
+    except NotYours as exc:
+        return error_response(403, str(exc))
     except UnknownRecord as exc:
         return error_response(404, str(exc))
     except InputError as exc:

@@ -214,6 +214,15 @@ SCHEMAS: dict[str, Schema] = {
     "JobRetried": _object(
         {"job": {"type": "string"}, "state": {"const": "pending"}, "attempt": {"type": "integer"}}
     ),
+    "Actor": _object(
+        {
+            "name": {"type": "string"},
+            "via": {
+                "enum": ["local", "api"],
+                "description": "local: the artist on this computer; api: a token's requester",
+            },
+        }
+    ),
     "Preset": _object(
         {
             "name": {"type": "string"},
@@ -222,6 +231,8 @@ SCHEMAS: dict[str, Schema] = {
             "nodes": {"type": "integer"},
             "created_at": _TIME,
             "updated_at": _TIME,
+            "stored_by": {**_ref("Actor"), "description": "its owner"},
+            "changed_by": {**_ref("Actor"), "description": "who changed it last"},
         }
     ),
     "PresetList": _object({"presets": {"type": "array", "items": _ref("Preset")}}),
@@ -249,9 +260,11 @@ SCHEMAS: dict[str, Schema] = {
                     {"type": "null"},
                     _object(
                         {
-                            "pid": {"type": "integer"},
                             "running": {"type": "boolean"},
-                            "status": {"type": "object"},
+                            "connection": {
+                                "type": "string",
+                                "description": "to ComfyUI: connected, reconnecting, offline...",
+                            },
                         }
                     ),
                 ]
@@ -262,7 +275,6 @@ SCHEMAS: dict[str, Schema] = {
                     "max_backlog": {"type": "integer"},
                 }
             ),
-            "jobs": _ref("Counts"),
             "my_jobs": _ref("Counts"),
             "latest_change": {
                 "type": "integer",
@@ -282,7 +294,7 @@ PATHS: dict[str, Schema] = {
     },
     "/v1/status": {
         "get": _operation(
-            "who is asking, the controller's status, the limits and the job counts",
+            "who is asking, whether the controller runs, the limits and your job counts",
             {"200": _json(_ref("Status"), "the status")},
         )
     },
@@ -396,13 +408,17 @@ PATHS: dict[str, Schema] = {
     },
     "/v1/presets": {
         "get": _operation(
-            "the stored presets", {"200": _json(_ref("PresetList"), "the presets, by name")}
+            "the artist's presets and your own",
+            {"200": _json(_ref("PresetList"), "the presets, by name")},
         ),
         "post": _operation(
             "store a workflow file (API JSON, a ComfyUI PNG or editor JSON) as a preset",
             {
                 "200": _json(_ref("PresetAdded"), "replaced, or the same content already there"),
                 "201": _json(_ref("PresetAdded"), "stored"),
+                "403": _json(
+                    _ref("Error"), "the name is another owner's preset (the artist's or not)"
+                ),
             },
             parameters=[
                 {"name": "name", "in": "query", "required": True, "schema": {"type": "string"}},

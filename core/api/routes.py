@@ -72,6 +72,7 @@ def _own_job(request: web.Request) -> JobRecord:
 
 async def create_batch(request: web.Request) -> web.Response:
     preset, asked = batch_request(await read_json(request), requester_of(request))
+    _ledger(request).presets_for(asked.requester).get(preset)  # 404: not one it may see
     batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
     return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
 
@@ -194,13 +195,15 @@ async def job_output(request: web.Request) -> web.FileResponse:
 
 
 async def list_presets(request: web.Request) -> web.Response:
-    records = _ledger(request).presets.all()
+    """The artist's presets and the requester's own (not other requesters')."""
+    records = _ledger(request).presets_for(requester_of(request)).all()
     return web.json_response({"presets": [preset_summary(record) for record in records]})
 
 
 async def add_preset(request: web.Request) -> web.Response:
     """The body is a workflow file (API JSON, a ComfyUI PNG or editor JSON), as `preset add`;
-    ``?name=`` names it, ``?replace=true`` overwrites a preset of that name."""
+    ``?name=`` names it, ``?replace=true`` overwrites a preset of that name if it is the
+    requester's own (403 otherwise: `PresetStore` refuses)."""
     name = request.query.get("name", "")
     if not name.strip():
         raise ApiError(400, "name: the preset's name is required (?name=NAME)")
@@ -208,7 +211,14 @@ async def add_preset(request: web.Request) -> web.Response:
     seed_inputs = request.query.getall("seed_input", []) or None
     data = await read_body(request, MAX_FILE_BYTES)
     preset = preset_from_bytes(data, Path(name), None, seed_inputs)
-    stored = store_preset(_ledger(request), name, preset, seed_inputs, replace=replace)
+    stored = store_preset(
+        _ledger(request),
+        name,
+        preset,
+        seed_inputs,
+        replace=replace,
+        requester=requester_of(request),
+    )
     body: dict[str, Any] = {
         "name": name,
         "outcome": stored.outcome.value,
@@ -231,16 +241,20 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 async def status(request: web.Request) -> web.Response:
-    """Who is asking, the controller's latest status, the limits, the job counts and the
-    latest change number (to follow the events from)."""
+    """Who is asking, whether the controller runs and is connected to ComfyUI, the limits, the
+    counts of the requester's own jobs and the latest change number (to follow the events
+    from).
+
+    Nothing of other requesters (their counts, their jobs' places) nor of this computer (the
+    controller's pid, folders, local errors, why it stopped) is told: the artist's window and
+    `batchline jobs` show those."""
     ledger, requester, config = _ledger(request), requester_of(request), request.app[CONFIG]
     run = ledger.controller_runs.current()
     controller = None
     if run is not None:
         controller = {
-            "pid": run.pid,
             "running": run.stopped_at is None,
-            "status": run.status,
+            "connection": str(run.status.get("connection", "")),
         }
     return web.json_response(
         {
@@ -251,7 +265,6 @@ async def status(request: web.Request) -> web.Response:
                 "max_pending_per_requester": config.limits.max_pending_per_requester,
                 "max_backlog": config.limits.max_backlog,
             },
-            "jobs": _counts(ledger.count_by_state()),
             "my_jobs": _counts(ledger.count_by_state(requester=requester)),
             "latest_change": ledger.latest_seq(),
         }

@@ -3,7 +3,6 @@ and the exact prompt each attempt sends."""
 
 from core.batch.compose import compose, parse_overrides
 from core.batch.queueing import (
-    default_requester,
     queue_batch,
     queue_smaller,
     shrink_choices,
@@ -21,6 +20,7 @@ from core.batch.workflow import (
     smaller_value,
     workflow_hash,
 )
+from core.ledger.owners import default_requester
 
 __all__ = [
     "SHRINK_BATCH",

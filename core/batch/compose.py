@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,7 +12,7 @@ from core.batch.spec import BatchSpec, GridAxis, JobSpec
 from core.batch.values import checked_value, parse_assignment
 from core.batch.workflow import build_workflow, workflow_hash
 from core.catalogue import Catalogue
-from core.errors import CompositionError
+from core.errors import BatchTooLarge, CompositionError
 from core.presets.model import InputRef, Preset
 
 PRIORITY_LIMIT = 2**63  # the ledger stores a priority as a signed 64-bit SQLite integer
@@ -35,9 +36,10 @@ def compose(preset: Preset, spec: BatchSpec, catalogue: Catalogue | None = None)
     overrides = parse_overrides(api, cat, spec.overrides)
     axes = _grid_axes(api, cat, spec.grid)
     rows = seed_rows(spec.seeds, preset.seed_inputs)
+    count = len(rows) * math.prod(len(values) for _, values in axes)  # before listing them
+    if count > MAX_JOBS:
+        raise BatchTooLarge(f"the batch would have {count} jobs, more than {MAX_JOBS}: split it")
     points = list(itertools.product(*(range(len(values)) for _, values in axes)))
-    if len(rows) * len(points) > MAX_JOBS:
-        raise CompositionError(f"the batch would have more than {MAX_JOBS} jobs")
     _check_disjoint(overrides, axes, rows[0])
     jobs = [
         _job(preset, spec, len(points) * r + p, row, axes, point, overrides)

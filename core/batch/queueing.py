@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from core.batch.workflow import retry_smaller, shrinkable
 from core.errors import IllegalTransition, PresetError
 from core.job_state import can_retry_smaller
 from core.ledger import NewJob
+from core.ledger.owners import default_requester
 from core.presets import Preset, preset_from_api
 
 if TYPE_CHECKING:
@@ -20,14 +20,6 @@ if TYPE_CHECKING:
     from core.batch.spec import BatchSpec
     from core.catalogue import Catalogue
     from core.ledger import BatchRecord, JobRecord, Ledger, PresetRecord
-
-
-def default_requester() -> str:
-    """The operating-system user name: the requester of jobs queued without one."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "artist"
 
 
 def stored_preset(

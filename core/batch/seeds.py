@@ -6,7 +6,7 @@ import random
 from typing import TYPE_CHECKING
 
 from core.batch.spec import SeedMode, SeedPlan
-from core.errors import CompositionError
+from core.errors import BatchTooLarge, CompositionError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -86,8 +86,11 @@ def _draw(rng: random.Random, seed: SeedInput) -> int:
 
 
 def _check_count(count: int) -> None:
-    if not 1 <= count <= MAX_JOBS:
+    """A count below 1 is a bad request; above MAX_JOBS, a batch larger than a limit (413)."""
+    if count < 1:
         raise CompositionError(f"the number of seeds must be between 1 and {MAX_JOBS}")
+    if count > MAX_JOBS:
+        raise BatchTooLarge(f"a batch of {count} seeds is more than {MAX_JOBS} jobs: split it")
 
 
 def _check_ranges(rows: list[dict[str, int]], inputs: Sequence[SeedInput]) -> None:

@@ -16,6 +16,7 @@ from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError, LedgerOpenError
+from core.ledger.owners import Actor
 from core.ledger.schema import (
     APPLICATION_ID,
     MODELS,
@@ -84,6 +85,20 @@ def _output_refs(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
         playhouse_migrate.migrate(migrator.add_column("attempt", "refs_json", TextField(null=True)))
 
 
+def _preset_owners(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 9: a preset records who stored it (its owner) and who last changed it; those
+    stored before were the artist's, locally (the API could store but not yet own)."""
+    artist = Actor.artist().key
+    have = {column.name for column in db.get_columns("preset")}
+    playhouse_migrate.migrate(
+        *(
+            migrator.add_column("preset", column, CharField(default=artist))
+            for column in ("stored_by", "changed_by")
+            if column not in have
+        )
+    )
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -92,6 +107,7 @@ MIGRATIONS: dict[int, Migration] = {
     6: _marks,
     7: _batch_names,
     8: _output_refs,
+    9: _preset_owners,
 }
 
 

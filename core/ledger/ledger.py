@@ -17,6 +17,7 @@ from core.ledger.database import make_data_folder
 from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
 from core.ledger.marks import MarkStore
+from core.ledger.owners import Actor
 from core.ledger.records import (
     AttemptRecord,
     AttemptRow,
@@ -60,11 +61,15 @@ class Ledger(TransitionVerbs):
         self.path = ledger_path(folder)
         super().__init__(LedgerHandle(self.path))
         self.lease = ControllerLease(self.path)
-        self.presets = PresetStore(self.handle)
+        self.presets = PresetStore(self.handle, Actor.artist())  # the artist's, locally
         self.settings = SettingsStore(self.handle)
         self.controller_runs = ControllerRunStore(self.handle)
         self.marks = MarkStore(self.handle)
         self.tokens = TokenStore(self.handle)
+
+    def presets_for(self, requester: str) -> PresetStore:
+        """The presets as the API requester ``requester`` sees and may change them."""
+        return PresetStore(self.handle, Actor.requester(requester))
 
     def close(self) -> None:
         self.lease.release()

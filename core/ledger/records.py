@@ -13,6 +13,7 @@ from core.job_state import AttemptResult, JobState
 if TYPE_CHECKING:
     from core.errors import LedgerError
     from core.ledger import schema
+    from core.ledger.owners import Actor
 
 JsonValue = Any
 
@@ -197,6 +198,8 @@ class PresetRecord:
     info: dict[str, JsonValue]
     created_at: float
     updated_at: float
+    stored_by: Actor  # its owner
+    changed_by: Actor
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -96,6 +96,9 @@ class Preset(BaseModel):
     info_json = TextField(default="{}")  # what Batchline learned: seed inputs, notices, ...
     created_at = FloatField()
     updated_at = FloatField()
+    # Who stored it (its owner) and who last changed it, as owners.Actor keys (schema 9).
+    stored_by = CharField()
+    changed_by = CharField()
 
 
 class Batch(BaseModel):

@@ -1,4 +1,4 @@
-"""The ledger's smaller tables: presets and settings."""
+"""The ledger's smaller tables: presets (each with its owner) and settings."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from core.errors import InputError, UnknownRecord
+from core.errors import InputError, NotYours, UnknownRecord
 from core.ledger import schema
+from core.ledger.owners import LOCAL, Actor
 from core.ledger.records import PresetRecord
 
 if TYPE_CHECKING:
@@ -33,16 +34,24 @@ class PresetContent:
 
 
 class PresetStore:
-    """Presets by unique name; each API workflow is stored once, by content hash."""
+    """Presets by unique name; each API workflow is stored once, by content hash.
 
-    def __init__(self, handle: LedgerHandle) -> None:
+    The store acts for one ``actor`` and holds its rule where the writes happen: the artist
+    (locally: the command line, the window) sees and changes every preset; an API requester
+    sees the artist's and its own, and changes (replaces, renames, removes) only its own. A
+    name is one preset whoever owns it, so a requester never stores into another's name.
+    """
+
+    def __init__(self, handle: LedgerHandle, actor: Actor) -> None:
         self._handle = handle
+        self.actor = actor
 
     def add(self, name: str, content: PresetContent, *, replace: bool = False) -> PresetOutcome:
         """Store ``content`` under ``name``.
 
         Raises:
             InputError: the name is taken by different content and ``replace`` is false.
+            NotYours: the name is another owner's preset and the actor may not change it.
         """
         if not name.strip():
             raise InputError("a preset needs a non-empty name")
@@ -50,6 +59,8 @@ class PresetStore:
         editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
         with self._handle.tx():
             existing = schema.Preset.get_or_none(schema.Preset.name == name)
+            if existing:
+                self._check_may_change(existing)
             if existing and existing.workflow_hash == content.workflow_hash:
                 return PresetOutcome.unchanged
             if existing and not replace:
@@ -64,15 +75,21 @@ class PresetStore:
                 "source": content.source,
                 "info_json": json.dumps(content.info or {}),
                 "updated_at": now,
+                "changed_by": self.actor.key,
             }
             if existing:
                 schema.Preset.update(**fields).where(schema.Preset.id == existing.id).execute()
                 return PresetOutcome.replaced
-            schema.Preset.create(name=name, created_at=now, **fields)
+            schema.Preset.create(name=name, created_at=now, stored_by=self.actor.key, **fields)
             return PresetOutcome.created
 
     def row(self, name: str) -> schema.Preset:
-        row = schema.Preset.get_or_none(schema.Preset.name == name)
+        """The preset ``name`` if the actor may see it.
+
+        Raises:
+            UnknownRecord: no such preset the actor may see.
+        """
+        row = schema.Preset.get_or_none(schema.Preset.name == name, self._visible())
         if row is None:
             raise UnknownRecord(f"no preset named {name!r}")
         return row
@@ -82,13 +99,14 @@ class PresetStore:
             return _preset_record(self.row(name))
 
     def names(self) -> list[str]:
-        """The presets' names, sorted whatever their case."""
+        """The presets' names the actor may see, sorted whatever their case."""
         with self._handle.read():
-            return sorted((r.name for r in schema.Preset.select(schema.Preset.name)), key=_order)
+            query = schema.Preset.select(schema.Preset.name).where(self._visible())
+            return sorted((r.name for r in query), key=_order)
 
     def all(self) -> list[PresetRecord]:
         with self._handle.read():
-            records = [_preset_record(r) for r in schema.Preset.select()]
+            records = [_preset_record(r) for r in schema.Preset.select().where(self._visible())]
         return sorted(records, key=lambda record: _order(record.name))
 
     def rename(self, name: str, new_name: str) -> None:
@@ -96,22 +114,53 @@ class PresetStore:
 
         Raises:
             InputError: the new name is empty or another preset's.
-            UnknownRecord: no preset is called ``name``.
+            NotYours: the preset is another owner's and the actor may not change it.
+            UnknownRecord: no preset the actor may see is called ``name``.
         """
         if not new_name.strip():
             raise InputError("a preset needs a non-empty name")
         with self._handle.tx():
             row = self.row(name)
+            self._check_may_change(row)
             if new_name != name and schema.Preset.get_or_none(schema.Preset.name == new_name):
                 raise InputError(f"a preset named {new_name!r} already exists")
             row.name = new_name
             row.updated_at = self._handle.now()
+            row.changed_by = self.actor.key
             row.save()
 
     def remove(self, name: str) -> None:
-        """Forget the preset; batches made from it keep their stored workflow."""
+        """Forget the preset; batches made from it keep their stored workflow.
+
+        Raises:
+            NotYours: the preset is another owner's and the actor may not change it.
+            UnknownRecord: no preset the actor may see is called ``name``.
+        """
         with self._handle.tx():
-            self.row(name).delete_instance()
+            row = self.row(name)
+            self._check_may_change(row)
+            row.delete_instance()
+
+    def _visible(self) -> Any:
+        """The presets the actor sees: all for the artist; the artist's and its own for an API
+        requester (another requester's presets are not even listed)."""
+        if self.actor.local:
+            return True
+        artist = schema.Preset.stored_by.startswith(f"{LOCAL}:")
+        return artist | (schema.Preset.stored_by == self.actor.key)
+
+    def _check_may_change(self, row: schema.Preset) -> None:
+        """Raise NotYours unless the actor may change ``row``: the artist changes any, locally;
+        an API requester only those it stored."""
+        if self.actor.local or row.stored_by == self.actor.key:
+            return
+        owner = Actor.from_key(row.stored_by)
+        whose = f"the artist's ({owner.name}, changed only on that computer)"
+        if not owner.local:
+            whose = "another requester's"
+        raise NotYours(
+            f"preset {row.name!r} is not yours: it is {whose}; store yours under another name"
+        )
 
 
 def _order(name: str) -> tuple[str, str]:
@@ -133,6 +182,8 @@ def _preset_record(row: schema.Preset) -> PresetRecord:
         info=json.loads(row.info_json),
         created_at=row.created_at,
         updated_at=row.updated_at,
+        stored_by=Actor.from_key(row.stored_by),
+        changed_by=Actor.from_key(row.changed_by),
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError, UnknownRecord
 from core.ledger import schema
+from core.ledger.owners import default_requester
 
 if TYPE_CHECKING:
     from core.ledger.handle import LedgerHandle
@@ -52,13 +53,24 @@ class TokenStore:
     def __init__(self, handle: LedgerHandle) -> None:
         self._handle = handle
 
-    def create(self, name: str) -> str:
+    def create(self, name: str, *, as_local_user: bool = False) -> str:
         """A new token for the requester ``name``, returned once (only its hash is kept).
 
+        Requesters are one namespace for jobs, so a token named as the artist's own user (the
+        requester of the jobs queued here without one) would see, cancel and retry all of
+        them: that takes ``as_local_user``, never happens silently.
+
         Raises:
-            InputError: the name is not a valid requester name, or has a token already.
+            InputError: the name is not a valid requester name, has a token already, or is
+                the local user's without ``as_local_user``.
         """
         check_token_name(name)
+        if name == default_requester() and not as_local_user:
+            raise InputError(
+                f"{name!r} is your own user name here, the requester of the jobs you queue: a "
+                "token of that name would see, cancel and retry every one of them; choose "
+                "another name, or pass --as-local-user if that is what you want"
+            )
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         with self._handle.tx():
             if schema.ApiToken.get_or_none(schema.ApiToken.name == name) is not None:

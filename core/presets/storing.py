@@ -38,19 +38,20 @@ def store_preset(
     *,
     replace: bool = False,
     hint: str = "",
+    requester: str | None = None,
 ) -> Stored:
-    """Store ``preset`` as ``name``; ``seed_inputs``, when chosen by hand, are remembered for
-    its batches.
+    """Store ``preset`` as ``name``, for the API ``requester`` (None: the artist, locally);
+    ``seed_inputs``, when chosen by hand, are remembered for its batches.
 
     Raises:
         InputError: the name is not valid text (``hint`` says how to choose another), or is
             taken by other content and ``replace`` is false.
+        NotYours: the name is a preset ``requester`` may not change (another owner's).
     """
     check_name(name, hint)
-    also = next(
-        (r.name for r in ledger.presets.all() if r.workflow_hash == preset.content_hash), None
-    )
-    outcome = ledger.presets.add(name, _content(preset, seed_inputs), replace=replace)
+    presets = ledger.presets if requester is None else ledger.presets_for(requester)
+    also = next((r.name for r in presets.all() if r.workflow_hash == preset.content_hash), None)
+    outcome = presets.add(name, _content(preset, seed_inputs), replace=replace)
     return Stored(outcome, also if also != name else None)
 
 
@@ -130,4 +131,6 @@ def preset_summary(record: PresetRecord) -> dict[str, Any]:
         "nodes": len(record.api_workflow),
         "created_at": iso(record.created_at),
         "updated_at": iso(record.updated_at),
+        "stored_by": record.stored_by.json(),
+        "changed_by": record.changed_by.json(),
     }

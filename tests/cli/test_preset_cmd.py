@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import tracemalloc
 from pathlib import Path
 
+import httpx
 import pytest
 
+from core.api import ApiConfig, serve_api
+from core.backpressure import Limits
+from core.batch import default_requester
 from core.comfy.bodies import MAX_CATALOGUE_BYTES, MIB
-from core.ledger import Ledger, PresetContent
+from core.ledger import Ledger, PresetContent, PresetOutcome
+from core.presets import preset_from_api
+from core.presets.storing import store_preset
 from core.simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
@@ -104,11 +111,17 @@ def test_seed_input_is_stored_and_shown(cli: Cli, noise_file: Path) -> None:
 
 def test_list_and_show(cli: Cli, noise: str) -> None:
     listing = cli("preset", "list")
-    assert listing.out.startswith("noise\t3 nodes")
+    me = f"{default_requester()} (local)"
+    assert listing.out.startswith(f"noise\t3 nodes\tstored by {me}\tchanged ")
+    assert listing.out.rstrip().endswith(f" by {me}")
     (entry,) = cli("preset", "list", "--json").json()
     assert entry["name"] == "noise"
     assert entry["nodes"] == 3
+    assert (
+        entry["stored_by"] == entry["changed_by"] == {"name": default_requester(), "via": "local"}
+    )
     text = cli("preset", "show", "noise").out
+    assert f" by {me}, changed " in text
     assert "seed inputs: 2.seed" in text
     assert "2.strength" in text
     assert "1.color [EmptyImage] INT = 8421504 (#808080)" in text, "a colour, as the window shows"
@@ -121,6 +134,33 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert params["1.width"]["type"] == "INT"
     assert params["1.width"]["value"] == 64
     assert params["1.color"]["colour"] is True
+
+
+def test_who_stored_and_who_changed_a_preset_are_recorded_and_shown(
+    cli: Cli, home: Path, noise_file: Path
+) -> None:
+    """A requester's preset replaced by the artist, locally: it stays the requester's, and the
+    artist is named as the last to change it."""
+    with Ledger(home) as ledger:
+        noisier = {**NOISE_WORKFLOW["2"]["inputs"], "strength": 0.9}
+        other = {**NOISE_WORKFLOW, "2": {**NOISE_WORKFLOW["2"], "inputs": noisier}}
+        stored = store_preset(
+            ledger, "bobs", preset_from_api(other, Path("b.json")), requester="bob"
+        )
+        assert stored.outcome is PresetOutcome.created
+    me = f"{default_requester()} (local)"
+    assert cli("preset", "show", "bobs").out.splitlines()[1].endswith(" by bob (API)")
+    replaced = cli("preset", "add", str(noise_file), "--name", "bobs", "--replace")
+    assert replaced.code == 0, replaced.err
+    (line,) = cli("preset", "list").out.splitlines()
+    assert line.startswith("bobs\t3 nodes\tstored by bob (API)\tchanged ")
+    assert line.endswith(f" by {me}")
+    shown = cli("preset", "show", "bobs").out.splitlines()[1]
+    assert shown.startswith("stored ")
+    assert " by bob (API), changed " in shown
+    assert shown.endswith(f" by {me}")
+    (entry,) = cli("preset", "list", "--json").json()
+    assert (entry["stored_by"]["via"], entry["changed_by"]["via"]) == ("api", "local")
 
 
 def test_show_and_remove_unknown_names_are_exit_2(cli: Cli) -> None:
@@ -249,3 +289,38 @@ def test_add_gives_up_on_a_stuck_catalogue_in_time_and_memory(
     assert result.code == 0
     assert result.err == f"notice: not using the catalogue of ComfyUI at {cli.server}: {error}\n"
     assert "notice: converted with the bundled ComfyUI 0.3.64 node catalogue" in result.out
+
+
+def test_a_tokens_replace_of_the_artists_preset_is_refused_and_queue_runs_the_artists(
+    cli: Cli, home: Path, noise_file: Path
+) -> None:
+    """The issue's case: another token's `POST /v1/presets?name=quick&replace=true` on the
+    artist's preset is 403 naming the owner; the artist's next `batchline queue quick` still
+    queues the artist's workflow."""
+    assert cli("preset", "add", str(noise_file), "--name", "quick").code == 0
+    token = cli("tokens", "create", "bob").out.strip()
+    noisier = {**NOISE_WORKFLOW["2"]["inputs"], "strength": 0.9}
+    bobs = {**NOISE_WORKFLOW, "2": {**NOISE_WORKFLOW["2"], "inputs": noisier}}
+
+    async def replace() -> httpx.Response:
+        with Ledger(home) as ledger:
+            async with serve_api(ledger, ApiConfig("127.0.0.1", 0, Limits(10, 10))) as url:
+                headers = {"Authorization": f"Bearer {token}"}
+                async with httpx.AsyncClient(base_url=url, headers=headers) as bob:
+                    return await bob.post(
+                        "/v1/presets?name=quick&replace=true", content=json.dumps(bobs)
+                    )
+
+    answer = asyncio.run(replace())
+    assert answer.status_code == 403
+    assert answer.json() == {
+        "error": "forbidden",
+        "message": f"preset 'quick' is not yours: it is the artist's ({default_requester()}, "
+        "changed only on that computer); store yours under another name",
+    }
+    queued = cli("queue", "quick")
+    assert queued.code == 0, queued.err
+    with Ledger(home) as ledger:
+        (batch,) = ledger.batches()
+        assert ledger.workflow(batch.workflow_hash) == NOISE_WORKFLOW
+        assert ledger.presets.get("quick").changed_by.via == "local"

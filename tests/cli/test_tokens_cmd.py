@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from core.batch import default_requester
 from core.ledger import Ledger
 from core.paths import ledger_path
 from tests.cli.conftest import Cli
@@ -43,3 +44,17 @@ def test_refusals_are_one_line(cli: Cli) -> None:
     assert "cannot name a token" in bad.err
     unknown = cli("tokens", "revoke", "nobody")
     assert (unknown.code, unknown.err) == (2, "batchline: no token named 'nobody'\n")
+
+
+def test_a_token_named_as_the_local_user_needs_as_local_user(cli: Cli, home: Path) -> None:
+    me = default_requester()
+    refused = cli("tokens", "create", me)
+    assert refused.code == 2
+    assert refused.err.startswith(f"batchline: {me!r} is your own user name here, ")
+    assert "--as-local-user" in refused.err
+    assert cli("tokens", "list", "--json").json() == []
+    made = cli("tokens", "create", me, "--as-local-user")
+    assert made.code == 0, made.err
+    assert made.err.startswith(f"note: the token acts as {me}, on every job queued here")
+    with Ledger(home) as ledger:
+        assert ledger.tokens.requester(made.out.strip()) == me

@@ -184,11 +184,11 @@ async def test_presets_are_added_from_a_file_and_replaced_only_when_asked(api: A
     async with api.client() as http:
         same = await http.post("/v1/presets?name=again", content=json.dumps(NOISE_WORKFLOW))
         assert (same.status_code, same.json()["also_named"]) == (201, "noise")
-        taken = await http.post("/v1/presets?name=noise", content=json.dumps(changed))
+        taken = await http.post("/v1/presets?name=again", content=json.dumps(changed))
         assert taken.status_code == 400
         assert "already exists with other content" in taken.json()["message"]
         replaced = await http.post(
-            "/v1/presets?name=noise&replace=true&seed_input=2.seed", content=json.dumps(changed)
+            "/v1/presets?name=again&replace=true&seed_input=2.seed", content=json.dumps(changed)
         )
         assert (replaced.status_code, replaced.json()["outcome"]) == (200, "replaced")
         unnamed = await http.post("/v1/presets", content=json.dumps(changed))
@@ -202,15 +202,32 @@ async def test_presets_are_added_from_a_file_and_replaced_only_when_asked(api: A
     assert names == ["again", "noise"]
 
 
-async def test_status_says_who_asks_the_limits_and_the_counts(api: Api) -> None:
+async def test_status_says_who_asks_the_limits_and_only_its_own_counts(api: Api) -> None:
     api.ledger.create_batch("noise", [NewJob({}), NewJob({})], requester="bob")
+    api.ledger.create_batch("noise", [NewJob({})], requester="alice")
     async with api.client() as http:
         status = (await http.get("/v1/status")).json()
     assert status["requester"] == "alice"
     assert status["controller"] is None
     assert status["limits"] == {"max_pending_per_requester": 4, "max_backlog": 6}
-    assert (status["jobs"]["pending"], status["my_jobs"]["pending"]) == (2, 0)
+    assert status["my_jobs"]["pending"] == 1
+    assert "jobs" not in status, "no other requester's counts"
     assert status["latest_change"] == api.ledger.latest_seq() > 0
+
+
+async def test_status_tells_no_pid_nor_anything_of_this_computer(api: Api) -> None:
+    """The controller's published status names folders, errors and other requesters' jobs:
+    a requester is told only whether it runs and is connected."""
+    published = {
+        "connection": "connected",
+        "local_error": "cannot write /home/root/Pictures",
+        "positions": {"job_x": 0},
+    }
+    api.ledger.controller_runs.begin("run-status", 4242, "terminal", published)
+    async with api.client() as http:
+        status = (await http.get("/v1/status")).json()
+    assert status["controller"] == {"running": True, "connection": "connected"}
+    assert "4242" not in json.dumps(status)
 
 
 async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
@@ -238,3 +255,26 @@ async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
     assert "limit: must be a whole number from 1 to 10000" in wrong_limit.json()["message"]
     assert wrong_after.status_code == 400
     assert wrong_after.json()["message"] == "after: no job 'job_nothing'"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"preset": "noise", "count": 1000, "grid": {"2.strength": [i / 1000 for i in range(1000)]}},
+        {"preset": "noise", "count": 1_000_000},
+        {
+            "preset": "noise",
+            "grid": {"2.strength": [i / 400 for i in range(400)], "1.width": list(range(64, 364))},
+        },
+    ],
+)
+async def test_a_batch_of_more_jobs_than_a_batch_may_have_is_413(
+    api: Api, body: dict[str, Any]
+) -> None:
+    """docs/api.md: a batch larger than a limit by itself gets 413 (a grid of 1,000,000 jobs
+    was 400)."""
+    async with api.client() as http:
+        answer = await http.post("/v1/batches", json=body)
+    assert (answer.status_code, answer.json()["error"]) == (413, "too_large"), answer.text
+    assert "more than 100000" in answer.json()["message"]
+    assert api.ledger.batches() == []

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import LedgerFormatError, LedgerOpenError
+from core.errors import LedgerFormatError, LedgerOpenError, NotYours
 from core.ledger import Ledger, PresetContent
 from core.ledger import database as database_module
 from core.ledger.marks import Mark
+from core.ledger.owners import Actor
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
 from tests.core.ledger.conftest import WORKFLOW, make_jobs, make_schema_1_ledger
@@ -166,6 +167,24 @@ def test_a_schema_6_ledger_gains_batch_names(tmp_path: Path) -> None:
         assert batch.name is None
         assert ledger.name_batch(batch.id, "  dusk portraits ").name == "dusk portraits"
         assert ledger.job(ids[0]).batch == batch.id
+    assert schema_version(tmp_path) == SCHEMA_VERSION
+
+
+def test_a_schema_8_ledgers_presets_become_the_artists(tmp_path: Path) -> None:
+    """Migration 8 → 9 alone: presets stored before owners were recorded are the artist's,
+    stored and last changed locally; an API requester sees them but may not change them."""
+    undo = "ALTER TABLE preset DROP COLUMN stored_by; ALTER TABLE preset DROP COLUMN changed_by"
+    with Ledger(tmp_path) as ledger:
+        ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.executescript(undo + "; PRAGMA user_version = 8;")
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        record = ledger.presets.get("demo")
+        assert record.stored_by == record.changed_by == Actor.artist()
+        assert ledger.presets_for("bob").names() == ["demo"]
+        with pytest.raises(NotYours):
+            ledger.presets_for("bob").remove("demo")
     assert schema_version(tmp_path) == SCHEMA_VERSION
 
 

@@ -12,6 +12,7 @@ from core.errors import LedgerBusyError, LedgerWriteError
 from core.ledger import Ledger, PresetContent, schema
 from core.ledger import database as database_module
 from core.ledger.handle import LedgerHandle
+from core.ledger.owners import Actor
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.transitions import TransitionVerbs
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
@@ -22,7 +23,7 @@ def test_the_stores_and_verbs_need_only_a_handle(ledger: Ledger) -> None:
     handle = LedgerHandle(ledger.path)  # a second connection, no Ledger around it
     try:
         SettingsStore(handle).set("theme", "dark")
-        assert PresetStore(handle).names() == ["demo"]
+        assert PresetStore(handle, Actor.artist()).names() == ["demo"]
         TransitionVerbs(handle).request_cancel(job_id)
     finally:
         handle.close()
