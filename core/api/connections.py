@@ -3,7 +3,7 @@ the process's descriptor limit, well below it, so that clients (a web page can o
 connections to 127.0.0.1) never take the descriptors the controller needs for its pictures,
 its ledger and its ComfyUI connections.
 
-A connection past the cap is answered 503 at once and closed, without reading it; a request
+A connection past the cap is answered 503 at once and closed, its request unread; a request
 whose line and headers have not all arrived ``HEADER_TIMEOUT_S`` after the connection opened
 (or after its previous response) is dropped (aiohttp's keep-alive timer, which also bounds an
 idle connection); a body is read within ``BODY_TIMEOUT_S`` (``core.api.bodies``).
@@ -32,6 +32,11 @@ WANTED_DESCRIPTORS = 4096  # the soft limit asked for at start (the hard limit p
 NO_LIMIT_KNOWN = 512  # Windows' C runtime (no resource module)
 MAX_CONNECTIONS = 1024  # however many descriptors: more is no local client's need
 RETRY_AFTER_S = 1
+REFUSED_LINGER_S = 0.5
+# Connections waiting to be accepted; asyncio accepts as many in one go: a burst beyond waits
+# in the system (its SYN answered again later), not on the loop.
+BACKLOG = 16
+REFUSING_MAX = 64  # refusals answered at once; past them, a connection is closed unanswered
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,11 @@ def raise_descriptor_limit(wanted: int = WANTED_DESCRIPTORS) -> int:
 
 
 class _Count:
-    """The connections open now (counted from the moment each is accepted)."""
+    """The connections open now (counted from the moment each is accepted), and those being
+    refused."""
 
     def __init__(self) -> None:
-        self.open = 0
+        self.open = self.refusing = 0
 
 
 class _CountedHandler(RequestHandler):
@@ -105,12 +111,36 @@ _BUSY = (
 
 
 class _Refused(asyncio.Protocol):
-    """A connection past the cap: 503 (the API's error shape) and closed, nothing read."""
+    """A connection past the cap: 503 (the API's error shape), then closed once the client
+    has closed its side or after ``REFUSED_LINGER_S`` (closing at once, with the request
+    unread, would reset the connection before the client read the 503). What it sends is
+    dropped unparsed. Past as many of these as the cap on connections, a new one is closed at
+    once instead."""
+
+    def __init__(self, count: _Count) -> None:
+        self._count, self._timer = count, None
+        count.refusing += 1
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
+        if self._count.refusing > REFUSING_MAX:
+            transport.abort()
+            return
         transport.write(_BUSY)
-        transport.close()
+        try:
+            transport.write_eof()
+        except OSError:  # the client has gone already
+            transport.abort()
+            return
+        self._timer = asyncio.get_running_loop().call_later(REFUSED_LINGER_S, transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        pass
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._count.refusing -= 1
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 class CappedSite(web.TCPSite):
@@ -129,7 +159,11 @@ class CappedSite(web.TCPSite):
         await web.BaseSite.start(self)  # registers the site; TCPSite's own would listen
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(
-            self._protocol, self._host, self._port, reuse_address=self._reuse_address
+            self._protocol,
+            self._host,
+            self._port,
+            reuse_address=self._reuse_address,
+            backlog=BACKLOG,
         )
 
     def _protocol(self) -> asyncio.BaseProtocol:
@@ -139,5 +173,5 @@ class CappedSite(web.TCPSite):
             self._log.warning(
                 "the API refused a connection: %d are open, its cap", self._caps.connections
             )
-            return _Refused()
+            return _Refused(self._count)
         return _CountedHandler(self._count, server, loop=server._loop, **server._kwargs)
