@@ -118,7 +118,8 @@ class _Refused(asyncio.Protocol):
     once instead."""
 
     def __init__(self, count: _Count) -> None:
-        self._count, self._timer = count, None
+        self._count = count
+        self._timer: asyncio.TimerHandle | None = None
         count.refusing += 1
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

@@ -120,7 +120,7 @@ async def _follow(
 ) -> None:
     ledger, stopping = request.app[LEDGER], request.app[STOPPING]
     quiet_since = time.monotonic()
-    while not stopping.is_set():
+    while not stopping.is_set() and not _gone(request):
         sent, seq, more = await off_the_loop(request, partial(_page, ledger, requester, seq))
         for event in sent:
             await response.write(event)
@@ -131,6 +131,12 @@ async def _follow(
             quiet_since = time.monotonic()
         if not more:
             await _sleep_unless(stopping, POLL_S)
+
+
+def _gone(request: web.Request) -> bool:
+    """Whether the client has closed the stream: its slot is free at the next look, not at
+    the next write."""
+    return request.transport is None or request.transport.is_closing()
 
 
 async def _sleep_unless(event: asyncio.Event, seconds: float) -> None:
