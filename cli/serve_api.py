@@ -2,7 +2,9 @@
 
 ``--listen HOST:PORT`` (default 127.0.0.1:8190; another address than loopback needs
 ``--allow-remote``), ``--no-api``, and the backpressure limits for API clients
-(``--max-pending-per-requester``, ``--max-backlog``; the ledger's settings by default).
+(``--max-pending-per-requester``, ``--max-backlog``; the ledger's settings by default). Its
+caps on connections and event streams are sized from this process's descriptor limit, raised
+first where the system allows (``core.api.connections``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cli.common import warn
 from core.api import ApiConfig, parse_listen, serve_api
 from core.api.config import DEFAULT_HOST, DEFAULT_PORT
+from core.api.connections import ConnectionCaps, raise_descriptor_limit
 from core.backpressure import Limits
 from core.errors import InputError
 
@@ -68,7 +71,9 @@ def api_plan(args: argparse.Namespace, ledger: Ledger, servers: int) -> ApiPlan 
     if args.listen is not None:
         host, port = parse_listen(args.listen, args.allow_remote)
     limits = Limits.load(ledger).with_overrides(args.max_pending_per_requester, args.max_backlog)
-    return ApiPlan(ApiConfig(host, port, limits, max(1, servers)), args.listen is not None)
+    caps = ConnectionCaps.for_descriptors(raise_descriptor_limit())
+    config = ApiConfig(host, port, limits, max(1, servers), caps)
+    return ApiPlan(config, args.listen is not None)
 
 
 @contextlib.asynccontextmanager

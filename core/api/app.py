@@ -13,8 +13,11 @@ from aiohttp import web
 
 from core.api.auth import LEDGER, bearer_auth
 from core.api.config import COMMANDS, CONFIG
+from core.api.connections import HEADER_TIMEOUT_S, CappedSite
 from core.api.errors import json_errors
-from core.api.events import STOPPING
+from core.api.events import STOPPING, STREAMS, StreamCount
+from core.api.quiet_log import quiet_accept_errors, quiet_logger
+from core.api.reads import API_THREADS, SLOTS
 from core.api.routes import add_routes
 from core.commands import LedgerCommands
 from core.errors import InputError
@@ -62,6 +65,8 @@ def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
     app[CONFIG] = config
     app[COMMANDS] = LedgerCommands(ledger, servers=config.servers, limits=config.limits)
     app[STOPPING] = asyncio.Event()
+    app[SLOTS] = asyncio.Semaphore(API_THREADS)
+    app[STREAMS] = StreamCount(config.caps)
     add_routes(app)
 
     async def stop_streams(app: web.Application) -> None:
@@ -74,22 +79,31 @@ def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
 @contextlib.asynccontextmanager
 async def serve_api(ledger: Ledger, config: ApiConfig) -> AsyncIterator[str]:
     """Serve the API on this event loop while inside; yields its address (``http://HOST:PORT``,
-    the port chosen by the system when 0 was asked).
+    the port chosen by the system when 0 was asked). A request's line and headers must arrive
+    within ``HEADER_TIMEOUT_S`` (aiohttp's keep-alive timer), and what clients can make it log
+    is logged once in a while (``core.api.quiet_log``).
 
     Raises:
         InputError: the address cannot be listened on (taken, not this machine's).
     """
-    runner = web.AppRunner(make_app(ledger, config), shutdown_timeout=SHUTDOWN_S, access_log=None)
+    runner = web.AppRunner(
+        make_app(ledger, config),
+        shutdown_timeout=SHUTDOWN_S,
+        access_log=None,
+        keepalive_timeout=HEADER_TIMEOUT_S,
+        logger=quiet_logger(),
+    )
     await runner.setup()
     try:
-        site = web.TCPSite(runner, config.host, config.port)
+        site = CappedSite(runner, config.host, config.port, config.caps)
         try:
             await site.start()
         except OSError as exc:
             where = f"{config.host}:{config.port}"
             reason = os.strerror(exc.errno) if exc.errno else str(exc)
             raise InputError(f"the API cannot listen on {where} ({reason})") from None
-        yield _address(runner, config.host)
+        with quiet_accept_errors(asyncio.get_running_loop()):
+            yield _address(runner, config.host)
     finally:
         await runner.cleanup()
 

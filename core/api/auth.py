@@ -3,11 +3,13 @@ the token's name is the requester the request acts as."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from core.api.errors import ApiError
+from core.api.reads import off_the_loop
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -33,7 +35,8 @@ async def bearer_auth(
         if scheme.lower() != "bearer" or not token.strip():
             message = "send 'Authorization: Bearer TOKEN' (batchline tokens create NAME)"
             raise ApiError(401, message, _CHALLENGE)
-        requester = request.app[LEDGER].tokens.requester(token.strip())
+        tokens = request.app[LEDGER].tokens
+        requester = await off_the_loop(request, partial(tokens.requester, token.strip()))
         if requester is None:
             raise ApiError(401, "this token is not known (revoked, or never made)", _CHALLENGE)
         request[REQUESTER] = requester

@@ -1,11 +1,13 @@
-"""Reading request bodies: size limits (413), JSON objects only, and a batch's fields checked
-one by one, each refusal naming the field (400)."""
+"""Reading request bodies: size limits (413), a time limit (408), JSON objects only, and a
+batch's fields checked one by one, each refusal naming the field (400)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
+from core.api.connections import BODY_TIMEOUT_S
 from core.api.errors import ApiError
 from core.batch.request import BatchRequest
 from core.batch.spec import GridAxis
@@ -19,13 +21,24 @@ SCALARS = (str, int, float, bool)  # the values an input may be set to
 
 
 async def read_body(request: web.Request, limit: int) -> bytes:
-    """The body, refused with 413 past ``limit`` bytes (before reading it, when it says so)."""
+    """The body, refused with 413 past ``limit`` bytes (before reading it, when it says so),
+    and with 408 when it has not all arrived within ``BODY_TIMEOUT_S`` (a client sending it
+    a byte at a time holds a connection no longer)."""
     if request.content_length is not None and request.content_length > limit:
         raise ApiError(413, f"the body is larger than {limit} bytes")
-    data = await request.content.read(limit + 1)
-    if len(data) > limit:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            while size <= limit and (chunk := await request.content.read(limit + 1 - size)):
+                chunks.append(chunk)
+                size += len(chunk)
+    except TimeoutError:
+        message = f"the body did not arrive within {BODY_TIMEOUT_S:g} s"
+        raise ApiError(408, message, {"Connection": "close"}) from None
+    if size > limit:
         raise ApiError(413, f"the body is larger than {limit} bytes")
-    return data
+    return b"".join(chunks)
 
 
 async def read_json(request: web.Request) -> dict[str, Any]:

@@ -50,10 +50,12 @@ _ERRORS = {
         "no token, or an unknown one",
         {"WWW-Authenticate": {"schema": {"type": "string"}}},
     ),
+    "408": _json(_ref("Error"), "the body did not all arrive in time"),
     "413": _json(_ref("Error"), "the body (or the batch) is larger than a limit"),
     "503": _json(
         _ref("Error"),
-        "the ledger was kept busy by another process: try again",
+        "the API holds as many connections (or event streams, in all or of this token) as it "
+        "takes, or the ledger was kept busy by another process: try again",
         {"Retry-After": {"schema": {"type": "string"}}},
     ),
 }

@@ -1,12 +1,13 @@
 """The API's routes under ``/v1``. Each changes jobs only through the command object the command
 line and the window use (``LedgerCommands``: queue, cancel, retry) and ``store_preset``, and a
-requester sees and changes only its own jobs (403 otherwise)."""
+requester sees and changes only its own jobs (403 otherwise). Their ledger reads and commands
+run off the event loop (``core.api.reads``)."""
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -16,6 +17,7 @@ from core.api.config import COMMANDS, CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
+from core.api.reads import off_the_loop
 from core.errors import UnknownRecord
 from core.job_json import job_json, jobs_json
 from core.job_state import JobState
@@ -25,14 +27,11 @@ from core.presets.storing import preset_summary, store_preset
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from core.commands import LedgerCommands
-    from core.ledger import JobRecord, Ledger
+    from core.ledger import BatchRecord, JobRecord, Ledger
 
 PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit
 MAX_PAGE_SIZE = 10_000
-_T = TypeVar("_T")
 
 
 def add_routes(app: web.Application) -> None:
@@ -60,11 +59,16 @@ def _commands(request: web.Request) -> LedgerCommands:
 
 
 def _own_job(request: web.Request) -> JobRecord:
-    """The job named in the path: 404 when unknown, 403 when another requester's."""
+    """The job named in the path: 404 when unknown, 403 when another requester's (a read:
+    off the loop)."""
     job = _ledger(request).job(request.match_info["job"])
     if job.requester != requester_of(request):
         raise ApiError(403, f"job {job.id} is not yours (it is {job.requester}'s)")
     return job
+
+
+def _own_job_json(request: web.Request) -> dict[str, Any]:
+    return job_json(_ledger(request), _own_job(request))
 
 
 # --- batches -------------------------------------------------------------------------------------
@@ -72,13 +76,20 @@ def _own_job(request: web.Request) -> JobRecord:
 
 async def create_batch(request: web.Request) -> web.Response:
     preset, asked = batch_request(await read_json(request), requester_of(request))
-    _ledger(request).presets_for(asked.requester).get(preset)  # 404: not one it may see
-    batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
+    # 404 for a preset it may not see; read and queued off the loop.
+    visible = _ledger(request).presets_for(asked.requester).get
+
+    def queue() -> tuple[BatchRecord, list[str]]:
+        visible(preset)
+        return _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
+
+    batch, job_ids = await off_the_loop(request, queue)
     return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
 
 
 def _own_batch(request: web.Request) -> str:
-    """The batch named in the path: 404 when unknown, 403 when another requester's."""
+    """The batch named in the path: 404 when unknown, 403 when another requester's (a read:
+    off the loop)."""
     batch = _ledger(request).batch(request.match_info["batch"])
     if batch.requester != requester_of(request):
         raise ApiError(403, f"batch {batch.id} is not yours (it is {batch.requester}'s)")
@@ -86,8 +97,8 @@ def _own_batch(request: web.Request) -> str:
 
 
 async def cancel_batch(request: web.Request) -> web.Response:
-    batch = _own_batch(request)
-    outcomes = _commands(request).cancel_batch(batch)
+    batch = await off_the_loop(request, partial(_own_batch, request))
+    outcomes = await off_the_loop(request, partial(_commands(request).cancel_batch, batch))
     return web.json_response(
         {"batch": batch, "jobs": {job_id: str(state) for job_id, state in outcomes.items()}}
     )
@@ -95,8 +106,8 @@ async def cancel_batch(request: web.Request) -> web.Response:
 
 async def retry_batch(request: web.Request) -> web.Response:
     """Retry the batch's failed jobs: each one's new attempt (or why it was refused)."""
-    batch = _own_batch(request)
-    outcomes = _commands(request).retry_failed(batch)
+    batch = await off_the_loop(request, partial(_own_batch, request))
+    outcomes = await off_the_loop(request, partial(_commands(request).retry_failed, batch))
     jobs = {
         job_id: str(outcome) if isinstance(outcome, Refused) else outcome
         for job_id, outcome in outcomes.items()
@@ -110,8 +121,6 @@ async def retry_batch(request: web.Request) -> web.Response:
 async def list_jobs(request: web.Request) -> web.Response:
     ledger, requester = _ledger(request), requester_of(request)
     batch = request.query.get("batch") or None
-    if batch is not None and ledger.batch(batch).requester != requester:
-        raise ApiError(403, f"batch {batch} is not yours")
     states = None
     if request.query.get("state"):
         names = [name.strip() for name in request.query["state"].split(",")]
@@ -125,6 +134,8 @@ async def list_jobs(request: web.Request) -> web.Response:
     after = request.query.get("after") or None
 
     def read() -> list[dict[str, Any]]:
+        if batch is not None and ledger.batch(batch).requester != requester:
+            raise ApiError(403, f"batch {batch} is not yours")
         try:
             page = ledger.jobs(
                 batch=batch, states=states, requester=requester, after=after, limit=limit
@@ -133,7 +144,7 @@ async def list_jobs(request: web.Request) -> web.Response:
             raise ApiError(400, f"after: no job {after!r}") from None
         return jobs_json(ledger, page)
 
-    jobs = await _off_the_loop(ledger, read)
+    jobs = await off_the_loop(request, read)
     following = jobs[-1]["id"] if len(jobs) == limit else None
     return web.json_response({"jobs": jobs, "next": following})
 
@@ -146,32 +157,21 @@ def _page_size(text: str | None) -> int:
     return int(text)
 
 
-async def _off_the_loop(ledger: Ledger, read: Callable[[], _T]) -> _T:
-    """Run a read that may be large (thousands of jobs) on a worker thread with a connection
-    of its own: the event loop, which `batchline serve` shares with the controller, stays free."""
-
-    def work() -> _T:
-        with ledger.thread_connection():
-            return read()
-
-    return await asyncio.to_thread(work)
-
-
 async def show_job(request: web.Request) -> web.Response:
-    return web.json_response(job_json(_ledger(request), _own_job(request)))
+    return web.json_response(await off_the_loop(request, partial(_own_job_json, request)))
 
 
 async def cancel_job(request: web.Request) -> web.Response:
-    job = _own_job(request)
-    outcome = _commands(request).cancel([job.id])[job.id]
+    job = await off_the_loop(request, partial(_own_job, request))
+    outcome = (await off_the_loop(request, partial(_commands(request).cancel, [job.id])))[job.id]
     if isinstance(outcome, Refused):
         raise ApiError(409, f"job {job.id}: {outcome.error}")
     return web.json_response({"job": job.id, "state": outcome.value})
 
 
 async def retry_job(request: web.Request) -> web.Response:
-    job = _own_job(request)
-    outcome = _commands(request).retry([job.id])[job.id]
+    job = await off_the_loop(request, partial(_own_job, request))
+    outcome = (await off_the_loop(request, partial(_commands(request).retry, [job.id])))[job.id]
     if isinstance(outcome, Refused):
         raise ApiError(409, f"job {job.id}: {outcome.error}")
     return web.json_response({"job": job.id, "state": JobState.pending.value, "attempt": outcome})
@@ -179,15 +179,15 @@ async def retry_job(request: web.Request) -> web.Response:
 
 async def job_output(request: web.Request) -> web.FileResponse:
     """The job's picture number ``n`` (from 0, as in its ``outputs``)."""
-    job = _own_job(request)
-    outputs: list[str] = job_json(_ledger(request), job)["outputs"]
+    job = await off_the_loop(request, partial(_own_job_json, request))
+    outputs: list[str] = job["outputs"]
     text = request.match_info["n"]
     if not text.isdigit() or int(text) >= len(outputs):
         have = f"0 to {len(outputs) - 1}" if outputs else "none yet"
-        raise ApiError(404, f"job {job.id} has no picture {text} (numbered from 0: {have})")
+        raise ApiError(404, f"job {job['id']} has no picture {text} (numbered from 0: {have})")
     path = Path(outputs[int(text)])
     if not path.is_file():  # noqa: ASYNC240 (one stat of a local file)
-        raise ApiError(404, f"picture {text} of job {job.id} is no longer at {path}")
+        raise ApiError(404, f"picture {text} of job {job['id']} is no longer at {path}")
     return web.FileResponse(path)
 
 
@@ -196,7 +196,8 @@ async def job_output(request: web.Request) -> web.FileResponse:
 
 async def list_presets(request: web.Request) -> web.Response:
     """The artist's presets and the requester's own (not other requesters')."""
-    records = _ledger(request).presets_for(requester_of(request)).all()
+    presets = _ledger(request).presets_for(requester_of(request))
+    records = await off_the_loop(request, presets.all)
     return web.json_response({"presets": [preset_summary(record) for record in records]})
 
 
@@ -211,7 +212,8 @@ async def add_preset(request: web.Request) -> web.Response:
     seed_inputs = request.query.getall("seed_input", []) or None
     data = await read_body(request, MAX_FILE_BYTES)
     preset = preset_from_bytes(data, Path(name), None, seed_inputs)
-    stored = store_preset(
+    store = partial(
+        store_preset,
         _ledger(request),
         name,
         preset,
@@ -219,6 +221,7 @@ async def add_preset(request: web.Request) -> web.Response:
         replace=replace,
         requester=requester_of(request),
     )
+    stored = await off_the_loop(request, store)
     body: dict[str, Any] = {
         "name": name,
         "outcome": stored.outcome.value,
@@ -241,6 +244,10 @@ def _flag(request: web.Request, name: str) -> bool:
 
 
 async def status(request: web.Request) -> web.Response:
+    return web.json_response(await off_the_loop(request, partial(_status, request)))
+
+
+def _status(request: web.Request) -> dict[str, Any]:
     """Who is asking, whether the controller runs and is connected to ComfyUI, the limits, the
     counts of the requester's own jobs and the latest change number (to follow the events
     from).
@@ -256,19 +263,17 @@ async def status(request: web.Request) -> web.Response:
             "running": run.stopped_at is None,
             "connection": str(run.status.get("connection", "")),
         }
-    return web.json_response(
-        {
-            "requester": requester,
-            "paused": PAUSED.get(ledger),
-            "controller": controller,
-            "limits": {
-                "max_pending_per_requester": config.limits.max_pending_per_requester,
-                "max_backlog": config.limits.max_backlog,
-            },
-            "my_jobs": _counts(ledger.count_by_state(requester=requester)),
-            "latest_change": ledger.latest_seq(),
-        }
-    )
+    return {
+        "requester": requester,
+        "paused": PAUSED.get(ledger),
+        "controller": controller,
+        "limits": {
+            "max_pending_per_requester": config.limits.max_pending_per_requester,
+            "max_backlog": config.limits.max_backlog,
+        },
+        "my_jobs": _counts(ledger.count_by_state(requester=requester)),
+        "latest_change": ledger.latest_seq(),
+    }
 
 
 def _counts(counts: dict[JobState, int]) -> dict[str, int]:

@@ -23,6 +23,7 @@ from core.ledger.records import (
     AttemptRow,
     BatchRecord,
     JobRecord,
+    JobRow,
     NewJob,
     TransitionRecord,
 )
@@ -384,20 +385,31 @@ class Ledger(TransitionVerbs):
 
     # --- change feed ---------------------------------------------------------------------------
 
-    def changes_since(self, seq: int, limit: int = 5000) -> tuple[list[JobRecord], int]:
-        """Jobs written after feed position ``seq`` (by any process), and the position reached.
+    def changes_since(
+        self, seq: int, limit: int = 5000, requester: str | None = None
+    ) -> tuple[list[JobRecord], int]:
+        """Jobs written after feed position ``seq`` (by any process), of one requester when
+        given, and the position reached.
 
-        Call again with the returned position to follow the ledger without rescanning it.
+        Call again with the returned position to follow the ledger without rescanning it. The
+        requester is filtered in the query, walking the feed's index from ``seq`` to the
+        latest change: a requester with none of the changes costs one pass over them, not one
+        row built a change.
         """
         with self.handle.read():
-            query = (
-                schema.Job.select(*_plain(schema.Job))
-                .where(schema.Job.seq > seq)
-                .order_by(schema.Job.seq)
-                .limit(limit)
+            if requester is None:
+                query = schema.Job.select(*_plain(schema.Job)).where(schema.Job.seq > seq)
+                rows = query.order_by(schema.Job.seq).limit(limit).namedtuples()
+                jobs = [JobRecord.from_row(r) for r in rows]
+                return jobs, (jobs[-1].seq if jobs else seq)
+            (latest,) = self.handle.database.execute_sql(_LATEST_SEQ).fetchone()
+            cursor = self.handle.database.execute_sql(
+                _CHANGES_OF_REQUESTER, (min(seq, latest), latest, requester, limit)
             )
-            jobs = [JobRecord.from_row(r) for r in query.namedtuples()]
-        return jobs, (jobs[-1].seq if jobs else seq)
+            jobs = [JobRecord.from_row(JobRow._make(values)) for values in cursor.fetchall()]
+        if len(jobs) == limit:
+            return jobs, jobs[-1].seq
+        return jobs, max(seq, int(latest))
 
     def latest_seq(self) -> int:
         with self.handle.read():  # a plain statement: the change feed reads it ten times a second
@@ -495,6 +507,11 @@ _TRANSITIONS_OF = """
     SELECT * FROM transition WHERE job_id IN (SELECT value FROM json_each(?)) ORDER BY id"""
 _ANY_ACTIVE = "SELECT 1 FROM job WHERE state IN (SELECT value FROM json_each(?)) LIMIT 1"
 _LATEST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM job"
+# One requester's changes in a stretch of the feed, along the feed's index (the requester's
+# index would sort all of that requester's jobs for each page).
+_CHANGES_OF_REQUESTER = f"""
+    SELECT {", ".join(JobRow._fields)} FROM job INDEXED BY job_seq
+    WHERE seq > ? AND seq <= ? AND requester = ? ORDER BY seq LIMIT ?"""
 
 # Pending jobs whose current attempt is being sent (prompt_id written, no answer yet); CROSS JOIN
 # makes SQLite start from the few submitting attempts, not from every pending job.

@@ -1,8 +1,9 @@
-"""The API inside `batchline serve`: an address taken by another program."""
+"""The API inside `batchline serve`: an address taken by another program, its limits and caps."""
 
 from __future__ import annotations
 
 import argparse
+import resource
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from cli.serve_api import ApiPlan, api_plan, api_serving
 from core.api import ApiConfig
+from core.api.connections import WANTED_DESCRIPTORS, ConnectionCaps
 from core.backpressure import Limits
 from core.errors import InputError
 from core.ledger import Ledger
@@ -53,3 +55,22 @@ def test_the_limits_come_from_the_settings_unless_given(tmp_path: Path) -> None:
         assert (plan.config.limits, plan.config.servers, plan.asked) == (Limits(5, 50), 2, False)
         assert api_plan(argparse.Namespace(no_api=True), ledger, 1) is None
         assert api_plan(argparse.Namespace(), ledger, 1) is None, "`run` serves no API"
+
+
+def test_the_caps_are_sized_from_the_raised_descriptor_limit(tmp_path: Path) -> None:
+    """A serve started at 256 open files (macOS's default) raises it, and sizes its caps from
+    the limit it then has."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    options = {"no_api": False, "listen": None, "allow_remote": False}
+    given = argparse.Namespace(**options, max_pending_per_requester=None, max_backlog=None)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard))
+        with Ledger(tmp_path) as ledger:
+            plan = api_plan(given, ledger, servers=1)
+        now = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert plan is not None
+    assert now == min(WANTED_DESCRIPTORS, hard)
+    assert plan.config.caps == ConnectionCaps.for_descriptors(now)
+    assert plan.config.caps.connections <= now // 4
