@@ -13,6 +13,7 @@ Policies classify failures by class, never by message text::
     │   └── UnknownRecord            no job / batch / preset with that id or name
     ├── OutputFolderBlocked          the output folder cannot be written: downloads wait
     │   └── OutputFolderFull         it has no room
+    ├── BatchFolderRefused           a batch's folder is a link: that batch's jobs fail
     ├── QueueBusy                    new jobs refused: their requester's or the backlog's limit
     ├── InputError                   bad input from the user (file, option, value): exit code 2
     │   ├── PresetError              a preset file that cannot be loaded or converted
@@ -121,6 +122,22 @@ class OutputFolderFull(OutputFolderBlocked):
 
     def __init__(self, folder: Path) -> None:
         super().__init__(folder, "is full", "there is room")
+
+
+class BatchFolderRefused(BatchlineError):
+    """A batch's folder in the output folder is a link (or not a folder): nothing is written
+    through it. That batch's finished jobs fail with this; the others go on.
+
+    Attributes:
+        folder: the batch's folder.
+    """
+
+    def __init__(self, folder: Path, what: str) -> None:
+        self.folder = folder
+        super().__init__(
+            f"the batch folder {folder} is {what}: refused, nothing is written through it "
+            "(its pictures stay on the server)"
+        )
 
 
 # --- backpressure -----------------------------------------------------------------------------
