@@ -11,7 +11,7 @@ from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.durations import duration_text
 from core.line_now import line_now
-from core.settings import PAUSED
+from core.settings import PAUSED, check_every_setting
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -58,6 +58,7 @@ def register(subparsers: Any) -> None:
 def queue(args: argparse.Namespace) -> int:
     spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
+        check_every_setting(ledger)  # a bad one refuses before a job is written
         commands = queue_commands(args, ledger)
         with names_from_user():
             batch, job_ids = commands.queue_batch(

@@ -30,7 +30,7 @@ from core.errors import BatchlineError, InputError
 from core.job_state import JobState
 from core.paths import data_dir
 from core.reason_texts import cause_text
-from core.settings import PAUSED, Settings
+from core.settings import PAUSED, Settings, check_every_setting
 from core.token_store import client_for
 from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
@@ -172,6 +172,7 @@ def _backend(args: argparse.Namespace) -> Iterator[tuple[Ledger, Settings, list[
     with ``--demo`` the demo's and a simulator running in this process."""
     if not getattr(args, "demo", False):
         with open_ledger(args) as ledger:
+            check_every_setting(ledger)
             yield ledger, Settings.load(ledger), server_urls(args, ledger)
         return
     simulator = start_simulator(data_dir(args.data_dir) / DEMO_FOLDER, args.demo_job_seconds)

@@ -16,6 +16,7 @@ Policies classify failures by class, never by message text::
     ├── BatchFolderRefused           a batch's folder is a link: that batch's jobs fail
     ├── QueueBusy                    new jobs refused: their requester's or the backlog's limit
     ├── InputError                   bad input from the user (file, option, value): exit code 2
+    │   ├── SettingError             a stored setting not JSON, of the wrong type or range
     │   ├── PresetError              a preset file that cannot be loaded or converted
     │   ├── CompositionError         a batch spec that cannot be composed
     │   └── BatchTooLarge            a batch larger than a backpressure limit itself
@@ -178,6 +179,21 @@ class QueueBusy(BatchlineError):
 
 class InputError(BatchlineError):
     """Bad input from the user; the message names the file, node or input that is wrong."""
+
+
+class SettingError(InputError):
+    """A stored setting that is not JSON, of the wrong type or out of range (a hand-edited
+    ledger): refused in one line naming the setting and its value, never replaced by its
+    default.
+
+    Attributes:
+        key: the setting's key.
+    """
+
+    def __init__(self, key: str, shown: str, why: str) -> None:
+        self.key = key
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        super().__init__(f"the setting {key} = {shown} is refused: {why}")
 
 
 class PresetError(InputError):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from core.errors import InputError, UnknownRecord
+from core.errors import InputError, SettingError, UnknownRecord
 from core.ledger import schema
 from core.ledger.records import PresetRecord
 
@@ -142,9 +142,24 @@ DISPATCH_PAUSED = "dispatch.paused"
 
 
 def dispatch_paused() -> bool:
-    """Whether dispatch is paused, read in the caller's transaction."""
+    """Whether dispatch is paused, read in the caller's transaction.
+
+    Raises:
+        SettingError: the flag is not true, false or null: nothing is sent on a guess.
+    """
     row = schema.database_proxy.execute_sql(_SETTING, (DISPATCH_PAUSED,)).fetchone()
-    return bool(json.loads(row[0])) if row else False
+    paused = _decoded(DISPATCH_PAUSED, row[0]) if row else None
+    if paused is not None and not isinstance(paused, bool):
+        raise SettingError(DISPATCH_PAUSED, row[0], "it must be true or false")
+    return bool(paused)
+
+
+def _decoded(key: str, text: str) -> Any:
+    """A stored setting's JSON; SettingError when it is not JSON (a hand-edited ledger)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise SettingError(key, repr(text), "it is not JSON") from None
 
 
 class SettingsStore:
@@ -157,7 +172,7 @@ class SettingsStore:
         with self._handle.read():  # a plain statement: the controller reads some every tick
             cursor = self._handle.database.execute_sql(_SETTING, (key,))
             row = cursor.fetchone()
-            return json.loads(row[0]) if row else default
+            return _decoded(key, row[0]) if row else default
 
     def set(self, key: str, value: Any) -> None:
         with self._handle.tx():
@@ -166,7 +181,7 @@ class SettingsStore:
 
     def all(self) -> dict[str, Any]:
         with self._handle.read():
-            return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
+            return {r.key: _decoded(r.key, r.value_json) for r in schema.Setting.select()}
 
 
 _SETTING = "SELECT value_json FROM setting WHERE key = ?"
