@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import InputError, SettingError, UnknownRecord
 from core.ledger import schema
 from core.ledger.records import PresetRecord
+from core.names import checked_name
 
 if TYPE_CHECKING:
     from core.ledger.handle import LedgerHandle
@@ -44,8 +45,7 @@ class PresetStore:
         Raises:
             InputError: the name is taken by different content and ``replace`` is false.
         """
-        if not name.strip():
-            raise InputError("a preset needs a non-empty name")
+        checked_name(name, "a preset")
         now = self._handle.now()
         editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
         with self._handle.tx():
@@ -95,11 +95,10 @@ class PresetStore:
         """Call the preset ``name`` ``new_name`` (its batches keep the name they were made with).
 
         Raises:
-            InputError: the new name is empty or another preset's.
+            InputError: the new name breaks a rule (``checked_name``) or is another preset's.
             UnknownRecord: no preset is called ``name``.
         """
-        if not new_name.strip():
-            raise InputError("a preset needs a non-empty name")
+        checked_name(new_name, "a preset")
         with self._handle.tx():
             row = self.row(name)
             if new_name != name and schema.Preset.get_or_none(schema.Preset.name == new_name):
