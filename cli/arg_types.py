@@ -12,18 +12,20 @@ from core.whole_numbers import parse_whole
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-WIDEST = 10**18  # beyond any count, seed or port an option takes
+WIDEST = 10**40  # past any whole number read (40 digits); narrower limits are checked later
 
 
-def whole(lowest: int = -WIDEST, highest: int = WIDEST) -> Callable[[str], int]:
-    """An option's whole number (ASCII digits, an optional minus) from lowest to highest."""
+def whole(lowest: int | None = None, highest: int | None = None) -> Callable[[str], int]:
+    """An option's whole number (ASCII digits, an optional minus), from lowest to highest when
+    given (else the command's own check says what it allows)."""
+    low, high = -WIDEST if lowest is None else lowest, WIDEST if highest is None else highest
 
     def parse(text: str) -> int:
-        value = parse_whole(text, lowest, highest)
+        value = parse_whole(text, low, high)
         if value is None:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not a whole number from {lowest} to {highest}"
-            )
+            within = "" if lowest is None else f" from {lowest}"
+            within += "" if highest is None else f" to {highest}"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number{within}")
         return value
 
     return parse

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_WHOLE = re.compile(r"-?[0-9]{1,30}")
+_WHOLE = re.compile(r"-?[0-9]{1,40}")  # longer is no count, seed or priority
 
 
 def parse_whole(text: str, lowest: int, highest: int) -> int | None:

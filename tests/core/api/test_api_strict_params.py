@@ -15,7 +15,7 @@ from tests.core.helpers import NOISE_WORKFLOW, succeed
 
 pytestmark = pytest.mark.asyncio
 
-NOT_ASCII_DIGITS = ["²", "١", "1_0", " 1", "1 ", "+1", "0x1", "1e3", "-1", "9" * 40]
+NOT_ASCII_DIGITS = ["²", "١", "1_0", " 1", "1 ", "+1", "0x1", "1e3", "-1", "9" * 41]
 
 
 @pytest.mark.parametrize("limit", NOT_ASCII_DIGITS)
