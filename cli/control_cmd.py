@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from cli.arg_types import SECONDS
 from cli.common import names_from_user, open_ledger, warn
 from core.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
@@ -39,7 +40,7 @@ def register(subparsers: Any) -> None:
         "what was sent)",
     )
     cancel.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="longest wait (default 30 s)"
+        "--timeout", type=SECONDS, default=30.0, metavar="S", help="longest wait (default 30 s)"
     )
     cancel.set_defaults(func=cancel_jobs)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
 from core.commands import LedgerCommands
-from core.ledger.ledger import MAX_BATCH_NAME
+from core.names import MAX_NAME
 
 if TYPE_CHECKING:
     import argparse
@@ -18,7 +18,7 @@ def register(subparsers: Any) -> None:
         "name",
         help="name a batch (without NAME: take its name off)",
         description="Give the batch a name, shown with its id in the window "
-        f"(at most {MAX_BATCH_NAME} characters).",
+        f"(at most {MAX_NAME} characters).",
     )
     parser.add_argument("batch", metavar="BATCH", help="the batch id")
     parser.add_argument("name", nargs="?", default="", metavar="NAME")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from cli.arg_types import whole
 from cli.common import names_from_user, open_ledger, print_json, queue_commands, warn
 from core.batch import GridAxis
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.durations import duration_text
 from core.line_now import line_now
-from core.settings import PAUSED
+from core.settings import PAUSED, check_every_setting
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -26,9 +27,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("preset", metavar="PRESET")
     seeds = parser.add_argument_group("seeds")
-    seeds.add_argument("--count", type=int, help="number of seeds (default 1)")
-    seeds.add_argument("--seed-start", type=int, help="first seed of the sequence (default 0)")
-    seeds.add_argument("--seed-step", type=int, help="step between seeds (default 1)")
+    seeds.add_argument("--count", type=whole(), help="number of seeds (default 1)")
+    seeds.add_argument("--seed-start", type=whole(), help="first seed of the sequence (default 0)")
+    seeds.add_argument("--seed-step", type=whole(), help="step between seeds (default 1)")
     seeds.add_argument("--seeds", type=_int_list, metavar="1,2,3", help="an explicit seed list")
     seeds.add_argument("--random-seeds", action="store_true", help="draw --count random seeds")
     seeds.add_argument(
@@ -49,7 +50,7 @@ def register(subparsers: Any) -> None:
         help=f"sweep an input over values (up to {MAX_GRID_AXES} axes)",
     )
     parser.add_argument("--requester", default="", help="who asks (default: your user name)")
-    parser.add_argument("--priority", type=int, default=0, help="higher runs first (default 0)")
+    parser.add_argument("--priority", type=whole(), default=0, help="higher runs first (default 0)")
     parser.add_argument("--name", default="", help="a name for the batch (default: none)")
     parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
     parser.set_defaults(func=queue)
@@ -58,6 +59,7 @@ def register(subparsers: Any) -> None:
 def queue(args: argparse.Namespace) -> int:
     spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
+        check_every_setting(ledger)  # a bad one refuses before a job is written
         commands = queue_commands(args, ledger)
         with names_from_user():
             batch, job_ids = commands.queue_batch(

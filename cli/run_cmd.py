@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from cli.arg_types import SECONDS, whole
 from cli.common import open_ledger, server_urls, warn
 from cli.serve_api import api_options, api_plan, api_serving
 from core.batch.pictures import recorded_outputs
@@ -30,7 +31,7 @@ from core.errors import BatchlineError, InputError
 from core.job_state import JobState
 from core.paths import data_dir
 from core.reason_texts import cause_text
-from core.settings import PAUSED, Settings
+from core.settings import PAUSED, Settings, check_every_setting
 from core.token_store import client_for
 from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
@@ -81,45 +82,45 @@ def register(subparsers: Any) -> None:
     # Set by the desktop app when it starts the controller in the background: the app may
     # then stop it when nothing is left to do; one started by hand it leaves alone.
     serve.add_argument("--started-by", choices=(APP, TERMINAL), default=TERMINAL, help=SUPPRESS)
-    serve.add_argument("--demo-job-seconds", type=float, default=4.0, help=SUPPRESS)
+    serve.add_argument("--demo-job-seconds", type=SECONDS, default=4.0, help=SUPPRESS)
     serve.set_defaults(func=serve_ledger, until_idle=False)
 
 
 def _controller_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-queued",
-        type=int,
+        type=whole(),
         metavar="N",
         help="global cap: the most prompts ComfyUI holds, running + pending, all clients",
     )
     parser.add_argument(
         "--deep-queue",
-        type=int,
+        type=whole(),
         metavar="N",
         help="for very short jobs, let ComfyUI hold up to N prompts so the GPU never waits "
         "for a poll (off by default: the global cap is the ceiling)",
     )
     parser.add_argument(
-        "--per-requester", type=int, metavar="N", help="queued + running jobs per requester"
+        "--per-requester", type=whole(), metavar="N", help="queued + running jobs per requester"
     )
     parser.add_argument(
-        "--poll-interval", type=float, metavar="S", help="seconds between polls while active"
+        "--poll-interval", type=SECONDS, metavar="S", help="seconds between polls while active"
     )
     parser.add_argument(
         "--max-pictures",
-        type=int,
+        type=whole(),
         metavar="N",
         help="the most pictures kept of one job; the rest stay on the server (default 100)",
     )
     parser.add_argument(
         "--request-timeout",
-        type=float,
+        type=SECONDS,
         metavar="S",
         help=f"seconds to wait for each answer from ComfyUI (default {READ_TIMEOUT_S:g})",
     )
     parser.add_argument(
         "--settle",
-        type=float,
+        type=SECONDS,
         metavar="S",
         help="seconds an unanswered submission is looked up before it is sent again, counted "
         "from when it was written (default 90; keep it above twice the request timeout)",
@@ -172,6 +173,7 @@ def _backend(args: argparse.Namespace) -> Iterator[tuple[Ledger, Settings, list[
     with ``--demo`` the demo's and a simulator running in this process."""
     if not getattr(args, "demo", False):
         with open_ledger(args) as ledger:
+            check_every_setting(ledger)
             yield ledger, Settings.load(ledger), server_urls(args, ledger)
         return
     simulator = start_simulator(data_dir(args.data_dir) / DEMO_FOLDER, args.demo_job_seconds)

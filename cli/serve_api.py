@@ -13,6 +13,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cli.arg_types import whole
 from cli.common import warn
 from core.api import ApiConfig, parse_listen, serve_api
 from core.api.config import DEFAULT_HOST, DEFAULT_PORT
@@ -51,13 +52,13 @@ def api_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-api", action="store_true", help="serve no HTTP API")
     parser.add_argument(
         "--max-pending-per-requester",
-        type=int,
+        type=whole(),
         metavar="N",
         help="refuse (429) a batch that would leave a requester more than N unfinished jobs",
     )
     parser.add_argument(
         "--max-backlog",
-        type=int,
+        type=whole(),
         metavar="N",
         help="refuse (429) a batch that would leave more than N unfinished jobs in all",
     )

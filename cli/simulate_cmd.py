@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_cache_dir
 
+from cli.arg_types import COUNT, PORT, RATE, SECONDS, number, whole
+from core.errors import InputError
 from core.simulator import SimulatorConfig
 from core.simulator.config import BASELINE_VERSION, FaultSettings
-from core.simulator.simulator import Simulator
+from core.simulator.simulator import Simulator, check_loopback
 
 if TYPE_CHECKING:
     import argparse
@@ -25,7 +27,7 @@ def register(subparsers: Any) -> None:
         description="Serve a faithful ComfyUI stand-in on loopback until Ctrl-C.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8188, help="port (default 8188)")
+    parser.add_argument("--port", type=PORT, default=8188, help="port (default 8188)")
     parser.add_argument(
         "--version",
         dest="comfy_version",
@@ -33,15 +35,15 @@ def register(subparsers: Any) -> None:
         help=f"ComfyUI version to present (default {BASELINE_VERSION}; 0.4+ adds /api/jobs)",
     )
     parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN'")
-    parser.add_argument("--job-seconds", type=float, default=0.5, help="time per simulated job")
+    parser.add_argument("--job-seconds", type=SECONDS, default=0.5, help="time per simulated job")
     parser.add_argument(
         "--cpu-time-scale",
-        type=float,
+        type=number(0.0),
         default=1.0,
         help="scale of emulated CPU cost of real image nodes (0 = none)",
     )
     parser.add_argument("--output-dir", type=Path, help="output folder (default: a cache folder)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the fault dice")
+    parser.add_argument("--seed", type=whole(), default=0, help="seed of the fault dice")
     parser.add_argument(
         "--preview-method",
         default="none",
@@ -57,58 +59,58 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("faults")
     group.add_argument(
         "--fail-oom",
-        type=int,
+        type=COUNT,
         default=0,
         metavar="N",
         help="the next N jobs fail with out-of-memory",
     )
     group.add_argument(
         "--fail-error",
-        type=int,
+        type=COUNT,
         default=0,
         metavar="N",
         help="the next N jobs fail with a RuntimeError",
     )
     group.add_argument(
-        "--hang", type=int, default=0, metavar="N", help="the next N jobs hang until a restart"
+        "--hang", type=COUNT, default=0, metavar="N", help="the next N jobs hang until a restart"
     )
     group.add_argument(
         "--error-rate",
-        type=float,
+        type=RATE,
         default=0.0,
         metavar="R",
         help="share of requests answered with HTTP 500",
     )
     group.add_argument(
         "--drop-rate",
-        type=float,
+        type=RATE,
         default=0.0,
         metavar="R",
         help="share of requests whose connection is dropped",
     )
     group.add_argument(
         "--drop-after-queue-rate",
-        type=float,
+        type=RATE,
         default=0.0,
         metavar="R",
         help="share of POST /prompt queued but answered by a dropped connection",
     )
     group.add_argument(
         "--late-queue-rate",
-        type=float,
+        type=RATE,
         default=0.0,
         metavar="R",
         help="share of POST /prompt queued only after --late seconds (then answered)",
     )
     group.add_argument(
         "--late-answer-rate",
-        type=float,
+        type=RATE,
         default=0.0,
         metavar="R",
         help="share of POST /prompt queued at once but answered after --late seconds",
     )
     group.add_argument(
-        "--late", type=float, default=5.0, metavar="S", help="how late a late prompt is (5 s)"
+        "--late", type=SECONDS, default=5.0, metavar="S", help="how late a late prompt is (5 s)"
     )
     for name, what in (
         ("garbage", "answered 200 with a body that is not JSON"),
@@ -117,13 +119,13 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
     ):
         group.add_argument(
             f"--{name}-rate",
-            type=float,
+            type=RATE,
             default=0.0,
             metavar="R",
             help=f"share of answers (not /view) {what}",
         )
     group.add_argument(
-        "--delay", type=float, default=0.0, metavar="S", help="seconds to delay every answer"
+        "--delay", type=SECONDS, default=0.0, metavar="S", help="seconds to delay every answer"
     )
     group.add_argument(
         "--fault-route",
@@ -165,6 +167,10 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        check_loopback(args.host)
+    except ValueError as exc:
+        raise InputError(f"--host: {exc}") from None
     config = config_from_args(args)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(config, args.host, args.port))

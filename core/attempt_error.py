@@ -34,6 +34,7 @@ class ErrorKind(StrEnum):
     unsupported_server = "unsupported_server"  # the server ignored Batchline's prompt id
     superseded = "superseded"  # withdrawn: an older attempt, answered late, succeeded first
     outputs_gone = "outputs_gone"  # it succeeded, but the server no longer had its pictures
+    output_refused = "output_refused"  # it succeeded, but its pictures had nowhere safe to go
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,7 @@ _HEADS = {
     ErrorKind.unsupported_server: "server not supported",
     ErrorKind.superseded: "withdrawn",
     ErrorKind.outputs_gone: REASON_TEXTS[Reason.outputs_gone],
+    ErrorKind.output_refused: REASON_TEXTS[Reason.output_refused],
 }
 
 # What became of an attempt whose submission got no answer, by its result.

@@ -13,8 +13,10 @@ Policies classify failures by class, never by message text::
     │   └── UnknownRecord            no job / batch / preset with that id or name
     ├── OutputFolderBlocked          the output folder cannot be written: downloads wait
     │   └── OutputFolderFull         it has no room
+    ├── BatchFolderRefused           a batch's folder is a link: that batch's jobs fail
     ├── QueueBusy                    new jobs refused: their requester's or the backlog's limit
     ├── InputError                   bad input from the user (file, option, value): exit code 2
+    │   ├── SettingError             a stored setting not JSON, of the wrong type or range
     │   ├── PresetError              a preset file that cannot be loaded or converted
     │   ├── CompositionError         a batch spec that cannot be composed
     │   ├── NotYours                 a change to another owner's preset (the API's 403)
@@ -125,6 +127,22 @@ class OutputFolderFull(OutputFolderBlocked):
         super().__init__(folder, "is full", "there is room")
 
 
+class BatchFolderRefused(BatchlineError):
+    """A batch's folder in the output folder is a link (or not a folder): nothing is written
+    through it. That batch's finished jobs fail with this; the others go on.
+
+    Attributes:
+        folder: the batch's folder.
+    """
+
+    def __init__(self, folder: Path, what: str) -> None:
+        self.folder = folder
+        super().__init__(
+            f"the batch folder {folder} is {what}: refused, nothing is written through it "
+            "(its pictures stay on the server)"
+        )
+
+
 # --- backpressure -----------------------------------------------------------------------------
 
 
@@ -163,6 +181,21 @@ class QueueBusy(BatchlineError):
 
 class InputError(BatchlineError):
     """Bad input from the user; the message names the file, node or input that is wrong."""
+
+
+class SettingError(InputError):
+    """A stored setting that is not JSON, of the wrong type or out of range (a hand-edited
+    ledger): refused in one line naming the setting and its value, never replaced by its
+    default.
+
+    Attributes:
+        key: the setting's key.
+    """
+
+    def __init__(self, key: str, shown: str, why: str) -> None:
+        self.key = key
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        super().__init__(f"the setting {key} = {shown} is refused: {why}")
 
 
 class PresetError(InputError):

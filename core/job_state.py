@@ -77,6 +77,7 @@ class Reason(StrEnum):
     removed_elsewhere = "removed_elsewhere"
     superseded = "superseded"  # withdrawn: an older attempt, answered late, succeeded first
     outputs_gone = "outputs_gone"  # it succeeded, but its pictures were gone from the server
+    output_refused = "output_refused"  # it succeeded, but its batch folder is a link (refused)
 
 
 _S = JobState

@@ -20,6 +20,7 @@ REASON_TEXTS: dict[Reason, str] = {
     Reason.timeout: "no answer in time",
     Reason.superseded: "an earlier try finished first",
     Reason.outputs_gone: "pictures gone from the server",
+    Reason.output_refused: "batch folder refused",
 }
 
 

@@ -7,12 +7,14 @@ a `Setting` reads or writes one of them, as the pause flag is, each time it is n
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from core.errors import InputError
+from core.errors import InputError, SettingError
 from core.ledger.stores import DISPATCH_PAUSED
 from core.paths import default_output_dir
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 DEFAULT_SERVER = "http://127.0.0.1:8188"  # ComfyUI's own default address
 MAX_PICTURES_PER_JOB = 100  # a workflow saving thousands of pictures would fill the folder
@@ -32,6 +35,41 @@ def server_list(text: str) -> list[str]:
     commas or spaces (one controller drives them all); repeats dropped, order kept."""
     servers = [part.strip() for part in text.replace(",", " ").split()]
     return list(dict.fromkeys(server for server in servers if server))
+
+
+MAX_COUNT = 1_000_000_000  # the most any cap, limit or count may be
+MAX_SECONDS = 30 * 86_400.0  # the longest any interval or window may be
+
+
+def shown(value: Any) -> str:
+    """A value as a setting's JSON writes it (``"many"``, ``1e+400`` as ``Infinity``)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def count(value: Any, name: str) -> int:
+    """``value`` as a count from 1 to MAX_COUNT: a whole number, not a bool, ``2.0`` or
+    ``1e999`` (InputError naming ``name`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} must be a whole number, not {shown(value)}")
+    if value < 1:
+        raise InputError(f"{name} must be at least 1")
+    if value > MAX_COUNT:
+        raise InputError(f"{name} must be at most {MAX_COUNT}, not {value}")
+    return value
+
+
+def seconds(value: Any, name: str) -> float:
+    """``value`` as a length of time: a number of seconds above 0, at most MAX_SECONDS."""
+    number = not isinstance(value, bool) and isinstance(value, int | float)
+    if not number or not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
+        raise InputError(
+            f"{name} must be a positive number of seconds (at most {MAX_SECONDS:g}), "
+            f"not {shown(value)}"
+        )
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -76,13 +114,12 @@ class ControllerConfig:
     def __post_init__(self) -> None:
         counts = ("global_cap", "per_requester_cap", "max_attempts", "max_queue_depth")
         for name in (*counts, "max_pictures_per_job"):
-            if getattr(self, name) < 1:
-                raise InputError(f"{name.replace('_', '-')} must be at least 1")
+            count(getattr(self, name), name.replace("_", "-"))
         positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")
-        for name in (*positive, "offline_first_s"):
-            value = getattr(self, name)
-            if not math.isfinite(value) or value <= 0:
-                raise InputError(f"{name} must be a positive number of seconds, not {value}")
+        for name in (*positive, "offline_first_s", "offline_max_s"):
+            seconds(getattr(self, name), name)
+        if not isinstance(self.deep_queue, bool):
+            raise InputError(f"deep_queue must be true or false, not {shown(self.deep_queue)}")
 
     def with_overrides(self, **overrides: Any) -> ControllerConfig:
         """A copy with the given fields replaced (None values are ignored)."""
@@ -105,20 +142,78 @@ class Setting(Generic[T]):
     encode: Callable[[T], Any] = _as_is
 
     def get(self, ledger: Ledger) -> T:
+        """The stored value, checked: the default when never set (or null).
+
+        Raises:
+            SettingError: it is set but not JSON, or of the wrong type or range: one line
+                naming the setting and its value, never the default in its place.
+        """
         stored = ledger.settings.get(self.key)
-        return self.default if stored is None else self.decode(stored)
+        if stored is None:
+            return self.default
+        try:
+            return self.decode(stored)
+        except InputError as exc:
+            raise SettingError(self.key, shown(stored), str(exc)) from None
 
     def set(self, ledger: Ledger, value: T) -> None:
         ledger.settings.set(self.key, self.encode(value))
 
 
-def _controller_config(stored: dict[str, Any]) -> ControllerConfig:
-    known = {f.name for f in fields(ControllerConfig)}  # a later version's knobs are ignored
+_UNKNOWN_SAID: set[str] = set()  # the unknown knobs already logged, once a process
+
+
+def _controller_config(stored: Any) -> ControllerConfig:
+    """A later version's knobs are ignored (an older one reads the ledger too), said once."""
+    if not isinstance(stored, dict):
+        raise InputError("it must be a JSON object of the controller's knobs")
+    known = {f.name for f in fields(ControllerConfig)}
+    for name in sorted(set(stored) - known - _UNKNOWN_SAID):
+        _UNKNOWN_SAID.add(name)
+        log.warning(
+            "the setting controller has a knob %r this version does not know: ignored "
+            "(it knows %s)",
+            name,
+            ", ".join(sorted(known)),
+        )
     return ControllerConfig(**{k: v for k, v in stored.items() if k in known})
 
 
-def _folder(text: str) -> Path | None:
-    return Path(text).expanduser() if text else None
+def _text(stored: Any) -> str:
+    if not isinstance(stored, str):
+        raise InputError("it must be text")
+    return stored
+
+
+def _folder(stored: Any) -> Path:
+    """An absolute folder (``~`` is the home folder): a relative one would depend on where a
+    command was started, and an empty one would be no folder at all."""
+    if not isinstance(stored, str) or not stored.strip():
+        raise InputError("it must be a folder's absolute path")
+    path = Path(stored).expanduser()
+    if not path.is_absolute():
+        raise InputError(
+            "it must be an absolute path (a relative one depends on where a command starts)"
+        )
+    return path
+
+
+def _folder_text(path: Path | None) -> str | None:
+    """The output folder as stored: null when unset; a relative one refused when written."""
+    if path is None:
+        return None
+    _folder(str(path))
+    return str(path)
+
+
+def _flag(stored: Any) -> bool:
+    if not isinstance(stored, bool):
+        raise InputError("it must be true or false")
+    return stored
+
+
+def _limit(stored: Any) -> int:
+    return count(stored, "it")
 
 
 SERVER: Setting[str] = Setting(
@@ -126,7 +221,7 @@ SERVER: Setting[str] = Setting(
     "",
     "ComfyUI's address, or several separated by commas (one controller feeds them all); "
     f"empty: {DEFAULT_SERVER}. `--server` overrides it for one command.",
-    str,
+    _text,
 )
 OUTPUT_DIR: Setting[Path | None] = Setting(
     "output_dir",
@@ -134,7 +229,7 @@ OUTPUT_DIR: Setting[Path | None] = Setting(
     "The folder pictures are downloaded to, one subfolder per batch; unset: Batchline's "
     "folder in the user's pictures.",
     _folder,
-    lambda path: str(path) if path else None,
+    _folder_text,
 )
 CONTROLLER: Setting[ControllerConfig] = Setting(
     "controller",
@@ -150,7 +245,7 @@ PAUSED: Setting[bool] = Setting(
     "No job is sent while set (`batchline pause`/`resume`, the window's Pause); prompts "
     "already sent keep running. The controller sets it itself when a ComfyUI ignores its "
     "prompt ids (too old to be followed safely).",
-    bool,
+    _flag,
 )
 
 MAX_PENDING_PER_REQUESTER: Setting[int] = Setting(
@@ -159,15 +254,31 @@ MAX_PENDING_PER_REQUESTER: Setting[int] = Setting(
     "The most unfinished jobs one requester may have: a batch that would go past it is refused "
     "whole (the API answers 429 with a wait estimate; `batchline queue` says so and queues "
     "nothing). `serve --max-pending-per-requester` overrides it for the API.",
-    int,
+    _limit,
 )
 MAX_BACKLOG: Setting[int] = Setting(
     "limits.max_backlog",
     100_000,
     "The most unfinished jobs of all requesters together: a batch that would go past it is "
     "refused whole, as for the requester's quota. `serve --max-backlog` overrides it for the API.",
-    int,
+    _limit,
 )
+
+EVERY_SETTING: tuple[Setting[Any], ...] = (
+    SERVER,
+    OUTPUT_DIR,
+    CONTROLLER,
+    PAUSED,
+    MAX_PENDING_PER_REQUESTER,
+    MAX_BACKLOG,
+)
+
+
+def check_every_setting(ledger: Ledger) -> None:
+    """Read each setting: a command that runs on (``run``, ``serve``) refuses a bad one at its
+    start, in one line (SettingError), rather than when it is first needed."""
+    for setting in EVERY_SETTING:
+        setting.get(ledger)
 
 
 @dataclass(frozen=True)

@@ -136,12 +136,16 @@ class SettingsDialog(QDialog):
         return settings
 
     def problem(self) -> str | None:
-        """What is wrong with the entered servers (shown under the field), or None."""
+        """What is wrong with the entered servers or output folder (shown under the field),
+        or None."""
         for server in server_list(self.server.text()):
             try:
                 server_address(server)
             except ValueError as exc:  # says what is wrong, never repeating a password
                 return f"{str(exc)[:1].upper()}{str(exc)[1:]}"
+        folder = self.output.text().strip()
+        if folder and not Path(folder).expanduser().is_absolute():
+            return f"The output folder must be a full path (from / or ~), not {folder!r}"
         return None
 
     def accept(self) -> None:

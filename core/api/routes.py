@@ -25,6 +25,7 @@ from core.ledger import PresetOutcome, Refused
 from core.presets import MAX_FILE_BYTES, preset_from_bytes
 from core.presets.storing import preset_summary, store_preset
 from core.settings import PAUSED
+from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
     from core.commands import LedgerCommands
@@ -152,9 +153,10 @@ async def list_jobs(request: web.Request) -> web.Response:
 def _page_size(text: str | None) -> int:
     if text is None:
         return PAGE_SIZE
-    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE_SIZE:
+    size = parse_whole(text, 1, MAX_PAGE_SIZE)
+    if size is None:
         raise ApiError(400, f"limit: must be a whole number from 1 to {MAX_PAGE_SIZE}")
-    return int(text)
+    return size
 
 
 async def show_job(request: web.Request) -> web.Response:
@@ -182,10 +184,11 @@ async def job_output(request: web.Request) -> web.FileResponse:
     job = await off_the_loop(request, partial(_own_job_json, request))
     outputs: list[str] = job["outputs"]
     text = request.match_info["n"]
-    if not text.isdigit() or int(text) >= len(outputs):
+    n = parse_whole(text, 0, len(outputs) - 1)
+    if n is None:
         have = f"0 to {len(outputs) - 1}" if outputs else "none yet"
         raise ApiError(404, f"job {job['id']} has no picture {text} (numbered from 0: {have})")
-    path = Path(outputs[int(text)])
+    path = Path(outputs[n])
     if not path.is_file():  # noqa: ASYNC240 (one stat of a local file)
         raise ApiError(404, f"picture {text} of job {job['id']} is no longer at {path}")
     return web.FileResponse(path)

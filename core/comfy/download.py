@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from typing import TYPE_CHECKING, BinaryIO
 
 from core.comfy.bodies import MIB, too_large
@@ -48,7 +49,8 @@ def place(part: Path, dest: Path) -> Path:
 
     The first of ``dest``, ``<stem>-2<suffix>``, ``<stem>-3<suffix>`` ... up to
     ``-MAX_NAME_TRIES`` that is free gets a hard link to ``part`` (created exclusively, so it
-    appears complete and two writers never take the same name). A taken name whose file holds
+    appears complete and two writers never take the same name). A name held by anything (a
+    link, even a dangling one, a folder, a socket) is taken; one whose plain file holds
     exactly the same bytes is reused instead: downloading the same picture again after a crash
     never leaves a second copy. The caller removes ``part`` afterwards when it is still there.
 
@@ -83,11 +85,13 @@ def _link_exclusively(part: Path, candidate: Path) -> None:
 
 
 def _same_bytes(part: Path, other: Path) -> bool:
-    """Whether ``other`` is a regular file holding exactly ``part``'s bytes."""
+    """Whether ``other`` is a plain file (not a link to one) holding exactly ``part``'s bytes."""
     try:
-        if not other.is_file() or other.stat().st_size != part.stat().st_size:
+        found = other.lstat()
+        if not stat.S_ISREG(found.st_mode) or found.st_size != part.stat().st_size:
             return False
-        with part.open("rb") as mine, other.open("rb") as theirs:
+        theirs_fd = os.open(other, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with part.open("rb") as mine, os.fdopen(theirs_fd, "rb") as theirs:
             while chunk := mine.read(COMPARE_CHUNK):
                 if chunk != theirs.read(COMPARE_CHUNK):
                     return False
@@ -97,9 +101,8 @@ def _same_bytes(part: Path, other: Path) -> bool:
 
 
 def open_part(dest: Path) -> tuple[Path, BinaryIO]:
-    """A new temp file next to ``dest`` (same file system), with the user's normal file mode."""
-    if dest.is_dir():
-        raise IsADirectoryError(f"download destination is a folder: {dest}")
+    """A new temp file next to ``dest`` (same file system), with the user's normal file mode;
+    whatever holds ``dest`` itself (a folder, a link) is left to ``place``."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
         part = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.part")

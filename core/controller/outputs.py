@@ -7,12 +7,14 @@ import contextlib
 import errno
 import logging
 import re
+import stat
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import ImageRef
 from core.errors import (
+    BatchFolderRefused,
     ComfyError,
     ComfyNotFound,
     OutputFolderBlocked,
@@ -38,19 +40,38 @@ UNWRITABLE = frozenset({errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS, e
 def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
     """``<output dir>/<batch>/<job>_<n>.<ext>``; the server's file name only lends its suffix.
 
-    This is the wanted name: when another file holds it (two ledgers sharing an output folder
-    issue the same ids), the download takes ``<job>_<n>-2.<ext>``, ``-3`` ... instead.
-
-    Raises:
-        ValueError: the result would not lie inside ``output_dir`` (hostile ids).
+    This is the wanted name: when anything holds it (another ledger's picture, a link, a
+    folder), the download takes ``<job>_<n>-2.<ext>``, ``-3`` ... instead. The ids become
+    one plain name each (``_safe``), so the path lies in the output folder whatever they say.
     """
     suffix = PurePosixPath(server_name).suffix.lower()
     suffix = suffix if suffix in IMAGE_SUFFIXES else ".png"
-    root = output_dir.resolve()
-    path = (root / _safe(batch_id) / f"{_safe(job_id)}_{index}{suffix}").resolve()
-    if not path.is_relative_to(root):
-        raise ValueError(f"output path {path} escapes {root}")
-    return path
+    return batch_folder(output_dir, batch_id) / f"{_safe(job_id)}_{index}{suffix}"
+
+
+def batch_folder(output_dir: Path, batch_id: str) -> Path:
+    """The batch's folder in the (resolved) output folder: the output folder may be a link,
+    the batch's folder is never followed (``checked_batch_folder``)."""
+    return output_dir.resolve() / _safe(batch_id)
+
+
+def checked_batch_folder(output_dir: Path, batch_id: str) -> Path:
+    """The batch's folder, made when missing.
+
+    Raises:
+        BatchFolderRefused: a link (even to a folder inside) or anything but a folder holds
+            its name: nothing of that batch is written through it.
+        OSError: the output folder cannot be written (``_room_in`` says so).
+    """
+    folder = batch_folder(output_dir, batch_id)
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(parents=True)
+    found = folder.lstat().st_mode
+    if stat.S_ISLNK(found):
+        raise BatchFolderRefused(folder, "a link")
+    if not stat.S_ISDIR(found):
+        raise BatchFolderRefused(folder, "not a folder")
+    return folder
 
 
 def _safe(name: str) -> str:
@@ -117,6 +138,7 @@ async def fetch_outputs(
         OutputFolderBlocked: no room for a picture (OutputFolderFull), or the folder cannot be
             written (the files already written are reused when this is tried again): try
             again later (nothing recorded).
+        BatchFolderRefused: the batch's folder is a link, or not a folder (nothing written).
     """
     paths: list[str] = []
     warnings: list[str] = []
@@ -124,7 +146,7 @@ async def fetch_outputs(
     for index, image in enumerate(refs, start=1):
         dest = output_path(output_dir, batch_id, job_id, index, image.filename)
         with _room_in(output_dir):
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            checked_batch_folder(output_dir, batch_id)
             try:
                 written = await client.download(image, dest)
             except TransientComfyError:

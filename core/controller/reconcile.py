@@ -14,7 +14,7 @@ from core.batch.prompt import expected_outputs, prompt_for
 from core.comfy import HistoryEntry
 from core.controller.causes import failure_error, reason_for_failure
 from core.controller.outputs import fetch_outputs, image_refs, output_refs
-from core.errors import OutputFolderBlocked, TransientComfyError
+from core.errors import BatchFolderRefused, OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ class Reconciler:
         self._missing_since: dict[str, float] = {}
         self._cancel_sent: dict[str, float] = {}
         self._succeeded: list[tuple[AttemptRecord, HistoryEntry]] = []  # this pass's, unrecorded
+        self._refused: set[Path] = set()  # the batch folders said to be refused
+        # (prompt, which written time) -> (monotonic reading, its age then): ``_age``
+        self._ages: dict[tuple[str, str], tuple[float, float]] = {}
 
     async def follow(
         self, attempt: AttemptRecord, cancelling: bool, snapshot: QueueSnapshot
@@ -95,7 +98,7 @@ class Reconciler:
         if attempt.result != AttemptResult.running:
             self._hold(self._ledger.observe_running, pid)
         started = attempt.started_at or time.time()
-        if not attempt.stalled and time.time() - started > self._config.stall_s:
+        if not attempt.stalled and self._age(pid, "running", started) > self._config.stall_s:
             self._hold(self._ledger.set_stalled, pid, True)
 
     async def _push_cancel(self, pid: str) -> None:
@@ -158,6 +161,12 @@ class Reconciler:
         except OutputFolderBlocked:
             self._server.output_full = True
             raise
+        except BatchFolderRefused as exc:  # this batch's problem: the other jobs go on
+            if exc.folder not in self._refused:  # one line a batch, not one a job
+                self._refused.add(exc.folder)
+                log.warning("batch %s: its finished jobs fail: %s", job.batch, exc)
+            self._hold(self._ledger.observe_output_refused, attempt.prompt_id, str(exc))
+            return
         self._server.output_full = False
         pid = attempt.prompt_id
         if refs and fetched.gone == len(refs):
@@ -216,7 +225,16 @@ class Reconciler:
 
     def _settled(self, attempt: AttemptRecord) -> bool:
         """Whether an unanswered submission has had its settle window (from when it was written)."""
-        return time.time() - attempt.created_at >= self._config.settle_s
+        return self._age(attempt.prompt_id, "written", attempt.created_at) >= self._config.settle_s
+
+    def _age(self, pid: str, since: str, written: float) -> float:
+        """How long ago ``written`` (a wall-clock time the ledger holds for ``pid``'s ``since``)
+        was: its age when this run first asked, then the monotonic clock's. A written time in
+        the future (a ledger from a machine whose clock runs ahead) counts as now, and a wall
+        clock stepped meanwhile moves no window."""
+        now = time.monotonic()
+        first, age = self._ages.setdefault((pid, since), (now, max(0.0, time.time() - written)))
+        return age + now - first
 
     def _give_up_on(self, attempt: AttemptRecord, *, restarted: bool) -> None:
         pid, limit = attempt.prompt_id, self._config.max_attempts
@@ -235,6 +253,8 @@ class Reconciler:
 
     def _forget(self, pid: str) -> None:
         self._missing_since.pop(pid, None)
+        self._ages.pop((pid, "written"), None)
+        self._ages.pop((pid, "running"), None)
         self._server.forget(pid)
         self._cancel_sent.pop(pid, None)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from peewee import SQL, fn
 
-from core.errors import InputError, UnknownRecord
+from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
 from core.ledger.controller_runs import ControllerRunStore
@@ -30,6 +30,7 @@ from core.ledger.records import (
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
 from core.ledger.transitions import ATTEMPT_COLUMNS, TransitionVerbs, job_row
+from core.names import checked_name
 from core.paths import ledger_path
 
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
     from peewee import SqliteDatabase
 
-MAX_BATCH_NAME = 200  # characters
 
 _JOB_COLUMNS = (
     "id, batch_id, requester, params_json, priority, state, attempt, auto_attempts, "
@@ -105,6 +105,8 @@ class Ledger(TransitionVerbs):
     ) -> tuple[BatchRecord, list[str]]:
         """Create a batch of the named preset and its jobs, all pending, in one transaction;
         ``name`` is the artist's for it (none: the batch is known by its id)."""
+        for who in {requester, *(job.requester for job in jobs if job.requester)}:
+            checked_name(who, "a requester")
         now = self.handle.now()
         with self.handle.tx():
             preset = self.presets.row(preset_name)
@@ -178,7 +180,7 @@ class Ledger(TransitionVerbs):
 
         Raises:
             UnknownRecord: no such batch.
-            InputError: the name is longer than MAX_BATCH_NAME characters.
+            InputError: the name breaks a rule of ``core.names.checked_name``.
         """
         stored = _batch_name(name)
         with self.handle.tx():
@@ -540,8 +542,6 @@ def _batch_record(row: schema.Batch) -> BatchRecord:
 
 
 def _batch_name(name: str | None) -> str | None:
-    """A batch name as stored: trimmed, None for none; at most MAX_BATCH_NAME characters."""
+    """A batch name as stored: trimmed, None for none; checked (``checked_name``)."""
     name = (name or "").strip() or None
-    if name is not None and len(name) > MAX_BATCH_NAME:
-        raise InputError(f"a batch name has at most {MAX_BATCH_NAME} characters")
-    return name
+    return None if name is None else checked_name(name, "a batch")

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from core.errors import InputError, NotYours, UnknownRecord
+from core.errors import InputError, NotYours, SettingError, UnknownRecord
 from core.ledger import schema
 from core.ledger.owners import LOCAL, Actor
 from core.ledger.records import PresetRecord
+from core.names import checked_name
 
 if TYPE_CHECKING:
     from core.ledger.handle import LedgerHandle
@@ -53,8 +54,7 @@ class PresetStore:
             InputError: the name is taken by different content and ``replace`` is false.
             NotYours: the name is another owner's preset and the actor may not change it.
         """
-        if not name.strip():
-            raise InputError("a preset needs a non-empty name")
+        checked_name(name, "a preset")
         now = self._handle.now()
         editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
         with self._handle.tx():
@@ -113,12 +113,11 @@ class PresetStore:
         """Call the preset ``name`` ``new_name`` (its batches keep the name they were made with).
 
         Raises:
-            InputError: the new name is empty or another preset's.
+            InputError: the new name breaks a rule (``checked_name``) or is another preset's.
             NotYours: the preset is another owner's and the actor may not change it.
             UnknownRecord: no preset the actor may see is called ``name``.
         """
-        if not new_name.strip():
-            raise InputError("a preset needs a non-empty name")
+        checked_name(new_name, "a preset")
         with self._handle.tx():
             row = self.row(name)
             self._check_may_change(row)
@@ -193,9 +192,24 @@ DISPATCH_PAUSED = "dispatch.paused"
 
 
 def dispatch_paused() -> bool:
-    """Whether dispatch is paused, read in the caller's transaction."""
+    """Whether dispatch is paused, read in the caller's transaction.
+
+    Raises:
+        SettingError: the flag is not true, false or null: nothing is sent on a guess.
+    """
     row = schema.database_proxy.execute_sql(_SETTING, (DISPATCH_PAUSED,)).fetchone()
-    return bool(json.loads(row[0])) if row else False
+    paused = _decoded(DISPATCH_PAUSED, row[0]) if row else None
+    if paused is not None and not isinstance(paused, bool):
+        raise SettingError(DISPATCH_PAUSED, row[0], "it must be true or false")
+    return bool(paused)
+
+
+def _decoded(key: str, text: str) -> Any:
+    """A stored setting's JSON; SettingError when it is not JSON (a hand-edited ledger)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise SettingError(key, repr(text), "it is not JSON") from None
 
 
 class SettingsStore:
@@ -208,7 +222,7 @@ class SettingsStore:
         with self._handle.read():  # a plain statement: the controller reads some every tick
             cursor = self._handle.database.execute_sql(_SETTING, (key,))
             row = cursor.fetchone()
-            return json.loads(row[0]) if row else default
+            return _decoded(key, row[0]) if row else default
 
     def set(self, key: str, value: Any) -> None:
         with self._handle.tx():
@@ -217,7 +231,7 @@ class SettingsStore:
 
     def all(self) -> dict[str, Any]:
         with self._handle.read():
-            return {r.key: json.loads(r.value_json) for r in schema.Setting.select()}
+            return {r.key: _decoded(r.key, r.value_json) for r in schema.Setting.select()}
 
 
 _SETTING = "SELECT value_json FROM setting WHERE key = ?"

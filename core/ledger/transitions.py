@@ -290,6 +290,29 @@ class TransitionVerbs:
             self._next_attempt_or_end(job, reason, max_attempts)
             return True
 
+    def observe_output_refused(self, prompt_id: str, message: str) -> bool:
+        """A recorded success whose pictures have nowhere safe to go (its batch folder is a
+        link, or not a folder): the job fails with ``message``, never retried automatically
+        (another attempt would meet the same folder); its pictures stay on the server and its
+        references on record. A job being cancelled is cancelled."""
+        with self.handle.tx():
+            found = self._fetching(prompt_id)
+            if found is None:
+                return False
+            attempt, job = found
+            reason = Reason.output_refused
+            error = _stored(AttemptError(ErrorKind.output_refused, message))
+            _update("attempt", attempt.id, {"reason": reason.value, "error_json": error})
+            cancelled = job.state == JobState.cancelling
+            self._write_job(
+                job,
+                JobState.cancelled if cancelled else JobState.failed,
+                f"{reason.value}: {bounded_text(message)}",
+                reason=Reason.cancelled.value if cancelled else reason.value,
+                finished_at=self.handle.now(),
+            )
+            return True
+
     def _fetching(self, prompt_id: str) -> tuple[AttemptRow, JobRow] | None:
         """The recorded success of ``prompt_id`` whose pictures are still to be fetched."""
         attempt = _one(AttemptRow, _ATTEMPT_OF_PROMPT, prompt_id)

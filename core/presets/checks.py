@@ -7,6 +7,7 @@ that form a cycle; each is refused here with one line naming the node and input.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -138,3 +139,44 @@ def _lone_surrogate(text: str) -> str | None:
         found = escape_invalid(text[exc.start])
         return f"holds a lone surrogate ({found} at character {exc.start}): not valid Unicode"
     return None
+
+
+_JSON_KINDS = {
+    "int": "a number",
+    "float": "a number",
+    "str": "text",
+    "list": "a list",
+    "tuple": "a list",
+    "dict": "an object",
+    "NoneType": "null",
+    "bool": "true or false",
+}
+_OBJECT_METHODS = frozenset({"get", "items", "keys", "values"})
+
+
+def shape_fault(exc: Exception) -> str:
+    """What an unforeseen shape in an untrusted workflow was, in JSON's words: "a number where
+    an object was expected", not Python's "'int' object has no attribute 'get'"."""
+    if isinstance(exc, KeyError):
+        return f"the entry {exc.args[0]!r} is missing" if exc.args else "an entry is missing"
+    if isinstance(exc, IndexError):
+        return "a link or slot points past the end of its list"
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    text = str(exc)
+    if isinstance(exc, ValueError) and "invalid literal for int()" in text:
+        return "text where a whole number was expected"
+    found = re.search(r"'(\w+)' object", text)
+    if found is None:
+        return "a value of the wrong kind" if isinstance(exc, TypeError) else "a value out of place"
+    kind = _JSON_KINDS.get(found.group(1), found.group(1))
+    wants_object = isinstance(exc, AttributeError) and getattr(exc, "name", None) in _OBJECT_METHODS
+    if wants_object or "not a mapping" in text:
+        wanted = "an object"
+    elif "not iterable" in text:
+        wanted = "a list"
+    elif "not subscriptable" in text:
+        wanted = "an object or a list"
+    else:
+        wanted = "something else"
+    return f"{kind} where {wanted} was expected"

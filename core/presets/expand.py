@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.errors import PresetError
+from core.presets.checks import shape_fault
 from core.presets.graph import Graph, Link, Node, NodeInput, parse_graph, parse_node
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def expand_group_nodes(graph: Graph, workflow: Mapping[str, Any], catalogue: Cat
             _expand_group(graph, node, definition, catalogue, leaving.get(node.id, []))
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise PresetError(
-                f"{where} cannot be expanded ({exc}); recreate it as a subgraph"
+                f"{where} cannot be expanded ({shape_fault(exc)}); recreate it as a subgraph"
             ) from None
 
 
@@ -143,7 +144,8 @@ def expand_subgraphs(graph: Graph, workflow: Mapping[str, Any]) -> None:
             try:
                 _expand_subgraph(graph, node, definitions[node.type], leaving.get(node.id, []))
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-                raise PresetError(f"subgraph node {node.id} cannot be expanded ({exc})") from None
+                why = shape_fault(exc)
+                raise PresetError(f"subgraph node {node.id} cannot be expanded ({why})") from None
     raise PresetError(f"subgraphs are nested more than {MAX_NESTING} deep (or recursive)")
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from core.catalogue import Catalogue
 from core.errors import PresetError
 from core.presets.api_format import is_api_workflow, validate_api_workflow
-from core.presets.checks import check_workflow, escape_invalid
+from core.presets.checks import check_workflow, escape_invalid, shape_fault
 from core.presets.editor_convert import convert_editor
 from core.presets.graph import is_editor_workflow
 from core.presets.model import InputRef, Preset, PresetFormat, workflow_hash
@@ -170,7 +170,7 @@ def _from_editor(editor: Any, catalogue: Catalogue | None, fmt: PresetFormat) ->
         conversion = convert_editor(editor, catalogue)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
         # A last guard for shapes of untrusted JSON the converter's checks did not foresee.
-        raise PresetError(f"the editor workflow is malformed ({type(exc).__name__})") from None
+        raise PresetError(f"the editor workflow is malformed ({shape_fault(exc)})") from None
     api = validate_api_workflow(conversion.api_workflow)
     return _Parts(api, dict(editor), fmt, conversion.notices)
 

@@ -39,7 +39,16 @@ def test_a_servers_error_message_cannot_drive_the_terminal(
 
 
 def test_a_preset_name_cannot_drive_the_terminal(cli: Cli, noise_file: Path) -> None:
-    assert cli("preset", "add", str(noise_file), "--name", "red\x1b[31m").code == 0
+    """Refused when written (core/names.py); one an older version stored is shown escaped."""
+    refused = cli("preset", "add", str(noise_file), "--name", "red\x1b[31m")
+    assert refused.code == 2
+    assert "\x1b" not in refused.err
+    assert "cannot hold a control character (U+001B)" in refused.err
+    assert cli("preset", "add", str(noise_file), "--name", "red").code == 0
+    with Ledger(cli.home) as ledger, ledger.handle.tx():
+        ledger.handle.database.execute_sql(
+            "UPDATE preset SET name = ? WHERE name = ?", ("red\x1b[31m", "red")
+        )
     listed = cli("preset", "list").out
     assert "\x1b" not in listed
     assert "red\\x1b[31m" in listed

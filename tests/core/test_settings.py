@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core import settings as settings_module
-from core.errors import InputError
+from core.errors import SettingError
 from core.ledger import Ledger
 from core.paths import default_output_dir
 from core.settings import (
@@ -19,7 +19,9 @@ from core.settings import (
     ControllerConfig,
     Setting,
     Settings,
+    check_every_setting,
 )
+from tests.core.controller.conftest import queue
 
 
 def test_a_new_ledger_has_every_default(tmp_path: Path) -> None:
@@ -48,6 +50,7 @@ def test_saved_settings_load_back_under_their_keys(tmp_path: Path) -> None:
     assert stored["controller"]["global_cap"] == 5
 
 
+@pytest.mark.expect_log("core.settings")
 def test_values_an_older_or_newer_version_stored_are_read(tmp_path: Path) -> None:
     """A knob this version does not know is ignored; ``~`` in a folder is the home folder."""
     with Ledger(tmp_path / "home") as ledger:
@@ -63,8 +66,83 @@ def test_values_an_older_or_newer_version_stored_are_read(tmp_path: Path) -> Non
 def test_a_stored_knob_out_of_range_is_one_line_naming_it(tmp_path: Path) -> None:
     with Ledger(tmp_path / "home") as ledger:
         ledger.settings.set("controller", {"global_cap": 0})
-        with pytest.raises(InputError, match=r"^global-cap must be at least 1$"):
+        with pytest.raises(SettingError) as refused:
             CONTROLLER.get(ledger)
+    assert str(refused.value) == (
+        'the setting controller = {"global_cap": 0} is refused: global-cap must be at least 1'
+    )
+
+
+# Each hand-edited value the probe tried, and what the refusal says of it.
+BAD_SETTINGS = [
+    ("controller", "fast", "a JSON object"),
+    ("controller", ["global_cap", 4], "a JSON object"),
+    ("controller", {"global_cap": 1e999}, "global-cap must be a whole number, not Infinity"),
+    ("controller", {"global_cap": 2.5}, "global-cap must be a whole number"),
+    ("controller", {"max_attempts": 10**12}, "max-attempts must be at most 1000000000"),
+    ("controller", {"settle_s": "soon"}, "settle_s must be a positive number of seconds"),
+    ("controller", {"stall_s": True}, "stall_s must be a positive number of seconds"),
+    ("controller", {"deep_queue": "yes"}, "deep_queue must be true or false"),
+    ("output_dir", 5, "absolute path"),
+    ("output_dir", "", "absolute path"),
+    ("output_dir", "pictures", "must be an absolute path"),
+    ("server.url", 8188, "it must be text"),
+    ("limits.max_backlog", "many", 'it must be a whole number, not "many"'),
+    ("limits.max_pending_per_requester", 1e400, "it must be a whole number, not Infinity"),
+    ("limits.max_pending_per_requester", 0, "it must be at least 1"),
+    ("dispatch.paused", "yes", "it must be true or false"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "why"), BAD_SETTINGS)
+def test_a_bad_setting_is_refused_in_one_line_never_its_default(
+    tmp_path: Path, key: str, value: object, why: str
+) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.settings.set(key, value)
+        with pytest.raises(SettingError) as refused:
+            check_every_setting(ledger)
+    message = str(refused.value)
+    assert message.startswith(f"the setting {key} = "), message
+    assert why in message
+    assert "\n" not in message
+
+
+def store_raw(ledger: Ledger, key: str, text: str) -> None:
+    """A setting written by hand into the file: text that need not be JSON."""
+    with ledger.handle.tx():
+        ledger.handle.database.execute_sql(
+            "INSERT OR REPLACE INTO setting (key, value_json) VALUES (?, ?)", (key, text)
+        )
+
+
+def test_a_pause_flag_that_is_not_json_refuses_every_submission(ledger: Ledger) -> None:
+    """The pause flag is read inside each submission's transaction: broken, nothing is sent
+    on a guess, and the refusal names the setting."""
+    if True:
+        (job_id,) = queue(ledger, 1)
+        store_raw(ledger, "dispatch.paused", "{tru")
+        with pytest.raises(SettingError, match=r"^the setting dispatch.paused = '\{tru' is "):
+            PAUSED.get(ledger)
+        with pytest.raises(SettingError, match="it is not JSON"):
+            ledger.submit_attempt(job_id, "p-1", "http://x", "wf")
+        store_raw(ledger, "dispatch.paused", '"no"')
+        with pytest.raises(SettingError, match="it must be true or false"):
+            ledger.submit_attempt(job_id, "p-1", "http://x", "wf")
+        assert ledger.attempts(job_id) == []
+
+
+@pytest.mark.expect_log("core.settings")
+def test_an_unknown_knob_is_said_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """``max_queued`` (the option's name, not the knob's) is not taken for ``global_cap``,
+    nor dropped silently."""
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.settings.set("controller", {"max_queued": 0})
+        assert CONTROLLER.get(ledger) == ControllerConfig()
+        CONTROLLER.get(ledger)
+    said = [r.getMessage() for r in caplog.records if "max_queued" in r.getMessage()]
+    assert len(said) == 1
+    assert "does not know: ignored" in said[0]
 
 
 def test_saving_the_settings_never_undoes_a_pause(tmp_path: Path) -> None:

@@ -141,8 +141,8 @@ def test_the_summary_names_the_batch_and_shows_outside_text_as_text(
 ) -> None:
     job_id = make_jobs(ledger, preset_name, 1)[0]
     batch = ledger.job(job_id).batch
-    ledger.name_batch(batch, "<i>fox</i> study")
+    ledger.name_batch(batch, "<i>fox & study")
     details = JobDetailsWidget(ledger, thumbnails)
     qtbot.addWidget(details)
     details.show_job(ledger.job(job_id))
-    assert f"&lt;i&gt;fox&lt;/i&gt; study ({batch})" in details.header.text()
+    assert f"&lt;i&gt;fox &amp; study ({batch})" in details.header.text()

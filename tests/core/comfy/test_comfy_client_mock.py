@@ -419,14 +419,40 @@ async def test_download_without_hard_links_still_never_replaces(
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("holder", ["folder", "link", "dangling link", "link to a same file"])
+async def test_anything_but_a_plain_file_at_the_name_counts_as_taken(
+    mock_client: ComfyClient, routes: dict[str, Handler], tmp_path: Path, holder: str
+) -> None:
+    """Nothing is written through a link or into a folder at the picture's name, and the
+    download neither fails nor reuses what the link points at: it takes the next name."""
+    routes["GET /view"] = lambda request: httpx.Response(200, content=PNG)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dest = tmp_path / "out" / "a.png"
+    dest.parent.mkdir()
+    if holder == "folder":
+        dest.mkdir()
+    elif holder == "link":
+        dest.symlink_to(elsewhere / "target.png")
+        (elsewhere / "target.png").write_bytes(b"theirs")
+    elif holder == "dangling link":
+        dest.symlink_to(elsewhere / "nothing.png")
+    else:
+        (elsewhere / "same.png").write_bytes(PNG)
+        dest.symlink_to(elsewhere / "same.png")
+    assert await mock_client.download(ImageRef("a.png"), dest) == dest.with_name("a-2.png")
+    assert dest.with_name("a-2.png").read_bytes() == PNG
+    assert names_in(dest.parent) == ["a-2.png", "a.png"]
+    assert sorted(p.name for p in elsewhere.iterdir()) in ([], ["same.png"], ["target.png"])
+    assert all(p.read_bytes() != PNG or p.name == "same.png" for p in elsewhere.iterdir())
+
+
+@pytest.mark.asyncio
 async def test_download_errors(
     mock_client: ComfyClient, routes: dict[str, Handler], tmp_path: Path
 ) -> None:
     with pytest.raises(ComfyNotFound, match="GET /view"):
         await mock_client.download(ImageRef("missing.png"), tmp_path / "a.png")
-    routes["GET /view"] = lambda request: httpx.Response(200, content=PNG)
-    with pytest.raises(IsADirectoryError):
-        await mock_client.download(ImageRef("a.png"), tmp_path)
     routes["GET /view"] = lambda request: httpx.Response(
         200, content=PNG, headers={"Content-Length": "lots"}
     )

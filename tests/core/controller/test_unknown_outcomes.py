@@ -8,6 +8,7 @@ before its prompt reaches the queue.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from core.batch.prompt import ledger_id
 from core.comfy import LEDGER_MARK, ComfyClient
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
+from core.ledger.handle import LedgerHandle
 from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
@@ -178,3 +180,26 @@ async def test_the_sweep_withdraws_only_this_ledgers_orphans(
     assert simulator.execution_count("ours-waiting") == 0
     assert queued(simulator, "foreign")  # another client's, running now
     assert queued(simulator, "other-ledgers")  # another ledger's: not ours to withdraw
+
+
+@pytest.mark.expect_log("core.controller.orphans")
+async def test_an_unanswered_submission_settles_in_a_ledger_whose_times_lie_ahead(
+    ledger: Ledger,
+    make_simulator: MakeSimulator,
+    make_controller: MakeController,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ledger copied from a machine whose clock runs a day ahead (or a clock stepped back):
+    the settle window counts from when this run first saw the attempt, not from its written
+    time in the future, so the next attempt opens."""
+    monkeypatch.setattr(LedgerHandle, "now", staticmethod(lambda: time.time() + 86_400.0))
+    simulator: Simulator = await make_simulator(job_seconds=2 * LATE, faults=late(LATE))  # type: ignore[misc]
+    (job_id,) = queue(ledger, 1)
+    await make_controller(ledger, simulator, client_timeout=IMPATIENT, settle_s=SETTLE)
+    await wait_for(lambda: late_queued(simulator) == 1)
+    simulator.set_faults(late_queue_rate=0.0)
+    await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded, 20)
+    old, new = ledger.attempts(job_id)
+    assert old.created_at > time.time() + 86_000, "the ledger's times do lie ahead"
+    assert (old.result, old.reason) == (AttemptResult.lost, Reason.timeout)
+    assert new.result == AttemptResult.succeeded

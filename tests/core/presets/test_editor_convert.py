@@ -86,6 +86,27 @@ def test_broken_group_definition(features: dict[str, Any]) -> None:
         convert_editor(features)
 
 
+@pytest.mark.parametrize(
+    ("definition", "said"),
+    [
+        ({"nodes": [{"type": "VAEDecode"}], "links": [[0]]}, "past the end of its list"),
+        ({"nodes": [{"type": "VAEDecode"}], "links": 5}, "a number where a list was expected"),
+        ({"nodes": [5], "links": []}, "a number where an object was expected"),
+        ({"links": []}, "the entry 'nodes' is missing"),
+    ],
+)
+def test_a_broken_group_says_what_is_wrong_in_jsons_words(
+    features: dict[str, Any], definition: dict[str, Any], said: str
+) -> None:
+    """Not Python's "('int' object has no attribute 'get')"."""
+    features["nodes"].append({"id": 77, "type": "workflow>Thing"})
+    features["extra"] = {"groupNodes": {"Thing": definition}}
+    with pytest.raises(PresetError) as info:
+        convert_editor(features)
+    assert said in str(info.value)
+    assert "object has no attribute" not in str(info.value)
+
+
 def test_list_values_are_wrapped(features: dict[str, Any]) -> None:
     features["nodes"][2]["widgets_values"] = [["a", "b"]]
     api = convert_editor(features).api_workflow
@@ -219,3 +240,12 @@ def test_missing_trailing_widgets_take_defaults_optional_ones_stay_out() -> None
         "clip_name2": "t5xxl.safetensors",
         "type": "flux",
     }
+
+
+def test_an_int_where_an_object_was_expected_is_said_so() -> None:
+    from core.presets.checks import shape_fault
+
+    found: Any = 5
+    with pytest.raises(AttributeError) as info:
+        found.get("index")
+    assert shape_fault(info.value) == "a number where an object was expected"
