@@ -64,6 +64,8 @@ class Ledger(TransitionVerbs):
         super().__init__(LedgerHandle(self.path, create=create))
         self.created = self.handle.created
         self.lease = ControllerLease(self.path)
+        if self.created:  # it outlives a deleted ledger file: the folder held one
+            self.lease.path.touch(mode=0o600)
         self.presets = PresetStore(self.handle)
         self.settings = SettingsStore(self.handle)
         self.controller_runs = ControllerRunStore(self.handle)
