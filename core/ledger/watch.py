@@ -46,6 +46,7 @@ class FileWatch:
 
     def __init__(self, path: Path, database: SqliteDatabase) -> None:
         self.path, self._database = path, database
+        self._where = os.fspath(path)  # stat takes a str fastest: it is done on every write
         self._inode = _inode(os.stat(path))
         self._beside = {file: _inode_at(file) for file in _beside(path)}  # ours, opened with it
         self._id: str | None = None  # read through our own connection once it exists
@@ -74,7 +75,7 @@ class FileWatch:
         """Raise ``LedgerFileChanged`` when the path no longer leads to the file opened (one
         ``os.stat``: cheap enough for every write transaction)."""
         try:
-            found = os.stat(self.path)
+            found = os.stat(self._where)
         except (FileNotFoundError, NotADirectoryError):
             raise LedgerFileChanged(
                 f"the ledger {self.path} is gone (deleted or moved away): nothing more is "
@@ -82,7 +83,7 @@ class FileWatch:
             ) from None
         except OSError:
             return  # unreadable for a moment (a share reconnecting): the write itself will say
-        if _inode(found) != self._inode:
+        if (found.st_dev, found.st_ino) != self._inode:
             raise self._replaced()
 
     def check_id(self) -> None:
