@@ -133,7 +133,7 @@ class Session(QObject):
     async def open(self) -> MainWindow:
         real = Ledger.open_existing(self.options.data_dir)  # made on the first run only
         if real.created:
-            log.warning("a new, empty ledger was made at %s", real.path)
+            log.info("a new, empty ledger was made at %s", real.path)
         settings = Settings.load(real)
         self.demo = await wants_demo(self.options, server_configured(real))
         if self.demo:

@@ -171,8 +171,8 @@ def never_held_a_ledger(path: Path) -> bool:
     made. A folder that cannot be listed says no: opening the ledger will say why."""
     try:
         names = os.listdir(path.parent)
-    except FileNotFoundError:
-        return True
+    except (FileNotFoundError, NotADirectoryError):
+        return True  # making the folder will say what is in the way
     except OSError:
         return False
     return not any(name.startswith(path.name) and not _unfinished(name) for name in names)
