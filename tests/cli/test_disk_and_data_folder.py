@@ -98,9 +98,7 @@ def one_line(result: Result, *, banner: bool = False) -> str:
     return line
 
 
-def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(
-    cli: Cli, tmp_path: Path
-) -> None:
+def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(cli: Cli, tmp_path: Path) -> None:
     cli.home = home = tmp_path / "plain"
     home.write_text("mine")
     assert one_line(cli("jobs")) == f"batchline: the data folder {home} is a file, not a folder"
