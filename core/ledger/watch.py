@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from peewee import PeeweeException
 
 from core.errors import LedgerFileChanged
+from core.ledger.sqlite_errors import primary_code
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 LEDGER_ID_KEY = "ledger.id"  # the setting holding the ledger's own random id
 ID_EVERY_S = 1.0  # how often the id inside the file at the path is read (it opens the file)
 _ID_SQL = "SELECT value_json FROM setting WHERE key = ?"
+# What reading the id from the file at the path answers when it is no ledger of ours at all.
+_NOT_A_LEDGER = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_ERROR})
 
 
 class FileWatch:
@@ -99,8 +102,10 @@ class FileWatch:
             return  # no id made yet: the inode alone tells
         try:
             theirs = _id_at(self.path)
-        except sqlite3.Error:
-            theirs = None  # not a ledger at all any more
+        except sqlite3.DatabaseError as exc:
+            if primary_code(exc) not in _NOT_A_LEDGER:
+                return  # busy, unreadable for a moment: the inode still told, the next look may
+            theirs = None  # not a database any more, or not one with our tables
         if theirs != ours:
             raise self._replaced()
 
