@@ -21,8 +21,16 @@ if TYPE_CHECKING:
 
 
 def open_ledger(args: argparse.Namespace) -> Ledger:
-    """The ledger in ``--data-dir`` (else $BATCHLINE_HOME, else the user data folder)."""
-    return Ledger(data_dir(args.data_dir))
+    """The ledger in ``--data-dir`` (else $BATCHLINE_HOME, else the user data folder): made
+    only on a first start (``Ledger.open_existing``), said in one line; a missing one refused."""
+    ledger = Ledger.open_existing(data_dir(args.data_dir))
+    if ledger.created:
+        say_created(ledger)
+    return ledger
+
+
+def say_created(ledger: Ledger) -> None:
+    warn(f"a new, empty ledger was made at {ledger.path}")
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ from cli import (
     control_cmd,
     grid_cmd,
     gui_cmd,
+    init_cmd,
     jobs_cmd,
     marks_cmd,
     name_cmd,
@@ -56,6 +57,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     control_cmd,
     servers_cmd,
     tokens_cmd,
+    init_cmd,
 )
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2

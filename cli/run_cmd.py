@@ -3,8 +3,8 @@
 `run` prints a line per job state change (and with ``--until-idle`` ends when no job is left);
 `serve` is the long-running controller of a data folder: one line when it is ready (and one
 saying where its HTTP API listens: cli/serve_api.py), then it works until SIGTERM or Ctrl-C, or
-until its ledger file is gone (the data folder deleted: one line, exit 1). A second one for the
-same ledger is refused (the lease)."""
+until its ledger file is gone or replaced (the controller stops: one line, exit 1). A second
+one for the same ledger is refused (the lease)."""
 
 from __future__ import annotations
 
@@ -248,21 +248,12 @@ async def _wait(controller: Controller, until_idle: bool) -> None:
     full_since: float | None = None
     while not (until_idle and not controller.has_active_jobs()):
         controller.check_alive()
-        _check_ledger_there(controller.ledger.path)
         if controller.stop_requested.is_set():
             warn(f"stopping: {controller.stop_reason}")
             return
         if until_idle:
             full_since = _check_room(controller.status.output_full, full_since)
         await asyncio.sleep(0.1)
-
-
-def _check_ledger_there(path: Path) -> None:
-    """Stops the controller whose ledger file was deleted or moved away (its data folder with
-    it): the open file would take its writes unseen, and no window or command could reach it
-    any more."""
-    if not path.exists():
-        raise BatchlineError(f"stopping: the ledger {path} is gone (its data folder deleted?)")
 
 
 def _check_room(full: str, since: float | None) -> float | None:

@@ -69,6 +69,16 @@ class LedgerWriteError(LedgerError):
     to ComfyUI that the ledger could not record, so the controller stops."""
 
 
+class LedgerMissingError(LedgerOpenError):
+    """No ledger file where one was expected: a new empty one is made on a first start only
+    (an empty data folder, or ``batchline init``), never in place of one deleted or moved."""
+
+
+class LedgerFileChanged(LedgerWriteError):
+    """The file at the ledger's path is no longer the one this process opened (removed, or
+    replaced: a backup restored with ``mv``, a file sync): nothing more is written, to either."""
+
+
 class LedgerBusyError(LedgerError):
     """Another process kept the ledger's write lock beyond the busy timeout: trying again
     later may succeed."""

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from core.comfy import ComfyClient, server_address
 from core.controller.client import ControllerClient
 from core.controller.published import APP
-from core.errors import BatchlineError, InputError
+from core.errors import BatchlineError, InputError, LedgerFileChanged
 from core.ledger import Ledger
 from core.ledger.windows import WindowPresence
 from core.paths import data_dir
@@ -131,7 +131,9 @@ class Session(QObject):
         self.presence: WindowPresence | None = None  # tells the controller a window watches
 
     async def open(self) -> MainWindow:
-        real = Ledger(self.options.data_dir)
+        real = Ledger.open_existing(self.options.data_dir)  # made on the first run only
+        if real.created:
+            log.info("a new, empty ledger was made at %s", real.path)
         settings = Settings.load(real)
         self.demo = await wants_demo(self.options, server_configured(real))
         if self.demo:
@@ -179,8 +181,7 @@ class Session(QObject):
         assert self.controller is not None
         first = True
         while True:
-            if not self.ledger.path.exists():
-                self._data_folder_gone()
+            if not self._ledger_still_there():
                 await self.controller.stop()  # nothing left to follow
                 return
             self.controller.refresh()
@@ -192,18 +193,33 @@ class Session(QObject):
             first = False
             await asyncio.sleep(KEEP_S)
 
-    def _data_folder_gone(self) -> None:
-        """The ledger file was deleted or moved away under the window (the background
-        controller stops by itself then): said once; no controller is started, which would
-        make an empty data folder there again."""
+    def _ledger_still_there(self) -> bool:
+        """Whether the ledger file is still the one opened. Deleted or moved away, or replaced
+        (a backup restored, a file sync), under the window (the background controller stops by
+        itself then): said once; no controller is started, which would make an empty data
+        folder there again, or write into the file now there."""
         assert self.ledger is not None
-        folder = self.ledger.folder
-        log.error("the ledger %s is gone", self.ledger.path)
-        if self.window is not None:
-            self.window.show_error(
-                f"The data folder {folder} is gone (deleted or moved): Batchline cannot follow "
-                "its jobs any more. Quit and start it again."
+        try:
+            self.ledger.handle.watch.check()
+        except LedgerFileChanged as exc:
+            log.error("%s", exc)
+            if self.window is not None:
+                self.window.show_error(self._changed_text())
+            return False
+        return True
+
+    def _changed_text(self) -> str:
+        assert self.ledger is not None
+        if self.ledger.path.exists():
+            return (
+                f"The ledger {self.ledger.path} was replaced by another file (a backup "
+                "restored, a file sync?): Batchline writes nothing more to it. Quit and start "
+                "it again to use the file now there."
             )
+        return (
+            f"The data folder {self.ledger.folder} is gone (deleted or moved): Batchline cannot "
+            "follow its jobs any more. Quit and start it again."
+        )
 
     def _attach(self) -> None:
         """A window watches the running controller (again): it must not stop by itself when
@@ -312,7 +328,7 @@ class Session(QObject):
 
     @Slot()
     def _leave_demo(self) -> None:
-        with Ledger(self.options.data_dir) as real:
+        with Ledger.open_existing(self.options.data_dir) as real:
             if SettingsDialog.ask(real, self.window) is not None:
                 if self.ledger is not None:
                     offer_demo_presets(self.ledger, real, self.window)

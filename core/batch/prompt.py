@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.batch.workflow import build_workflow
 from core.comfy import LEDGER_MARK, ImageRef
+from core.ledger.watch import LEDGER_ID_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 OUTPUT_ROOT = "batchline"
-LEDGER_ID_KEY = "ledger.id"
 
 
 def prompt_for(

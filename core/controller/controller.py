@@ -220,6 +220,7 @@ class Controller(LedgerCommands):
         """Tick ``link`` for ever. ComfyUI's errors take it offline for a while; local ones (the
         ledger, a bug) go up to the supervisor: they are not the server's fault."""
         while True:
+            self.ledger.handle.watch.check()  # the file is still ours: else stop, unwritten
             try:
                 await link.tick(self._live_on(link), paused=self._paused())
                 self._ledger_read = True
@@ -262,9 +263,10 @@ class Controller(LedgerCommands):
         """Wake the loops when another process changes the ledger (a job queued, cancelled or
         retried from the CLI or another window, the pause setting): the next tick acts on it.
         Publish the status for those processes, and notice when one asks this controller to
-        stop."""
+        stop, or when the ledger file was replaced or removed (``FileWatch``: it stops)."""
         paused = self._paused()
         while True:
+            self.ledger.handle.watch.check_id()  # an idle controller notices a swap too
             seq, now_paused = self.ledger.latest_seq(), self._paused()
             if seq != self._seen_seq or now_paused != paused:
                 self._seen_seq, paused = seq, now_paused

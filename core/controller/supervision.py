@@ -3,7 +3,8 @@
 An error is ComfyUI's (the server link goes offline and backs off), local and passing (a busy
 ledger, a bug: logged once, shown in the status, the loop restarts after a backoff; never blamed
 on ComfyUI), or one the controller cannot survive (a refused token, the lease lost, a ledger file
-that cannot be written): the controller stops and says why.
+that cannot be written, or replaced or removed under it: ``LedgerFileChanged``): the controller
+stops and says why.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from peewee import OperationalError as PeeweeOperationalError
 from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
 
-from core.errors import LedgerFormatError, LedgerOpenError
+from core.errors import LedgerFormatError, LedgerMissingError, LedgerOpenError
 from core.ledger.owners import Actor
 from core.ledger.schema import (
     APPLICATION_ID,
@@ -130,15 +130,16 @@ def make_data_folder(folder: Path) -> None:
         raise LedgerOpenError(f"the data folder {folder} cannot be created ({reason})") from exc
 
 
-def open_database(path: Path) -> SqliteDatabase:
-    """Open (creating or migrating if needed) the ledger at ``path``.
+def open_database(path: Path, *, create: bool = True) -> tuple[SqliteDatabase, bool]:
+    """Open (creating or migrating if needed) the ledger at ``path``; whether it was created.
 
-    Only a missing file is created, whole, under another name first (``_create``): an existing
-    file that is empty or damaged is refused, never replaced. Any number of processes may open
-    one ledger at once: migrating happens under SQLite's write lock, so one process does it and
-    the others wait, then find it done.
+    Only a missing file is created (unless not ``create``), whole, under another name first
+    (``_create``): an existing file that is empty or damaged is refused, never replaced. Any
+    number of processes may open one ledger at once: migrating happens under SQLite's write
+    lock, so one process does it and the others wait, then find it done.
 
     Raises:
+        LedgerMissingError: there is no file and not ``create``.
         LedgerFormatError: the file is not a Batchline ledger (empty, another program's, not
             SQLite) or comes from a newer schema; the file is left untouched.
         LedgerOpenError: the file could not be read, or SQLite could not open, create or
@@ -151,10 +152,13 @@ def open_database(path: Path) -> SqliteDatabase:
         pragmas={"journal_mode": "wal", "synchronous": "full", "foreign_keys": 1},
         autoconnect=False,
     )
+    created = False
     try:
         _check_writable(path)
         if not os.path.lexists(path):
-            _create(path)
+            if not create:
+                raise LedgerMissingError(missing_ledger(path))
+            created = _create(path)
         version = check_format(path)
         _keep_private(path)
         _connect(db)
@@ -166,7 +170,33 @@ def open_database(path: Path) -> SqliteDatabase:
     except BaseException:
         db.close()
         raise
-    return db
+    return db, created
+
+
+def missing_ledger(path: Path) -> str:
+    """One line: no ledger at ``path``, none is made, and what to do."""
+    return (
+        f"there is no ledger at {path} (deleted or moved away?): none is made in its place; "
+        "restore it, or start a new one with `batchline init`"
+    )
+
+
+def never_held_a_ledger(path: Path) -> bool:
+    """Whether the folder of ``path`` holds nothing of a ledger by that name (the file, its WAL,
+    its controller lock, which outlive a deleted ledger): a first start, where a new ledger is
+    made. A folder that cannot be listed says no: opening the ledger will say why."""
+    try:
+        names = os.listdir(path.parent)
+    except (FileNotFoundError, NotADirectoryError):
+        return True  # making the folder will say what is in the way
+    except OSError:
+        return False
+    return not any(name.startswith(path.name) and not _unfinished(name) for name in names)
+
+
+def _unfinished(name: str) -> bool:
+    """A ledger half made by a crashed ``_create`` (left over, removed by the next one)."""
+    return ".new" in name
 
 
 def _check_writable(path: Path) -> None:
@@ -192,8 +222,9 @@ def _why_not(exc: BaseException, path: Path) -> str:
     return f"{path}: cannot open the ledger ({reason})"
 
 
-def _create(path: Path) -> None:
-    """Write a new ledger beside ``path``, then give it that name unless another process did.
+def _create(path: Path) -> bool:
+    """Write a new ledger beside ``path``, then give it that name unless another process did
+    (whether this one did).
 
     The ledger file therefore never exists half made (a file found empty or without a schema
     is damaged, not new), and it is readable by its owner only: SQLite gives its WAL and
@@ -215,10 +246,12 @@ def _create(path: Path) -> None:
         try:
             os.link(part, path)
         except FileExistsError:
-            pass  # another process created it first: that one is the ledger
+            return False  # another process created it first: that one is the ledger
         except OSError:  # no hard links here (FAT, some shares): a rename, if still missing
-            if not os.path.lexists(path):
-                os.replace(part, path)
+            if os.path.lexists(path):
+                return False
+            os.replace(part, path)
+        return True
     finally:
         _remove(part)
 

@@ -13,12 +13,11 @@ from peewee import DatabaseError as PeeweeDatabaseError
 from core.ledger import schema
 from core.ledger.database import open_database
 from core.ledger.sqlite_errors import ledger_error
+from core.ledger.watch import FileWatch
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-
-    from peewee import SqliteDatabase
 
 # Reserve numbers of a family (in a tx: its write lock keeps other writers out meanwhile);
 # plain statements, as allocating happens in every write.
@@ -41,17 +40,20 @@ class LedgerHandle:
     naming the file (``sqlite_errors.ledger_error``): ``LedgerWriteError`` when the file cannot
     be written (disk full, read-only, damaged), ``LedgerBusyError`` when another process kept
     its write lock too long. Any other database error is a wrong statement, a bug: it passes
-    unchanged.
+    unchanged. A write transaction first checks that the path still leads to the file opened
+    (``watch``): ``LedgerFileChanged`` otherwise, before anything is written.
     """
 
-    def __init__(self, path: Path) -> None:
-        """Open (creating or migrating if needed) the ledger at ``path`` (``open_database``)."""
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """Open (migrating if needed) the ledger at ``path``; a missing one is made when
+        ``create``, refused otherwise (``open_database``); ``created`` says whether it was."""
         self.path = path
-        self.database: SqliteDatabase = open_database(path)
+        self.database, self.created = open_database(path, create=create)
+        self.watch = FileWatch(path, self.database)
         self._joining = _Joining()  # per thread, as each thread has its own connection
 
     def close(self) -> None:
-        self.database.close()
+        self.watch.close()
 
     @contextlib.contextmanager
     def tx(self) -> Iterator[None]:
@@ -60,9 +62,12 @@ class LedgerHandle:
         Inside another, a savepoint of it: an error its caller catches undoes this part only.
         Inside ``joined``, simply part of that one.
         """
-        if self._joining.depth and self.database.in_transaction():
-            yield
-            return
+        if self.database.in_transaction():
+            if self._joining.depth:
+                yield
+                return
+        else:  # the outermost: the file is checked once, before its first statement
+            self.watch.check()
         with (
             self._translated(),
             schema.database_proxy.using(self.database),

@@ -13,7 +13,7 @@ from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
 from core.ledger.controller_runs import ControllerRunStore
-from core.ledger.database import make_data_folder
+from core.ledger.database import make_data_folder, never_held_a_ledger
 from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
 from core.ledger.marks import MarkStore
@@ -56,12 +56,18 @@ class Ledger(TransitionVerbs):
     ``LedgerHandle``, ``handle``.
     """
 
-    def __init__(self, folder: Path) -> None:
-        make_data_folder(folder)
+    def __init__(self, folder: Path, *, create: bool = True) -> None:
+        """Open the ledger in ``folder``; a missing one is made when ``create`` (``created``
+        then says so), refused otherwise (``LedgerMissingError``)."""
+        if create:
+            make_data_folder(folder)
         self.folder = folder
         self.path = ledger_path(folder)
-        super().__init__(LedgerHandle(self.path))
+        super().__init__(LedgerHandle(self.path, create=create))
+        self.created = self.handle.created
         self.lease = ControllerLease(self.path)
+        if self.created:  # it outlives a deleted ledger file: the folder held one
+            self.lease.path.touch(mode=0o600)
         self.presets = PresetStore(self.handle, Actor.artist())  # the artist's, locally
         self.settings = SettingsStore(self.handle)
         self.controller_runs = ControllerRunStore(self.handle)
@@ -71,6 +77,13 @@ class Ledger(TransitionVerbs):
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""
         return PresetStore(self.handle, Actor.requester(requester))
+
+    @classmethod
+    def open_existing(cls, folder: Path) -> Ledger:
+        """The ledger in ``folder``, made only on a first start: when the folder holds nothing
+        of a ledger (``never_held_a_ledger``); one deleted or moved away is refused rather than
+        silently replaced by an empty one. Every command and the window open it so."""
+        return cls(folder, create=never_held_a_ledger(ledger_path(folder)))
 
     def close(self) -> None:
         self.lease.release()

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from cli.main import main
+from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from tests.core.conftest import hostile, make_simulator, simulator
@@ -61,7 +62,10 @@ class Cli:
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
+    """A data folder holding an empty ledger (made as on a first start, which says so)."""
+    folder = tmp_path / "home"
+    Ledger(folder).close()
+    return folder
 
 
 @pytest.fixture

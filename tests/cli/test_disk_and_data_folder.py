@@ -98,9 +98,8 @@ def one_line(result: Result, *, banner: bool = False) -> str:
     return line
 
 
-def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(
-    cli: Cli, home: Path, tmp_path: Path
-) -> None:
+def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(cli: Cli, tmp_path: Path) -> None:
+    cli.home = home = tmp_path / "plain"
     home.write_text("mine")
     assert one_line(cli("jobs")) == f"batchline: the data folder {home} is a file, not a folder"
     cli.home = home / "sub"
@@ -110,7 +109,8 @@ def test_a_data_folder_that_is_a_file_or_under_one_is_one_line(
     assert home.read_text() == "mine"
 
 
-def test_an_empty_ledger_is_refused_never_replaced(cli: Cli, home: Path) -> None:
+def test_an_empty_ledger_is_refused_never_replaced(cli: Cli, tmp_path: Path) -> None:
+    cli.home = home = tmp_path / "fresh"
     home.mkdir()
     ledger_path(home).write_bytes(b"")  # truncated: its jobs are gone, but not silently
     for args in (["jobs"], ["queue", "noise"], ["run", "--until-idle"]):

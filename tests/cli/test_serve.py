@@ -151,6 +151,48 @@ def test_serve_stops_with_one_line_when_its_data_folder_is_deleted(
     assert "Traceback" not in err
     gone = [line for line in err.splitlines() if "is gone" in line]
     assert gone == [
-        f"batchline: stopping: the ledger {home / 'ledger.sqlite3'} is gone (its data folder "
-        "deleted?)"
+        f"batchline: the ledger {home / 'ledger.sqlite3'} is gone (deleted or moved away): "
+        "nothing more is written to it"
     ]
+
+
+def test_serve_stops_with_one_line_when_its_ledger_is_replaced(
+    cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread, tmp_path: Path
+) -> None:
+    """A backup restored with ``mv`` under a running serve: it stops, saying so once, and the
+    restored file is left as it came: whole, holding what it held."""
+    import hashlib
+    import os
+    import sqlite3
+    from contextlib import closing
+
+    cli("queue", "noise", "--count", "20")
+    path, backup = home / "ledger.sqlite3", tmp_path / "backup.sqlite3"
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(backup)) as copy:
+        source.backup(copy)
+        copy.execute("PRAGMA journal_mode = DELETE")
+    digest = hashlib.sha256(backup.read_bytes()).hexdigest()
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            _wait_for(lambda: ledger.count_by_state().get(JobState.succeeded), "a finished job")
+        os.replace(backup, path)
+        _out, err = server.communicate(timeout=HANG_S)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 1, err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if "replaced" in line] == [
+        f"batchline: the ledger {path} was replaced by another file (a backup restored, a file "
+        "sync?): nothing more is written to either; start Batchline again to use the file now "
+        "there"
+    ]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    with closing(sqlite3.connect(path)) as restored:
+        assert restored.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        states = restored.execute("SELECT DISTINCT state FROM job").fetchall()
+    assert states == [("pending",)]

@@ -83,7 +83,7 @@ def test_an_older_schema_is_migrated_in_order(
 
     monkeypatch.setattr(database_module, "SCHEMA_VERSION", target)
     monkeypatch.setitem(database_module.MIGRATIONS, target, add_note_column)
-    database_module.open_database(ledger_path(tmp_path)).close()
+    database_module.open_database(ledger_path(tmp_path))[0].close()
     conn = sqlite3.connect(ledger_path(tmp_path))
     try:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(job)")]

@@ -3,18 +3,21 @@ whose meaning is known leaves it as a LedgerError naming the file."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 from peewee import DatabaseError, IntegrityError
 
-from core.errors import LedgerBusyError, LedgerWriteError
+from core.errors import LedgerBusyError, LedgerFileChanged, LedgerWriteError
 from core.ledger import Ledger, PresetContent, schema
 from core.ledger import database as database_module
 from core.ledger.handle import LedgerHandle
 from core.ledger.owners import Actor
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.transitions import TransitionVerbs
+from core.paths import ledger_path
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 
 
@@ -116,3 +119,24 @@ def test_joined_inside_another_is_one_savepoint_of_it(ledger: Ledger) -> None:
         ledger.request_cancel(second)
     assert ran.count("SAVEPOINT") == 1
     assert [ledger.job(job_id).state for job_id in (first, second)] == ["cancelled"] * 2
+
+
+def test_no_write_reaches_a_ledger_file_put_in_place_of_the_one_opened(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    """Any process's write (a command, the API, the window), not only the controller's: the
+    transaction is refused before its first statement, and the file now there is untouched."""
+    (job_id,) = make_jobs(ledger, 1)
+    with Ledger(tmp_path / "other") as other:
+        other.settings.set("theme", "light")
+    other_file = ledger_path(tmp_path / "other")
+    held = other_file.read_bytes()
+    os.replace(other_file, ledger.path)
+    with pytest.raises(LedgerFileChanged, match="was replaced by another file"):
+        ledger.settings.set("theme", "dark")
+    with pytest.raises(LedgerFileChanged):
+        TransitionVerbs(ledger.handle).request_cancel(job_id)
+    ledger.close()
+    assert ledger.path.read_bytes() == held
+    with Ledger(ledger.folder) as now_there:
+        assert now_there.settings.get("theme") == "light"

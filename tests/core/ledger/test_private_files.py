@@ -26,7 +26,9 @@ def test_a_new_ledger_and_its_folder_are_the_owners_only(tmp_path: Path) -> None
         beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
         assert mode(home) == 0o700
         assert [mode(file) for file in (path, *beside)] == [0o600] * 3
-    assert [p.name for p in home.iterdir()] == [path.name], "nothing left of the creation"
+    lock = path.name + ".controller.lock"  # made with it: it outlives a deleted ledger
+    assert sorted(p.name for p in home.iterdir()) == [path.name, lock], "nothing else left"
+    assert mode(home / lock) == 0o600
 
 
 def test_a_ledger_others_could_read_becomes_the_owners_only(tmp_path: Path) -> None:
