@@ -22,6 +22,7 @@ from core.api.routes import add_routes
 from core.commands import LedgerCommands
 from core.errors import InputError
 from core.presets import MAX_FILE_BYTES
+from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -40,14 +41,15 @@ def parse_listen(text: str, allow_remote: bool = False) -> tuple[str, int]:
     """
     host, colon, port_text = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
-    if not colon or not host or not port_text.isdigit() or int(port_text) > 65535:
+    port = parse_whole(port_text, 0, 65535)
+    if not colon or not host or port is None:
         raise InputError(f"--listen {text!r} is not HOST:PORT")
     if not allow_remote and not _loopback(host):
         raise InputError(
             f"--listen {host} is not a loopback address: anyone who can reach it could try "
             "tokens; add --allow-remote to listen there anyway"
         )
-    return host, int(port_text)
+    return host, port
 
 
 def _loopback(host: str) -> bool:

@@ -43,6 +43,6 @@ def test_other_addresses_need_to_be_allowed(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"0\.0\.0\.0 is not a loopback address"):
         parse_listen("0.0.0.0:8190")
     assert parse_listen("0.0.0.0:8190", allow_remote=True) == ("0.0.0.0", 8190)
-    for text in ("8190", "host:", ":80", "127.0.0.1:99999", "127.0.0.1:http"):
+    for text in ("8190", "host:", ":80", "127.0.0.1:99999", "127.0.0.1:http", "127.0.0.1:²"):
         with pytest.raises(InputError, match="is not HOST:PORT"):
             parse_listen(text)
