@@ -400,8 +400,10 @@ class ContactSheetModel(QAbstractTableModel):
                 place = self._line.get(job.id)
                 return (f"#{place} in line" if place else "waiting"), "muted"
             case JobState.queued:
+                # Its place in ComfyUI's own queue on its server (1: next there), said as such:
+                # a "#N in line" counts every prompt done before it, this does not.
                 place = self._positions.get(job.id)
-                return (f"queued · #{place}" if place else "queued"), "muted"
+                return (f"in ComfyUI · #{place}" if place else "queued"), "muted"
             case JobState.running:
                 return "running", "active"
             case JobState.cancelling:
