@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import statistics
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.attempt_error import AttemptError, ErrorKind
@@ -30,7 +29,7 @@ from core.ledger import RequesterCap
 from core.settings import PAUSED
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
     from core.controller.server_state import ServerState
@@ -182,13 +181,13 @@ class Dispatcher:
         try:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
-            self._hold(
+            self._server.hold(
                 self._ledger.observe_failed, pid, Reason.validation_error, rejection_error(exc)
             )
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
         except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
-            self._hold(
+            self._server.hold(
                 self._ledger.note_unknown_outcome, pid, Reason.server_error, unanswered_error(exc)
             )
             raise
@@ -207,11 +206,7 @@ class Dispatcher:
             dropped = ", ".join(result.dropped_outputs) or "some outputs"
             problems = "; ".join(e.describe() for e in result.node_errors)
             warning = f"ComfyUI dropped output node(s) {dropped}: {problems}"
-        self._hold(self._ledger.observe_queued, pid, result.number, warning)
-
-    def _hold(self, verb: Callable[..., object], *args: Any) -> None:
-        """An observation, committed with the rest of the tick's."""
-        self._server.held.add(partial(verb, *args))
+        self._server.hold(self._ledger.observe_queued, pid, result.number, warning)
 
     def _server_ignores_prompt_ids(self, pid: str, theirs: str) -> None:
         """A ComfyUI older than client-chosen prompt ids (2025-07) cannot be followed safely.
@@ -225,7 +220,7 @@ class Dispatcher:
         )
         log.error(message)
         error = AttemptError(ErrorKind.unsupported_server, message)
-        self._hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
+        self._server.hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
         PAUSED.set(self._ledger, True)  # at once (server_state.py says why)
 
     async def _resolve_unknown(self, pid: str, exc: TransientComfyError) -> None:
@@ -245,17 +240,19 @@ class Dispatcher:
             error = AttemptError(ErrorKind.connection, str(exc))
             limit = self._config.max_attempts
             retry = self._ledger.observe_retryable
-            self._hold(retry, pid, AttemptResult.failed, Reason.connection_error, error, limit)
+            self._server.hold(
+                retry, pid, AttemptResult.failed, Reason.connection_error, error, limit
+            )
             return
         unknown = unanswered_error(exc)
-        self._hold(self._ledger.note_unknown_outcome, pid, reason_for_error(exc), unknown)
+        self._server.hold(self._ledger.note_unknown_outcome, pid, reason_for_error(exc), unknown)
         lookup = await self._client.lookup(pid)
         if lookup.state != PromptState.unknown:
             self._server.seen(pid)
         if lookup.state == PromptState.pending:
-            self._hold(self._ledger.observe_queued, pid)
+            self._server.hold(self._ledger.observe_queued, pid)
         elif lookup.state == PromptState.running:
-            self._hold(self._ledger.observe_running, pid)
+            self._server.hold(self._ledger.observe_running, pid)
         # unknown: the reconciler looks again each tick until the settle window closes;
         # finished: the next reconcile reads its history and downloads its outputs.
 

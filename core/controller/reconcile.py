@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import replace
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
@@ -18,7 +17,6 @@ from core.errors import BatchFolderRefused, OutputFolderBlocked, TransientComfyE
 from core.job_state import AttemptResult, Reason
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
     from core.comfy import ComfyClient, ImageRef, QueueSnapshot
@@ -93,13 +91,13 @@ class Reconciler:
         if place == "pending":
             if attempt.result == AttemptResult.submitting:  # only news is written (hot path)
                 number = next((i.number for i in snapshot.pending if i.prompt_id == pid), None)
-                self._hold(self._ledger.observe_queued, pid, number)
+                self._server.hold(self._ledger.observe_queued, pid, number)
             return
         if attempt.result != AttemptResult.running:
-            self._hold(self._ledger.observe_running, pid)
+            self._server.hold(self._ledger.observe_running, pid)
         started = attempt.started_at or time.time()
         if not attempt.stalled and self._age(pid, "running", started) > self._config.stall_s:
-            self._hold(self._ledger.set_stalled, pid, True)
+            self._server.hold(self._ledger.set_stalled, pid, True)
 
     async def _push_cancel(self, pid: str) -> None:
         now = time.monotonic()
@@ -118,13 +116,13 @@ class Reconciler:
         failure = entry.failure
         if failure is not None and failure.kind == "interrupted":
             reason = Reason.cancelled if cancelling else Reason.interrupted_elsewhere
-            self._hold(self._ledger.observe_cancelled, pid, reason, times)
+            self._server.hold(self._ledger.observe_cancelled, pid, reason, times)
         elif failure is not None:
             reason, error = reason_for_failure(failure), failure_error(failure)
-            self._hold(self._ledger.observe_failed, pid, reason, error, times)
+            self._server.hold(self._ledger.observe_failed, pid, reason, error, times)
         else:
             error = AttemptError(ErrorKind.execution, entry.status)
-            self._hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
+            self._server.hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
 
     async def record_successes(self, missed: list[TransientComfyError]) -> None:
         """Record the successes this pass found, with where they left their pictures, in one
@@ -165,7 +163,7 @@ class Reconciler:
             if exc.folder not in self._refused:  # one line a batch, not one a job
                 self._refused.add(exc.folder)
                 log.warning("batch %s: its finished jobs fail: %s", job.batch, exc)
-            self._hold(self._ledger.observe_output_refused, attempt.prompt_id, str(exc))
+            self._server.hold(self._ledger.observe_output_refused, attempt.prompt_id, str(exc))
             return
         self._server.output_full = False
         pid = attempt.prompt_id
@@ -176,19 +174,17 @@ class Reconciler:
             )
             log.warning("job %s: %s: a new attempt", job.id, message)
             limit = self._config.max_attempts
-            self._hold(self._ledger.observe_outputs_gone, pid, message, limit)
+            self._server.hold(self._ledger.observe_outputs_gone, pid, message, limit)
             return
-        self._hold(self._ledger.observe_fetched, pid, fetched.paths, "; ".join(fetched.warnings))
-
-    def _hold(self, verb: Callable[..., object], *args: Any) -> None:
-        """An observation, committed with the rest of the tick's."""
-        self._server.held.add(partial(verb, *args))
+        self._server.hold(
+            self._ledger.observe_fetched, pid, fetched.paths, "; ".join(fetched.warnings)
+        )
 
     async def _vanished(self, attempt: AttemptRecord, cancelling: bool) -> None:
         pid = attempt.prompt_id
         if cancelling and (pid in self._cancel_sent or attempt.result == AttemptResult.submitting):
             self._forget(pid)
-            self._hold(self._ledger.observe_cancelled, pid, Reason.cancelled)
+            self._server.hold(self._ledger.observe_cancelled, pid, Reason.cancelled)
             return
         first = self._missing_since.setdefault(pid, time.monotonic())
         if time.monotonic() - first < self._config.grace_s:
@@ -242,14 +238,14 @@ class Reconciler:
             reason = Reason(attempt.reason) if attempt.reason else Reason.timeout
             log.info("%s not on the server after the settle window: a new attempt", pid)
             lost = self._ledger.observe_retryable
-            self._hold(lost, pid, AttemptResult.lost, reason, attempt.error, limit)
+            self._server.hold(lost, pid, AttemptResult.lost, reason, attempt.error, limit)
         elif restarted or attempt.result == AttemptResult.running:
             log.info("%s vanished across a server restart or outage", pid)
             lost = self._ledger.observe_retryable
-            self._hold(lost, pid, AttemptResult.lost, Reason.server_lost, None, limit)
+            self._server.hold(lost, pid, AttemptResult.lost, Reason.server_lost, None, limit)
         else:
             log.info("%s was removed from the queue by another client", pid)
-            self._hold(self._ledger.observe_cancelled, pid, Reason.removed_elsewhere)
+            self._server.hold(self._ledger.observe_cancelled, pid, Reason.removed_elsewhere)
 
     def _forget(self, pid: str) -> None:
         self._missing_since.pop(pid, None)

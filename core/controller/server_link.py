@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import time
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import (
@@ -185,7 +184,7 @@ class ServerLink:
                 # backoff lets the next one run). Before its POST's answer (held after this),
                 # it would keep the answer's queue number and warning out: the next tick's
                 # queue shows it running then.
-                self.server.held.add(partial(self.ledger.observe_running, pid))
+                self.server.hold(self.ledger.observe_running, pid)
                 if not self.backoff.failing:
                     self.wake()
             case Progress(prompt_id=pid, value=value, max=most) if pid in self.server.ours:

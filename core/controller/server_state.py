@@ -23,12 +23,15 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from core.controller.group_commit import GroupCommit
 from core.controller.socket_outcomes import SocketOutcomes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.ledger import Ledger
 
 RECENT_DURATIONS = 20  # run times kept for the typical one (the deep queue's target)
@@ -55,6 +58,10 @@ class ServerState:
     @classmethod
     def of(cls, ledger: Ledger, url: str) -> ServerState:
         return cls(url, GroupCommit(ledger))
+
+    def hold(self, verb: Callable[..., object], *args: Any) -> None:
+        """An observation (a ledger verb and its arguments), committed with the tick's."""
+        self.held.add(partial(verb, *args))
 
     def may_have_restarted(self) -> None:
         """The server may have restarted (an outage, a dropped socket, a lower queue number):
