@@ -25,8 +25,8 @@ from bench.invariants import RunFacts, report
 from bench.invariants import check as check_invariants
 from core.ledger import Ledger
 from core.settings import OUTPUT_DIR
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 
 
 def batchline(home: Path, server: str, *args: str) -> list[str]:

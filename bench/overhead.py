@@ -25,7 +25,7 @@ from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import Simulator, SimulatorConfig
+from simulator import Simulator, SimulatorConfig
 
 
 async def baseline(jobs: int, sim_config: SimulatorConfig) -> float:

@@ -12,9 +12,9 @@ from platformdirs import user_cache_dir
 
 from cli.arg_types import COUNT, PORT, RATE, SECONDS, number, whole
 from core.errors import InputError
-from core.simulator import SimulatorConfig
-from core.simulator.config import BASELINE_VERSION, FaultSettings
-from core.simulator.simulator import Simulator, check_loopback
+from simulator import SimulatorConfig
+from simulator.config import BASELINE_VERSION, FaultSettings
+from simulator.simulator import Simulator, check_loopback
 
 if TYPE_CHECKING:
     import argparse

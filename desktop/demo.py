@@ -13,9 +13,9 @@ from core.ledger import Ledger
 from core.presets import load_preset
 from core.presets.storing import copy_preset, free_name
 from core.settings import Settings
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
 from desktop.preset_files import add_preset_file
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 
 COMFY_PORT = 8188
 DEMO_FOLDER = "demo"

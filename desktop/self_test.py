@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from core.controller import Controller
     from core.ledger import Ledger
-    from core.simulator.thread import SimulatorThread
+    from simulator.thread import SimulatorThread
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
 TIMEOUT_ENV = "BATCHLINE_SELF_TEST_TIMEOUT"

@@ -1,5 +1,5 @@
-"""docs/architecture.md's folder tree names every module under core/ and desktop/, and no
-module that is not there."""
+"""docs/architecture.md's folder tree names every module under core/, simulator/ and desktop/,
+and no module that is not there."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ def tree_text() -> str:
     return text[start : text.index("```\n", start + 4)]
 
 
-def test_the_tree_names_every_module_of_core_and_desktop() -> None:
+def test_the_tree_names_every_module_of_core_simulator_and_desktop() -> None:
     named = set(re.findall(r"\b[a-z_0-9]+\.py\b", tree_text()))
     modules = [
         path
-        for package in ("core", "desktop")
+        for package in ("core", "simulator", "desktop")
         for path in (ROOT / package).rglob("*.py")
         if path.name != "__init__.py"
     ]
@@ -30,7 +30,7 @@ def test_the_tree_names_no_module_that_is_gone() -> None:
     named = set(re.findall(r"\b[a-z_0-9]+\.py\b", tree_text()))
     there = {
         path.name
-        for package in ("core", "desktop", "cli")
+        for package in ("core", "simulator", "desktop", "cli")
         for path in (ROOT / package).rglob("*.py")
     }
     assert sorted(named - there) == []

@@ -1,5 +1,6 @@
-"""`core` must never import Qt, qasync, `desktop` or `cli`: checked in a fresh interpreter, so that
-an import made at run time (importlib) is caught too, which the import contracts cannot see."""
+"""`core` must never import Qt, qasync, `desktop`, `simulator` or `cli`: checked in a fresh
+interpreter, so that an import made at run time (importlib) is caught too, which the import
+contracts cannot see."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ CHECK = r"""
 import importlib, pkgutil, sys
 
 class Blocker:
-    BLOCKED = ("PySide6", "shiboken6", "qasync", "desktop", "cli")
+    BLOCKED = ("PySide6", "shiboken6", "qasync", "desktop", "simulator", "cli")
 
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in self.BLOCKED:

@@ -43,7 +43,7 @@ def test_a_weak_package_fails_however_well_the_simulator_is_covered() -> None:
     files = {
         **WELL_COVERED,
         "core/ledger/ledger.py": measured(100, 100, 20, 10),  # 91.67 %: uncovered branches
-        "core/simulator/simulator.py": measured(10_000, 10_000, 2_000, 2_000),
+        "simulator/simulator.py": measured(10_000, 10_000, 2_000, 2_000),
     }
     lines = check(report(files))
     assert "core/ledger: 91.67 % (at least 95 %): FAIL" in lines

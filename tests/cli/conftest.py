@@ -17,8 +17,8 @@ import pytest
 
 from cli.main import main
 from core.ledger import Ledger
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.core.conftest import hostile, make_simulator, simulator
 from tests.core.helpers import NOISE_WORKFLOW
 from tests.core.hostile import HostileServer, HostileThread

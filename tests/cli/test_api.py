@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from core.ledger import Ledger
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.cli.served_api import serve
 

@@ -21,8 +21,8 @@ from schemathesis.specs.openapi.checks import (
 from core.ledger import Ledger
 from core.presets import load_preset
 from core.presets.storing import store_preset
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.cli.served_api import Served, serving
 from tests.core.helpers import NOISE_WORKFLOW
 

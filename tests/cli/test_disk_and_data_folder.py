@@ -11,7 +11,7 @@ import pytest
 from cli import run_cmd
 from core.ledger import Ledger
 from core.paths import ledger_path
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, Result
 from tests.core.disks import fill, read_only, small_disk
 

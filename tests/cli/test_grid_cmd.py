@@ -11,7 +11,7 @@ from core.batch.grid_sheet import CELL, LABEL, TITLE
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.simulator.thread import SimulatorThread
+    from simulator.thread import SimulatorThread
     from tests.cli.conftest import Cli
 
 

@@ -11,7 +11,7 @@ from tests.trash_home import use_trash
 if TYPE_CHECKING:
     import pytest
 
-    from core.simulator.thread import SimulatorThread
+    from simulator.thread import SimulatorThread
     from tests.cli.conftest import Cli
 
 

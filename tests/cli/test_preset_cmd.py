@@ -19,7 +19,7 @@ from core.comfy.bodies import MAX_CATALOGUE_BYTES, MIB
 from core.ledger import Ledger, PresetContent, PresetOutcome
 from core.presets import preset_from_api
 from core.presets.storing import store_preset
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW
 from tests.core.hostile import GB, Behaviour, HostileServer, huge, trickle

@@ -11,9 +11,9 @@ import pytest
 from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
 from core.token_store import save_token
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, batchline
 from tests.core.helpers import succeed_late
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from core.comfy import RedactAuthorization, server_address
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, batchline
 
 TOKEN = "s3cret"  # the token the `secured` simulator asks for

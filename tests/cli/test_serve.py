@@ -12,7 +12,7 @@ from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.controller.published import APP, TERMINAL, Published, read_published
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, batchline
 
 _T = TypeVar("_T")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.simulator.thread import SimulatorThread
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 
 

@@ -12,7 +12,7 @@ import pytest_asyncio
 
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import FaultSettings, Simulator, SimulatorConfig
+from simulator import FaultSettings, Simulator, SimulatorConfig
 from tests.core.helpers import NOISE_WORKFLOW
 from tests.core.hostile import HostileServer
 

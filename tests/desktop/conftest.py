@@ -13,12 +13,12 @@ import qasync
 
 from core.ledger import Ledger, NewJob
 from core.settings import Settings
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
 from desktop.job_table_model import JobTableModel
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file
 from desktop.thumbnails import ThumbnailLoader
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.desktop.background_helpers import FAST, ledger_free
 from tests.desktop.fakes import FakeController
 from tests.leaks import tasks_left

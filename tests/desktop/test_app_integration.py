@@ -17,11 +17,11 @@ from core.controller.published import APP
 from core.job_state import JobState
 from core.ledger import Ledger
 from core.settings import Settings
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
 from desktop.main_window import MainWindow
 from desktop.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.settings_dialog import SettingsDialog
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.desktop.background_helpers import background_controller, ledger_free, until
 from tests.desktop.helpers import StubDropEvent
 

@@ -15,9 +15,9 @@ import pytest
 
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator.thread import SimulatorThread
 from desktop.close_dialog import KEEP_TEXT, STOP_TEXT
 from desktop.session import Session, SessionOptions
+from simulator.thread import SimulatorThread
 from tests.cli.conftest import batchline
 from tests.desktop.background_helpers import (
     answer_close_dialog,

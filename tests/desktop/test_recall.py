@@ -13,10 +13,10 @@ from core.batch.prompt import prompt_for
 from core.batch.queueing import stored_preset
 from core.batch.workflow import build_workflow
 from core.presets import workflow_hash
-from core.simulator.outputs import pnginfo
 from desktop.main_window import MainWindow
 from desktop.presets_panel import PresetsPanel
 from desktop.recall import RecallChoice
+from simulator.outputs import pnginfo
 from tests.desktop.helpers import StubDropEvent
 
 COMFY_PNG = Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png"

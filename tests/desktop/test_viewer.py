@@ -19,11 +19,11 @@ from core.controller import Controller
 from core.job_state import JobState
 from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
-from core.simulator import SimulatorConfig
-from core.simulator.thread import SimulatorThread
 from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from desktop.viewer import PictureViewer
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
 from tests.core.helpers import FAST
 from tests.desktop.conftest import GRADIENT
 from tests.desktop.helpers import succeed_job, until

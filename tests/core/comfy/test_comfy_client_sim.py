@@ -32,7 +32,7 @@ from core.errors import (
     ComfyTimeout,
     ComfyUnreachable,
 )
-from core.simulator import Simulator
+from simulator import Simulator
 
 Connect = Callable[..., ComfyClient]
 EMPTY_QUEUE = {"queue_running": [], "queue_pending": []}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from core.comfy import ComfyClient, HistoryEntry, PromptState, new_prompt_id
-from core.simulator import Simulator
+from simulator import Simulator
 
 Connect = Callable[..., ComfyClient]
 MakeSimulator = Callable[..., Awaitable[Simulator]]

@@ -28,7 +28,7 @@ from core.comfy import (
     new_prompt_id,
 )
 from core.errors import ComfyAuthError
-from core.simulator import Simulator
+from simulator import Simulator
 
 Connect = Callable[..., ComfyClient]
 MakeSimulator = Callable[..., Awaitable[Simulator]]

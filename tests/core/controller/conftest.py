@@ -14,7 +14,7 @@ from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import DEFAULT_TIMEOUT, ComfyClient
 from core.controller import Controller
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.helpers import FAST
 
 

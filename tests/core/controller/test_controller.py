@@ -16,7 +16,7 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
 from core.settings import PAUSED
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 

@@ -12,7 +12,7 @@ import pytest
 
 from core.job_state import AttemptResult, JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import queue
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]

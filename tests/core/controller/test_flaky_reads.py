@@ -9,7 +9,7 @@ import pytest
 from core.controller.status import Connection
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import wait_for
 

@@ -15,7 +15,7 @@ from core.controller.server_link import ServerLink
 from core.errors import ComfyProtocolError, UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import queue
 from tests.core.helpers import FAST, wait_for
 

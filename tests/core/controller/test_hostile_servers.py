@@ -13,7 +13,7 @@ import pytest
 from core.controller import Connection, Controller
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import wait_for
 from tests.core.hostile import GB, HostileServer, huge, trickle

@@ -15,7 +15,7 @@ import pytest
 from core.errors import LedgerFileChanged
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import wait_for
 

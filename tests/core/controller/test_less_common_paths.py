@@ -15,7 +15,7 @@ from core.controller import Controller
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import NOISE_WORKFLOW, wait_for

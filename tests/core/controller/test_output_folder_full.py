@@ -12,7 +12,7 @@ import pytest
 from core.controller import Connection
 from core.job_state import AttemptResult, JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.disks import fill, small_disk
 from tests.core.helpers import wait_for

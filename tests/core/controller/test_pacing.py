@@ -21,7 +21,7 @@ from core.controller.server_link import MIN_TICK_GAP_S, ServerLink
 from core.errors import ComfyUnreachable
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import queue
 from tests.core.helpers import FAST, wait_for

@@ -13,7 +13,7 @@ from core.controller.outputs import fetch_outputs, image_refs, output_refs
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.comfy.conftest import wait_until_finished, workflow
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import NOISE_WORKFLOW, wait_for

@@ -16,7 +16,7 @@ from core.presets import workflow_hash
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController
 from tests.core.helpers import wait_for
-from tests.core.simulator.sim_helpers import checkpoint
+from tests.simulator.sim_helpers import checkpoint
 
 if TYPE_CHECKING:
     from pathlib import Path

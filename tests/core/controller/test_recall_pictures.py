@@ -10,7 +10,7 @@ from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.batch.recall import recall_job, recall_png
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController
 from tests.core.helpers import wait_for
 

@@ -11,7 +11,7 @@ import pytest
 
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import wait_for

@@ -27,7 +27,7 @@ from core.errors import ExecutionFailure
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import NOISE_WORKFLOW, wait_for
 

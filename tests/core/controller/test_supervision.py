@@ -17,7 +17,7 @@ from core.errors import LedgerError, LedgerWriteError
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 

@@ -10,7 +10,7 @@ import pytest
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import JobState, Reason
 from core.ledger import Ledger
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.controller.conftest import MakeController
 from tests.core.helpers import wait_for
 

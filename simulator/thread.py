@@ -7,12 +7,12 @@ import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.simulator.simulator import Simulator
+from simulator.simulator import Simulator
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from core.simulator.config import SimulatorConfig
+    from simulator.config import SimulatorConfig
 
 T = TypeVar("T")
 

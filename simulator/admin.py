@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.simulator.responses import json_body, json_response
+from simulator.responses import json_body, json_response
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from core.simulator.config import FaultSettings
+    from simulator.config import FaultSettings
 
 
 class Controls(Protocol):

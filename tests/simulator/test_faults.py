@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from sim_helpers import get, post, quick, wait_for
 
-from core.simulator import Simulator
+from simulator import Simulator
 
 
 async def statuses(sim: Simulator, count: int, path: str = "/prompt") -> list[int | str]:

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from core.simulator.responses import server_error
+from simulator.responses import server_error
 
 LATE_QUEUE = web.RequestKey("late_queue", float)  # set on a request: wait this long to queue it
 
 if TYPE_CHECKING:
     from aiohttp.typedefs import Middleware
 
-    from core.simulator.config import FaultSettings
-    from core.simulator.faults import HttpFaults
-    from core.simulator.routes import Handler
+    from simulator.config import FaultSettings
+    from simulator.faults import HttpFaults
+    from simulator.routes import Handler
 
 
 def token_accepted(header: str, token: str) -> bool:

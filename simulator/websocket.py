@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from aiohttp import WSMsgType, web
 
-from core.simulator.system_info import features
+from simulator.system_info import features
 
 if TYPE_CHECKING:
-    from core.simulator.state import ServerState
+    from simulator.state import ServerState
 
 
 class WebSocketRoute:

@@ -15,17 +15,17 @@ from typing import Any
 
 from aiohttp import web
 
-from core.simulator.admin import AdminRoutes
-from core.simulator.config import FaultSettings, SimulatorConfig
-from core.simulator.execution import JobRun
-from core.simulator.faults import Hold, HttpFaults
-from core.simulator.jobs_api import JobsApi
-from core.simulator.middleware import auth_middleware, fault_middleware
-from core.simulator.routes import DualRoutes
-from core.simulator.server import ComfyRoutes
-from core.simulator.state import Folders, JobTimes, ServerState, now_ms
-from core.simulator.view import ViewRoute
-from core.simulator.websocket import WebSocketRoute
+from simulator.admin import AdminRoutes
+from simulator.config import FaultSettings, SimulatorConfig
+from simulator.execution import JobRun
+from simulator.faults import Hold, HttpFaults
+from simulator.jobs_api import JobsApi
+from simulator.middleware import auth_middleware, fault_middleware
+from simulator.routes import DualRoutes
+from simulator.server import ComfyRoutes
+from simulator.state import Folders, JobTimes, ServerState, now_ms
+from simulator.view import ViewRoute
+from simulator.websocket import WebSocketRoute
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageChops
 from sim_helpers import checkpoint, quick, submit, wait_history
 
-from core.simulator import Simulator
+from simulator import Simulator
 
 WORKFLOW = {"last_node_id": 2, "nodes": [{"id": 1, "type": "EmptyImage"}], "links": []}
 

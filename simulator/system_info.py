@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.simulator.config import SimulatorConfig
+    from simulator.config import SimulatorConfig
 
 MAX_UPLOAD_SIZE = 104_857_600
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from sim_helpers import checkpoint, quick
 
-from core.simulator.node_catalogue import simulated_catalogue, simulated_object_info
-from core.simulator.validation import Validator, Verdict
+from simulator.node_catalogue import simulated_catalogue, simulated_object_info
+from simulator.validation import Validator, Verdict
 
 
 def validate(prompt: dict[str, Any], tmp_path: Path, targets: list[str] | None = None) -> Verdict:

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from sim_helpers import checkpoint, get, post, quick, submit, wait_history, wait_running
 
-from core.simulator import Simulator
+from simulator import Simulator
 
 NEWER = "0.38.1"
 

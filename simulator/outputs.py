@@ -12,7 +12,7 @@ from PIL.PngImagePlugin import PngInfo
 if TYPE_CHECKING:
     import random
 
-    from core.simulator.images import SimImage
+    from simulator.images import SimImage
 
 
 class OutsideOutputFolder(Exception):

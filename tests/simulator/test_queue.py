@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 from sim_helpers import get, post, quick, submit, wait_history, wait_running
 
-from core.simulator import Simulator
+from simulator import Simulator
 
 
 @pytest.mark.asyncio

@@ -14,9 +14,9 @@ from sim_helpers import quick
 
 from cli.main import build_parser
 from cli.simulate_cmd import config_from_args
-from core.simulator import SimulatorConfig
-from core.simulator.simulator import check_loopback
-from core.simulator.thread import SimulatorThread
+from simulator import SimulatorConfig
+from simulator.simulator import check_loopback
+from simulator.thread import SimulatorThread
 
 
 def fetch(url: str, body: dict[str, object] | None = None) -> dict[str, object]:

@@ -14,9 +14,9 @@ import pytest
 from sim_helpers import SocketLog, get, post, submit, wait_history, wait_running
 from sim_shapes import exchange_diff, per_prompt_sequences
 
-from core.simulator import Simulator
+from simulator import Simulator
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "data" / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 Answer = tuple[int, Any]
 

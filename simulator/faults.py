@@ -7,12 +7,12 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.simulator.nodes import NodeFailure, failure_traceback
+from simulator.nodes import NodeFailure, failure_traceback
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from core.simulator.config import FaultSettings
+    from simulator.config import FaultSettings
 
 OOM_MESSAGE = (
     "Allocation on device 0 would exceed allowed memory. (out of memory)\n"

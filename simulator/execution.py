@@ -7,11 +7,11 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from core.simulator.config import DEFAULT_STEPS
-from core.simulator.faults import JobFault, take_job_fault
-from core.simulator.graph import execution_order, is_link, signatures
-from core.simulator.images import preview_jpeg
-from core.simulator.nodes import (
+from simulator.config import DEFAULT_STEPS
+from simulator.faults import JobFault, take_job_fault
+from simulator.graph import execution_order, is_link, signatures
+from simulator.images import preview_jpeg
+from simulator.nodes import (
     REAL_NODES,
     NodeEnv,
     NodeFailure,
@@ -19,10 +19,10 @@ from core.simulator.nodes import (
     runs_inline,
     simulate,
 )
-from core.simulator.state import CacheEntry, ServerState, now_ms
+from simulator.state import CacheEntry, ServerState, now_ms
 
 if TYPE_CHECKING:
-    from core.simulator.prompt_queue import QueueItem
+    from simulator.prompt_queue import QueueItem
 
 
 class Interrupted(Exception):

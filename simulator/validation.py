@@ -6,7 +6,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.simulator.value_checks import check_value
+from simulator.value_checks import check_value
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -8,16 +8,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.simulator.history import History
-from core.simulator.node_catalogue import simulated_catalogue, simulated_object_info
-from core.simulator.prompt_queue import PromptQueue
-from core.simulator.sockets import SocketHub
-from core.simulator.validation import Validator
+from simulator.history import History
+from simulator.node_catalogue import simulated_catalogue, simulated_object_info
+from simulator.prompt_queue import PromptQueue
+from simulator.sockets import SocketHub
+from simulator.validation import Validator
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.simulator.config import FaultSettings, SimulatorConfig
+    from simulator.config import FaultSettings, SimulatorConfig
 
 
 @dataclass

@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from core.simulator.job_summary import outputs_summary
-from core.simulator.responses import json_body, json_response
+from simulator.job_summary import outputs_summary
+from simulator.responses import json_body, json_response
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from core.simulator.prompt_queue import QueueItem
-    from core.simulator.routes import DualRoutes
-    from core.simulator.state import ServerState
+    from simulator.prompt_queue import QueueItem
+    from simulator.routes import DualRoutes
+    from simulator.state import ServerState
 
 STATUSES = ("pending", "in_progress", "completed", "failed", "cancelled")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

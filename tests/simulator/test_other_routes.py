@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from core.simulator import Simulator
+from simulator import Simulator
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageFilter, ImageOps
 
-from core.simulator.images import Latent, SimImage, frame_size, solid, synthetic
-from core.simulator.outputs import OutsideOutputFolder, pnginfo, save_images, temp_prefix
+from simulator.images import Latent, SimImage, frame_size, solid, synthetic
+from simulator.outputs import OutsideOutputFolder, pnginfo, save_images, temp_prefix
 
 if TYPE_CHECKING:
     import random

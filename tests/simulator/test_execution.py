@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 from sim_helpers import SocketLog, checkpoint, post, quick, submit, wait_history, wait_running
 
-from core.simulator import Simulator
-from core.simulator.images import solid
-from core.simulator.nodes import runs_inline
+from simulator import Simulator
+from simulator.images import solid
+from simulator.nodes import runs_inline
 
 
 def terminal(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -7,16 +7,16 @@ import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from core.simulator.middleware import LATE_QUEUE
-from core.simulator.prompt_queue import QueueItem
-from core.simulator.responses import empty_ok, json_body, json_response, server_error
-from core.simulator.state import JobTimes, ServerState, now_ms
-from core.simulator.system_info import features, system_stats
+from simulator.middleware import LATE_QUEUE
+from simulator.prompt_queue import QueueItem
+from simulator.responses import empty_ok, json_body, json_response, server_error
+from simulator.state import JobTimes, ServerState, now_ms
+from simulator.system_info import features, system_stats
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from core.simulator.routes import DualRoutes
+    from simulator.routes import DualRoutes
 
 CANONICAL_UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 

@@ -11,7 +11,7 @@ from aiohttp import web
 from PIL import Image
 
 if TYPE_CHECKING:
-    from core.simulator.state import Folders
+    from simulator.state import Folders
 
 ANNOTATIONS = {" [output]": "output", " [input]": "input", " [temp]": "temp"}
 

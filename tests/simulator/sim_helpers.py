@@ -9,7 +9,7 @@ from typing import Any
 
 import aiohttp
 
-from core.simulator import Simulator
+from simulator import Simulator
 from tests.core.helpers import wait_for
 
 Json = Any
