@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from simulator.config import DEFAULT_STEPS
 from simulator.faults import JobFault, take_job_fault
-from simulator.graph import execution_order, is_link, signatures
 from simulator.images import preview_jpeg
 from simulator.nodes import (
     REAL_NODES,
@@ -20,9 +19,10 @@ from simulator.nodes import (
     simulate,
 )
 from simulator.state import CacheEntry, ServerState, now_ms
+from simulator.validation import execution_order, is_link, signatures
 
 if TYPE_CHECKING:
-    from simulator.prompt_queue import QueueItem
+    from simulator.state import QueueItem
 
 
 class Interrupted(Exception):

@@ -1,18 +1,23 @@
-"""Injected faults: failing, hanging or slow jobs, and 500s, drops and delays on HTTP routes."""
+"""Injected faults: failing, hanging or slow jobs, and 500s, drops and delays on HTTP routes;
+and the simulator's own control routes under ``/_sim`` that set them."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
+from simulator.http_layer import json_body, json_response
 from simulator.nodes import NodeFailure, failure_traceback
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from aiohttp import web
+
     from simulator.config import FaultSettings
+
 
 OOM_MESSAGE = (
     "Allocation on device 0 would exceed allowed memory. (out of memory)\n"
@@ -134,3 +139,54 @@ class HttpFaults:
                 return kind
             draw -= rate
         return None
+
+
+# The simulator's own control routes under ``/_sim``: faults, restart, socket drops, stats.
+
+
+class Controls(Protocol):
+    """What the routes steer: a simulator's faults, restart, socket drops and stats."""
+
+    @property
+    def faults(self) -> FaultSettings: ...
+
+    def set_faults(self, **changes: Any) -> None: ...
+
+    async def restart(self) -> None: ...
+
+    async def drop_websockets(self) -> None: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+
+class AdminRoutes:
+    """``POST /_sim/faults``, ``POST /_sim/restart``, ``POST /_sim/drop_websockets``,
+    ``GET /_sim/stats``: what tests use to steer a simulator in another process or thread."""
+
+    def __init__(self, simulator: Controls) -> None:
+        self.sim = simulator
+
+    def install(self, app: web.Application) -> None:
+        app.router.add_post("/_sim/faults", self.post_faults)
+        app.router.add_post("/_sim/restart", self.post_restart)
+        app.router.add_post("/_sim/drop_websockets", self.post_drop_websockets)
+        app.router.add_get("/_sim/stats", self.get_stats)
+
+    async def post_faults(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body: Any = await json_body(request)
+            self.sim.set_faults(**body)
+        except (ValueError, TypeError) as exc:
+            return json_response({"error": str(exc)}, status=400)
+        return json_response(self.sim.faults.to_json())
+
+    async def post_restart(self, request: web.Request) -> web.StreamResponse:
+        await self.sim.restart()
+        return json_response(self.sim.stats())
+
+    async def post_drop_websockets(self, request: web.Request) -> web.StreamResponse:
+        await self.sim.drop_websockets()
+        return json_response(self.sim.stats())
+
+    async def get_stats(self, request: web.Request) -> web.StreamResponse:
+        return json_response(self.sim.stats())

@@ -1,19 +1,19 @@
-"""The newer servers' jobs API (``/api/jobs``): job summaries over queue and history."""
+"""The newer servers' jobs API (``/api/jobs``): job summaries over queue and history, each
+finished job's outputs summed up as ComfyUI's ``comfy_execution/jobs.py`` does."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
 
-from simulator.job_summary import outputs_summary
-from simulator.responses import json_body, json_response
+from simulator.http_layer import json_body, json_response
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from simulator.prompt_queue import QueueItem
-    from simulator.routes import DualRoutes
-    from simulator.state import ServerState
+    from simulator.http_layer import DualRoutes
+    from simulator.state import QueueItem, ServerState
+
 
 STATUSES = ("pending", "in_progress", "completed", "failed", "cancelled")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -202,3 +202,46 @@ def _sort_key(job: dict[str, Any], sort_by: str) -> float:
         start, end = job.get("execution_start_time"), job.get("execution_end_time")
         return float(end - start) if start is not None and end is not None else 0.0
     return float(job.get("create_time") or 0)
+
+
+# A finished job's output summary as ComfyUI's ``comfy_execution/jobs.py`` computes it.
+
+PREVIEWABLE = frozenset({"images", "video", "audio", "3d", "text"})
+TEXT_PREVIEW_MAX = 1024
+
+
+def outputs_summary(outputs: dict[str, Any]) -> tuple[int, int, dict[str, Any] | None]:
+    """(outputs_count, previewable_outputs_count, preview_output) of a history ``outputs``.
+
+    Only dict items of list values count (``animated`` flags and text strings do not); the
+    preview is the first previewable item of type ``output``, else the first previewable one,
+    else the first text string.
+    """
+    count = previewable = 0
+    saved = fallback = text = None
+    for node_id, ui in outputs.items():
+        for media, items in ui.items():
+            if media == "animated" or not isinstance(items, list):
+                continue
+            for item in items:
+                if not isinstance(item, dict):
+                    if media == "text" and isinstance(item, str) and text is None:
+                        text = _text_preview(item, node_id)
+                    continue
+                count += 1
+                if media not in PREVIEWABLE:
+                    continue
+                previewable += 1
+                enriched = {"mediaType": media, **item, "nodeId": node_id}
+                if item.get("type") == "output" and saved is None:
+                    saved = enriched
+                elif fallback is None:
+                    fallback = enriched
+    return count, previewable, saved or fallback or text
+
+
+def _text_preview(value: str, node_id: str) -> dict[str, Any]:
+    preview: dict[str, Any] = {"content": value[:TEXT_PREVIEW_MAX]}
+    if len(value) > TEXT_PREVIEW_MAX:
+        preview["truncated"] = True
+    return {**preview, "nodeId": node_id, "mediaType": "text"}

@@ -15,17 +15,14 @@ from typing import Any
 
 from aiohttp import web
 
-from simulator.admin import AdminRoutes
 from simulator.config import FaultSettings, SimulatorConfig
 from simulator.execution import JobRun
-from simulator.faults import Hold, HttpFaults
+from simulator.faults import AdminRoutes, Hold, HttpFaults
+from simulator.http_layer import DualRoutes, auth_middleware, fault_middleware
 from simulator.jobs_api import JobsApi
-from simulator.middleware import auth_middleware, fault_middleware
-from simulator.routes import DualRoutes
-from simulator.server import ComfyRoutes
+from simulator.routes import ComfyRoutes, ViewRoute
+from simulator.sockets import WebSocketRoute
 from simulator.state import Folders, JobTimes, ServerState, now_ms
-from simulator.view import ViewRoute
-from simulator.websocket import WebSocketRoute
 
 log = logging.getLogger(__name__)
 

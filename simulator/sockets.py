@@ -1,4 +1,5 @@
-"""The WebSocket side of the server: sockets by clientId and ComfyUI's routing of messages."""
+"""The WebSocket side of the server: ``GET /ws`` (register, greet with ``status``, answer
+``feature_flags``), the sockets by clientId and ComfyUI's routing of messages."""
 
 from __future__ import annotations
 
@@ -6,12 +7,67 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+import uuid
+from typing import TYPE_CHECKING, Any
 
-from aiohttp import WSCloseCode, web
+from aiohttp import WSCloseCode, WSMsgType, web
+
+if TYPE_CHECKING:
+    from simulator.state import ServerState
+
 
 log = logging.getLogger(__name__)
 PREVIEW = "<preview>"  # an outbox entry holding a binary preview, not a JSON message
+MAX_UPLOAD_SIZE = 104_857_600
+
+
+def features() -> dict[str, Any]:
+    """ComfyUI's feature flags: answered on the socket (``feature_flags``) and at ``/features``."""
+    return {"supports_preview_metadata": True, "max_upload_size": MAX_UPLOAD_SIZE}
+
+
+class WebSocketRoute:
+    """ComfyUI's websocket handler over the simulator's socket hub."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        sid = request.rel_url.query.get("clientId", "") or uuid.uuid4().hex
+        hub = self.state.hub
+        hub.register(sid, ws)
+        try:
+            await hub.send_now(ws, "status", self.state.status_data(sid))
+            if self.state.running_client == sid and self.state.last_node_id is not None:
+                await hub.send_now(ws, "executing", {"node": self.state.last_node_id})
+            await self._listen(ws, sid)
+        finally:
+            hub.unregister(sid, ws)
+        return ws
+
+    async def _listen(self, ws: web.WebSocketResponse, sid: str) -> None:
+        first = True
+        async for message in ws:
+            if message.type == WSMsgType.TEXT and first:
+                await self._maybe_feature_flags(ws, sid, message.data)
+            first = False
+
+    async def _maybe_feature_flags(self, ws: web.WebSocketResponse, sid: str, text: str) -> None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return
+        if not isinstance(data, dict) or data.get("type") != "feature_flags":
+            return
+        flags = data.get("data")
+        if isinstance(flags, dict) and flags.get("supports_preview_metadata") is True:
+            self.state.hub.with_metadata.add(sid)
+        await self.state.hub.send_now(ws, "feature_flags", features())
+
+
+# The WebSocket side of the server: sockets by clientId and ComfyUI's routing of messages.
 
 
 class SocketHub:

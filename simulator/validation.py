@@ -1,17 +1,20 @@
-"""ComfyUI 0.3.64's prompt validation: the same checks, order, coercions and error shapes."""
+"""ComfyUI 0.3.64's prompt validation: the same checks, order, coercions and error shapes; one
+literal value checked as ``validate_inputs`` does; and the prompt graph's helpers (links,
+input signatures for the cache, ComfyUI's execution order)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-from simulator.value_checks import check_value
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from core.catalogue import Catalogue, InputSpec, NodeClass
+
 
 Prompt = dict[str, Any]
 Reason = dict[str, Any]
@@ -104,7 +107,7 @@ class _PromptCheck:
         try:
             return self.node(output)
         except Exception as exc:
-            reasons = [_exception_reason("exception_during_validation", exc)]
+            reasons = [_exceptionerror("exception_during_validation", exc)]
             self.validated[output] = (False, reasons)
             return False, reasons
 
@@ -182,7 +185,7 @@ class _PromptCheck:
         try:
             valid, _ = self.node(str(source_id))
         except Exception as exc:
-            return False, _exception_reason("exception_during_inner_validation", exc, name)
+            return False, _exceptionerror("exception_during_inner_validation", exc, name)
         return valid, None
 
     def _declared_type(self, node_class: NodeClass, spec: InputSpec) -> str:
@@ -208,7 +211,7 @@ def types_match(received: str, declared: str) -> bool:
     return bool(got & want)
 
 
-def _exception_reason(kind: str, exc: Exception, input_name: str | None = None) -> Reason:
+def _exceptionerror(kind: str, exc: Exception, input_name: str | None = None) -> Reason:
     name = type(exc).__qualname__
     module = type(exc).__module__
     extra: dict[str, Any] = {
@@ -223,3 +226,146 @@ def _exception_reason(kind: str, exc: Exception, input_name: str | None = None) 
         else ("Exception when validating inner node")
     )
     return {"type": kind, "message": message, "details": str(exc), "extra_info": extra}
+
+
+# Checks of one literal input value, as ComfyUI's ``validate_inputs`` does them (coercing).
+
+COERCE: dict[str, type] = {"INT": int, "FLOAT": float, "STRING": str, "BOOLEAN": bool}
+
+# Inputs a node checks itself (ComfyUI's VALIDATE_INPUTS): they skip the generic checks.
+CUSTOM_CHECKED = {("LoadImage", "image")}
+
+
+def check_value(
+    class_type: str,
+    raw_spec: list[Any],
+    inputs: dict[str, Any],
+    name: str,
+    input_dir: Path,
+    check_combo_type: bool,
+) -> Reason | None:
+    """Coerce ``inputs[name]`` in place and return the first problem, or None."""
+    head = raw_spec[0]
+    options: dict[str, Any] = raw_spec[1] if len(raw_spec) > 1 else {}
+    info = [head, options]
+    value = inputs[name]
+    if isinstance(value, dict) and "__value__" in value:
+        value = inputs[name] = value["__value__"]
+    convert = COERCE.get(head) if isinstance(head, str) else None
+    if convert is not None:
+        try:
+            value = inputs[name] = convert(value)
+        except (TypeError, ValueError) as exc:
+            return error(
+                "invalid_input_type", f"Failed to convert an input value to a {head} value",
+                f"{name}, {value}, {exc}",
+                input_name=name, input_config=info, received_value=value,
+                exception_message=str(exc),
+            )  # fmt: skip
+    if (class_type, name) in CUSTOM_CHECKED:
+        return _custom_check(value, name, input_dir)
+    return _range_check(value, name, info) or _list_check(value, name, info, check_combo_type)
+
+
+def _range_check(value: Any, name: str, info: list[Any]) -> Reason | None:
+    options = info[1]
+    if "min" in options and value < options["min"]:
+        return error(
+            "value_smaller_than_min", f"Value {value} smaller than min of {options['min']}", name,
+            input_name=name, input_config=info, received_value=value,
+        )  # fmt: skip
+    if "max" in options and value > options["max"]:
+        return error(
+            "value_bigger_than_max", f"Value {value} bigger than max of {options['max']}", name,
+            input_name=name, input_config=info, received_value=value,
+        )  # fmt: skip
+    return None
+
+
+def _list_check(value: Any, name: str, info: list[Any], check_combo_type: bool) -> Reason | None:
+    head, options = info
+    if isinstance(head, list):
+        choices = head
+    elif check_combo_type and head == "COMBO":
+        choices = list(options.get("options") or [])
+    else:
+        return None
+    if value in choices:
+        return None
+    config: list[Any] | None = info
+    listed = str(choices)
+    if len(choices) > 20:
+        config, listed = None, f"(list of length {len(choices)})"
+    return error(
+        "value_not_in_list", "Value not in list", f"{name}: '{value}' not in {listed}",
+        input_name=name, input_config=config, received_value=value,
+    )  # fmt: skip
+
+
+def _custom_check(value: Any, name: str, input_dir: Path) -> Reason | None:
+    if isinstance(value, str) and value and (input_dir / value).is_file():
+        return None
+    return error(
+        "custom_validation_failed", "Custom validation failed for node",
+        f"{name} - Invalid image file: {value}", input_name=name,
+    )  # fmt: skip
+
+
+# Prompt graph helpers: links, input signatures for the cache, and ComfyUI's execution order.
+
+
+def is_link(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], int)
+    )
+
+
+def signatures(prompt: Prompt, outputs: list[str]) -> dict[str, str]:
+    """A digest per node reachable from ``outputs``: class, literal inputs and ancestors."""
+    sigs: dict[str, str] = {}
+
+    def sig(node_id: str) -> str:
+        if node_id not in sigs:
+            node = prompt[node_id]
+            parts: list[Any] = [node["class_type"]]
+            for name in sorted(node["inputs"]):
+                value = node["inputs"][name]
+                parts.append([name, ["link", sig(value[0]), value[1]] if is_link(value) else value])
+            text = json.dumps(parts, sort_keys=True, default=str)
+            sigs[node_id] = hashlib.sha256(text.encode()).hexdigest()
+        return sigs[node_id]
+
+    for output in outputs:
+        sig(output)
+    return sigs
+
+
+def execution_order(
+    prompt: Prompt, outputs: list[str], cached: set[str], is_output: Any
+) -> list[str]:
+    """The order ComfyUI's ExecutionList runs nodes: ready output nodes first, else first added.
+
+    Cached ancestors are not added; cached output nodes are (they re-emit their UI output).
+    """
+    pending: dict[str, set[str]] = {}
+    for output in outputs:
+        stack = [output]
+        while stack:
+            node_id = stack.pop()
+            if node_id in pending:
+                continue
+            pending[node_id] = set()
+            for value in prompt[node_id]["inputs"].values():
+                if is_link(value) and value[0] not in cached:
+                    pending[node_id].add(value[0])
+                    stack.append(value[0])
+    order: list[str] = []
+    while pending:
+        ready = [n for n, blockers in pending.items() if not blockers - set(order)]
+        pick = next((n for n in ready if is_output(n)), ready[0])
+        order.append(pick)
+        del pending[pick]
+    return order

@@ -16,7 +16,7 @@ from core.presets import workflow_hash
 from desktop.main_window import MainWindow
 from desktop.presets_panel import PresetsPanel
 from desktop.recall import RecallChoice
-from simulator.outputs import pnginfo
+from simulator.images import pnginfo
 from tests.desktop.helpers import StubDropEvent
 
 COMFY_PNG = Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png"

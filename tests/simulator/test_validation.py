@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sim_helpers import checkpoint, quick
 
-from simulator.node_catalogue import simulated_catalogue, simulated_object_info
+from simulator.nodes import simulated_catalogue, simulated_object_info
 from simulator.validation import Validator, Verdict
 
 

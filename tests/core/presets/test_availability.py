@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.presets import list_parameters
 from core.presets.availability import unlisted_choices
-from simulator.node_catalogue import simulated_catalogue
+from simulator.nodes import simulated_catalogue
 
 API = {
     "4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "gone.safetensors"}},

@@ -12,7 +12,7 @@ import pytest
 from core.catalogue import Catalogue
 from core.errors import PresetError
 from core.presets import convert_editor, editor_convert
-from simulator.node_catalogue import simulated_catalogue, simulated_object_info
+from simulator.nodes import simulated_catalogue, simulated_object_info
 from simulator.validation import Validator
 
 PRESETS = Path(__file__).parents[2] / "data" / "presets"

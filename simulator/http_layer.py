@@ -1,4 +1,6 @@
-"""Request middlewares: token auth, then injected delays, 500s and dropped connections."""
+"""The HTTP layer under ComfyUI's routes: a route table that registers each route as ``/x``
+and ``/api/x``, answers shaped like aiohttp's and ComfyUI's, and the request middlewares
+(token auth, then injected delays, 500s, dropped connections and spoiled answers)."""
 
 from __future__ import annotations
 
@@ -6,20 +8,77 @@ import asyncio
 import base64
 import binascii
 import hmac
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-
-from simulator.responses import server_error
-
-LATE_QUEUE = web.RequestKey("late_queue", float)  # set on a request: wait this long to queue it
 
 if TYPE_CHECKING:
     from aiohttp.typedefs import Middleware
 
     from simulator.config import FaultSettings
     from simulator.faults import HttpFaults
-    from simulator.routes import Handler
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class DualRoutes:
+    """Collects (method, path, handler) and adds each under both prefixes to an application."""
+
+    def __init__(self) -> None:
+        self.routes: list[tuple[str, str, Handler]] = []
+
+    def add(self, method: str, path: str, handler: Handler) -> None:
+        self.routes.append((method, path, handler))
+
+    def install(self, app: web.Application) -> None:
+        """Add every route; paths already under ``/api/`` (the jobs API) get no twin."""
+        for method, path, handler in self.routes:
+            app.router.add_route(method, path, handler)
+            if not path.startswith("/api/"):
+                app.router.add_route(method, "/api" + path, handler)
+
+
+# Answers shaped like aiohttp's and ComfyUI's: JSON, empty 200s and the generic text 500.
+
+SERVER_ERROR_TEXT = "500 Internal Server Error\n\nServer got itself in trouble"
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=json.dumps)
+
+
+def empty_ok() -> web.Response:
+    return web.Response(status=200)
+
+
+def server_error() -> web.Response:
+    """What aiohttp answers when a ComfyUI handler raises (non-JSON body, wrong types...)."""
+    return web.Response(status=500, text=SERVER_ERROR_TEXT)
+
+
+class ClientGone(web.HTTPClientError):
+    """The client hung up before sending the whole body: there is nobody left to answer (and
+    aiohttp would log it as an error of the server's)."""
+
+    status_code = 499
+
+
+async def json_body(request: web.Request) -> Any:
+    """The decoded body; raises ValueError on non-JSON like ``request.json()`` does, ClientGone
+    when the client hung up mid-body."""
+    try:
+        text = await request.text()
+    except ConnectionResetError as exc:
+        raise ClientGone() from exc
+    return json.loads(text)
+
+
+# Request middlewares: token auth, then injected delays, 500s and dropped connections.
+
+LATE_QUEUE = web.RequestKey("late_queue", float)  # set on a request: wait this long to queue it
 
 
 def token_accepted(header: str, token: str) -> bool:
