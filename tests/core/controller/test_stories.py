@@ -1,26 +1,22 @@
-"""Acceptance experiments on the simulator: five jobs with cancels and a retry, restarts, lost
-answers."""
+"""An end-to-end story across the controller's modules (admission, dispatch, reconcile, the
+server link): five jobs on the simulator with a cancel while queued, one while running and a
+retry. Tests of one module's logic are in that module's test file."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 
 import pytest
 
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator
+from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.controller.test_controller import all_done, states
 from tests.core.helpers import wait_for
 
 pytestmark = pytest.mark.asyncio
-MakeSimulator = Callable[..., object]
-
-
-def executions(simulator: Simulator, ledger: Ledger, job_id: str) -> int:
-    return sum(simulator.execution_count(a.prompt_id) for a in ledger.attempts(job_id))
 
 
 async def test_five_jobs_with_a_cancel_while_queued_one_while_running_and_a_retry(
@@ -63,84 +59,3 @@ async def test_five_jobs_with_a_cancel_while_queued_one_while_running_and_a_retr
         assert end <= start, "running windows never overlap"
     order = [job for _, _, job in windows]
     assert order.index(ids[4]) == order.index(ids[3]) + 1, "job 5 runs right after job 4"
-
-
-async def test_server_restart_mid_batch_loses_nothing_and_runs_nothing_twice(
-    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
-) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.3)  # type: ignore[misc]
-    ids = queue(ledger, 6)
-    await make_controller(ledger, simulator)
-    await wait_for(lambda: states(ledger, ids).count(JobState.succeeded) >= 2, 20)
-    await simulator.restart()
-    await wait_for(all_done(ledger, ids), 40)
-    assert states(ledger, ids) == [JobState.succeeded] * 6
-    lost = [a for job_id in ids for a in ledger.attempts(job_id) if a.result == AttemptResult.lost]
-    assert lost, "the restart lost at least the running prompt"
-    assert all(a.reason == Reason.server_lost for a in lost)
-    for job_id in ids:
-        results = [a.result for a in ledger.attempts(job_id)]
-        assert results.count(AttemptResult.succeeded) == 1
-        for attempt in ledger.attempts(job_id):
-            assert simulator.execution_count(attempt.prompt_id) <= 1
-
-
-async def test_lost_submit_answers_never_cause_duplicate_runs(
-    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
-) -> None:
-    simulator: Simulator = await make_simulator(  # type: ignore[misc]
-        faults={"drop_after_queue_rate": 0.5, "routes": ["POST /prompt"]}, seed=7
-    )
-    ids = queue(ledger, 6)
-    await make_controller(ledger, simulator)
-    await wait_for(all_done(ledger, ids), 40)
-    assert states(ledger, ids) == [JobState.succeeded] * 6
-    for job_id in ids:
-        assert executions(simulator, ledger, job_id) == 1
-
-
-async def test_small_requester_is_not_starved(
-    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
-) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.1)  # type: ignore[misc]
-    big = queue(ledger, 20, requester="alice")
-    small = queue(ledger, 2, requester="bob", start=100)
-    await make_controller(ledger, simulator, global_cap=3, per_requester_cap=3)
-    await wait_for(all_done(ledger, small), 30)
-    finished_big = states(ledger, big).count(JobState.succeeded)
-    assert finished_big <= 6, f"bob waited behind {finished_big} of alice's jobs"
-    await wait_for(all_done(ledger, big), 40)
-
-
-@pytest.mark.expect_log("core.controller.controller")
-async def test_a_flaky_queue_route_is_ridden_out(
-    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
-) -> None:
-    """Half the polls answer 500: the controller backs off and carries on; nothing runs twice."""
-    simulator: Simulator = await make_simulator(  # type: ignore[misc]
-        faults={"error_rate": 0.5, "routes": ["GET /queue"]}, seed=3
-    )
-    ids = queue(ledger, 4)
-    await make_controller(ledger, simulator)
-    await wait_for(all_done(ledger, ids), 40)
-    assert states(ledger, ids) == [JobState.succeeded] * 4
-    for job_id in ids:
-        assert executions(simulator, ledger, job_id) == 1
-
-
-async def test_submissions_refused_with_500_fail_after_three_attempts(
-    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
-) -> None:
-    """server_error is retried automatically with a new prompt_id each time, at most 3 attempts."""
-    simulator: Simulator = await make_simulator(  # type: ignore[misc]
-        faults={"error_rate": 1.0, "routes": ["POST /prompt"]}
-    )
-    (job_id,) = queue(ledger, 1)
-    await make_controller(ledger, simulator)
-    await wait_for(all_done(ledger, [job_id]), 20)
-    job = ledger.job(job_id)
-    assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.server_error, 3)
-    attempts = ledger.attempts(job_id)
-    assert [a.reason for a in attempts] == [Reason.server_error] * 3
-    assert len({a.prompt_id for a in attempts}) == 3
-    assert executions(simulator, ledger, job_id) == 0
