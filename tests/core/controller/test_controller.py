@@ -24,6 +24,8 @@ from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
+pytestmark = pytest.mark.asyncio
+
 
 def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
     return [ledger.job(job_id).state for job_id in ids]
@@ -31,9 +33,6 @@ def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
 
 def all_done(ledger: Ledger, ids: list[str]) -> Callable[[], bool]:
     return lambda: all(state.is_terminal for state in states(ledger, ids))
-
-
-pytestmark = pytest.mark.asyncio
 
 
 async def test_a_job_that_ran_out_of_memory_is_retried_smaller_in_its_batch(
@@ -67,9 +66,6 @@ async def test_a_command_on_a_worker_thread_changes_the_jobs_and_wakes_the_loop(
     assert retried == {ids[0]: 2}  # pending again: the number of its next attempt
     controller.resume()
     await wait_for(lambda: ledger.job(ids[0]).state is JobState.succeeded)
-
-
-pytestmark = pytest.mark.asyncio
 
 
 # Well below a poll interval of 60 s, well above what a busy machine takes to act on a wake-up.
@@ -165,9 +161,6 @@ async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
             controller.wake()
             async with asyncio.timeout(HANG_S):  # a swallowed cancellation: it never returns
                 await controller.stop()
-
-
-pytestmark = pytest.mark.asyncio
 
 
 async def test_a_batch_past_the_quota_is_refused_before_anything_is_queued(

@@ -112,13 +112,11 @@ async def test_a_pause_written_while_the_queue_is_read_stops_what_that_tick_woul
     await wait_for(lambda: all(ledger.job(job_id).state == JobState.succeeded for job_id in ids))
 
 
-pytestmark = pytest.mark.asyncio
-
-
 def executions(simulator: Simulator, ledger: Ledger, job_id: str) -> int:
     return sum(simulator.execution_count(a.prompt_id) for a in ledger.attempts(job_id))
 
 
+@pytest.mark.asyncio
 async def test_lost_submit_answers_never_cause_duplicate_runs(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
@@ -133,6 +131,7 @@ async def test_lost_submit_answers_never_cause_duplicate_runs(
         assert executions(simulator, ledger, job_id) == 1
 
 
+@pytest.mark.asyncio
 async def test_small_requester_is_not_starved(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
@@ -146,6 +145,7 @@ async def test_small_requester_is_not_starved(
     await wait_for(all_done(ledger, big), 40)
 
 
+@pytest.mark.asyncio
 async def test_submissions_refused_with_500_fail_after_three_attempts(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
@@ -164,9 +164,7 @@ async def test_submissions_refused_with_500_fail_after_three_attempts(
     assert executions(simulator, ledger, job_id) == 0
 
 
-pytestmark = pytest.mark.asyncio
-
-
+@pytest.mark.asyncio
 @pytest.mark.expect_log("core.controller.controller")
 async def test_a_submission_answered_with_garbage_is_followed_by_its_id_and_runs_once(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
@@ -179,6 +177,7 @@ async def test_a_submission_answered_with_garbage_is_followed_by_its_id_and_runs
     assert attempt.outputs, "found by its prompt id, its pictures downloaded"
 
 
+@pytest.mark.asyncio
 async def test_a_batch_whose_preset_was_removed_runs_its_stored_workflow(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
@@ -189,9 +188,7 @@ async def test_a_batch_whose_preset_was_removed_runs_its_stored_workflow(
     assert all(Path(ledger.attempts(job_id)[-1].outputs[0]).is_file() for job_id in ids)
 
 
-pytestmark = pytest.mark.asyncio
-
-
+@pytest.mark.asyncio
 async def test_global_cap_is_never_exceeded(
     ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
 ) -> None:
@@ -222,6 +219,7 @@ def record_peak_depth(simulator: Simulator) -> Callable[[], int]:
     return lambda: peak
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize(("deep_queue", "ceiling"), [(None, 1), (4, 4)])
 async def test_the_caps_are_ceilings_even_for_very_short_jobs(
     ledger: Ledger,
@@ -241,6 +239,7 @@ async def test_the_caps_are_ceilings_even_for_very_short_jobs(
     assert peak() > 1 if deep_queue else peak() == 1, "only the deep queue goes past the cap"
 
 
+@pytest.mark.asyncio
 async def test_validation_error_names_node_and_input(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
@@ -276,6 +275,7 @@ async def test_validation_error_names_node_and_input(
     )
 
 
+@pytest.mark.asyncio
 @pytest.mark.expect_log("core.controller.dispatch", "ERROR")
 @pytest.mark.expect_log("core.controller.orphans")  # the prompt it ran, withdrawn
 async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(

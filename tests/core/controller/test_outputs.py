@@ -29,9 +29,8 @@ from tests.core.controller.conftest import MakeController, queue
 from tests.core.disks import fill, small_disk
 from tests.core.helpers import NOISE_WORKFLOW, wait_for
 
-pytestmark = pytest.mark.asyncio
 
-
+@pytest.mark.asyncio
 @pytest.mark.parametrize("answer", ["at once", "after the socket said it started"])
 async def test_an_output_node_comfyui_drops_is_the_jobs_warning(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController, answer: str
@@ -53,9 +52,7 @@ async def test_an_output_node_comfyui_drops_is_the_jobs_warning(
     assert Path(output).is_file()
 
 
-pytestmark = pytest.mark.asyncio
-
-
+@pytest.mark.asyncio
 @pytest.mark.expect_log("core.controller.outputs")
 async def test_a_missing_output_is_a_warning_not_a_failure(
     simulator: Simulator, tmp_path: Path
@@ -150,9 +147,6 @@ def test_saved_images_are_kept_and_previews_only_when_nothing_was_saved() -> Non
     assert kept_images(only_preview) == (preview,)
 
 
-pytestmark = pytest.mark.asyncio
-
-
 async def finished_entry(client: ComfyClient, color: int) -> HistoryEntry:
     prompt_id = new_prompt_id()
     await client.submit(workflow(color), prompt_id)
@@ -179,6 +173,7 @@ def umask() -> Iterator[None]:
     os.umask(previous)
 
 
+@pytest.mark.asyncio
 async def test_two_ledgers_sharing_an_output_folder_keep_every_picture(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController, tmp_path: Path
 ) -> None:
@@ -200,6 +195,7 @@ async def test_two_ledgers_sharing_an_output_folder_keep_every_picture(
     assert len({path.read_bytes() for path in [*first, *second]}) == 4
 
 
+@pytest.mark.asyncio
 async def test_an_unrelated_file_is_never_replaced(simulator: Simulator, tmp_path: Path) -> None:
     taken = tmp_path / "b" / "j_1.png"
     taken.parent.mkdir()
@@ -212,6 +208,7 @@ async def test_an_unrelated_file_is_never_replaced(simulator: Simulator, tmp_pat
     assert sorted(p.name for p in taken.parent.iterdir()) == ["j_1-2.png", "j_1.png"]
 
 
+@pytest.mark.asyncio
 async def test_downloading_again_after_a_crash_reuses_the_identical_file(
     simulator: Simulator, tmp_path: Path
 ) -> None:
@@ -231,6 +228,7 @@ async def test_downloading_again_after_a_crash_reuses_the_identical_file(
     ]
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize("mask", [0o002, 0o022, 0o077])
 async def test_pictures_get_the_users_file_mode(
     simulator: Simulator, tmp_path: Path, umask: None, mask: int
@@ -241,6 +239,7 @@ async def test_pictures_get_the_users_file_mode(
     assert Path(path).stat().st_mode & 0o777 == 0o666 & ~mask
 
 
+@pytest.mark.asyncio
 @pytest.mark.expect_log("core.controller.outputs")
 async def test_a_job_listing_thousands_of_pictures_keeps_the_first_few(
     simulator: Simulator, tmp_path: Path
@@ -254,9 +253,6 @@ async def test_a_job_listing_thousands_of_pictures_keeps_the_first_few(
     assert len(list((tmp_path / "b").iterdir())) == 3
 
 
-pytestmark = pytest.mark.asyncio
-
-
 def queue_one_batch(ledger: Ledger, count: int, start: int) -> tuple[str, list[str]]:
     batch, jobs = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=count, start=start)))
     return batch.id, jobs
@@ -266,6 +262,7 @@ def finished(ledger: Ledger, jobs: list[str]) -> bool:
     return all(ledger.job(job).state.is_terminal for job in jobs)
 
 
+@pytest.mark.asyncio
 async def test_a_link_a_folder_or_a_dangling_link_at_the_name_is_passed_by(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController, tmp_path: Path
 ) -> None:
@@ -289,6 +286,7 @@ async def test_a_link_a_folder_or_a_dangling_link_at_the_name_is_passed_by(
     assert list((folder / f"{jobs[1]}_1.png").iterdir()) == []
 
 
+@pytest.mark.asyncio
 @pytest.mark.expect_log("core.controller.reconcile")
 async def test_a_batch_folder_that_is_a_link_fails_that_batch_only(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController, tmp_path: Path
@@ -313,9 +311,7 @@ async def test_a_batch_folder_that_is_a_link_fails_that_batch_only(
     assert list(elsewhere.iterdir()) == [], "nothing written through the link"
 
 
-pytestmark = pytest.mark.asyncio
-
-
+@pytest.mark.asyncio
 async def test_a_full_output_folder_waits_for_room_then_downloads(
     tmp_path: Path,
     ledger: Ledger,
@@ -355,6 +351,7 @@ async def test_a_full_output_folder_waits_for_room_then_downloads(
         assert controller.status.local_error == ""
 
 
+@pytest.mark.asyncio
 async def test_nothing_more_is_sent_once_the_output_folder_is_found_full(
     tmp_path: Path, ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:

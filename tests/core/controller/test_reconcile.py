@@ -42,9 +42,6 @@ async def test_server_restart_mid_batch_loses_nothing_and_runs_nothing_twice(
             assert simulator.execution_count(attempt.prompt_id) <= 1
 
 
-pytestmark = pytest.mark.asyncio
-
-
 def _prompt_of(ledger: Ledger, job_id: str) -> str:
     return ledger.attempts(job_id)[-1].prompt_id
 
@@ -129,9 +126,6 @@ async def test_a_hung_prompt_is_flagged_stalled_never_failed(
     assert (job.state, job.reason, job.attempt) == (JobState.cancelled, Reason.cancelled, 1)
 
 
-pytestmark = pytest.mark.asyncio
-
-
 async def test_one_unreadable_history_does_not_stop_the_others(
     ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
 ) -> None:
@@ -154,9 +148,6 @@ async def test_one_unreadable_history_does_not_stop_the_others(
     simulator.set_faults(error_rate=0.0)
     await wait_for(lambda: ledger.job(first).state == JobState.succeeded, 10)
     await wait_for(lambda: controller.status.last_error == "", 5)
-
-
-pytestmark = pytest.mark.asyncio
 
 
 async def stopped_while_fetching(

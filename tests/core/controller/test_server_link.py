@@ -54,9 +54,6 @@ async def test_a_flaky_queue_route_is_ridden_out(
         assert executions(simulator, ledger, job_id) == 1
 
 
-pytestmark = pytest.mark.asyncio
-
-
 LONG_S = 60.0  # a poll interval or tick gap that, kept, would outlast the test
 
 
@@ -197,9 +194,6 @@ async def test_a_prompt_ending_before_its_post_is_answered_refills_at_once(
         await woken(link, "room on the server: no gap kept")
 
 
-pytestmark = pytest.mark.asyncio
-
-
 def stuck_status(controller: Controller, url: str, text: str) -> bool:
     server = next(s for s in controller.status.servers if s.server == url)
     return server.connection == Connection.offline and text in server.last_error
@@ -259,9 +253,6 @@ async def test_the_status_says_first_in_plain_words_why_a_server_is_offline(
     error = controller.status.last_error
     assert error.startswith("nothing listens on that port (is ComfyUI started?): GET /queue: ")
     assert "cannot connect" in error, "the technical error follows"
-
-
-pytestmark = pytest.mark.asyncio
 
 
 def done(ledger: Ledger, ids: list[str]):  # type: ignore[no-untyped-def]

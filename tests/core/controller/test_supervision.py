@@ -178,9 +178,6 @@ async def test_stopping_a_controller_ends_every_task(
     assert not ledger.lease.held
 
 
-pytestmark = pytest.mark.asyncio
-
-
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
