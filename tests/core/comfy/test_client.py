@@ -1,8 +1,10 @@
-"""ComfyClient's HTTP routes against the simulator on loopback."""
+"""ComfyClient's HTTP routes: against the simulator on loopback, and over httpx.MockTransport for
+the bodies and failures the simulator cannot make."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -35,10 +37,20 @@ from core.errors import (
 from core.simulator import Simulator
 
 Connect = Callable[..., ComfyClient]
+
+
 EMPTY_QUEUE = {"queue_running": [], "queue_pending": []}
+
+
 MakeSimulator = Callable[..., Awaitable[Simulator]]
+
+
 Workflow = Callable[..., dict[str, Any]]
+
+
 Finished = Callable[[ComfyClient, str], Awaitable[HistoryEntry]]
+
+
 Running = Callable[[ComfyClient, str], Awaitable[None]]
 
 
@@ -193,9 +205,6 @@ async def test_system_stats_and_object_info(simulator: Simulator, connect: Conne
     assert "KSampler" in info
 
 
-# --- auth ----------------------------------------------------------------------------------------
-
-
 @pytest.mark.asyncio
 async def test_token_required(make_simulator: MakeSimulator, connect: Connect) -> None:
     simulator = await make_simulator(token="s3cret")
@@ -205,9 +214,6 @@ async def test_token_required(make_simulator: MakeSimulator, connect: Connect) -
         await connect(simulator.url, auth=BearerAuth("wrong")).queue()
     assert len(await connect(simulator.url, auth=BearerAuth("s3cret")).queue()) == 0
     assert len(await connect(simulator.url, auth=BasicAuth("ann", "s3cret")).queue()) == 0
-
-
-# --- faults --------------------------------------------------------------------------------------
 
 
 @pytest.mark.asyncio
@@ -320,3 +326,219 @@ async def test_https_is_checked_against_the_ca_bundle_given(tmp_path: Path) -> N
                 await client.queue()
     finally:
         await runner.cleanup()
+
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"x" * 100
+
+
+def answer(body: Any, status: int = 200) -> Handler:
+    return lambda request: httpx.Response(status, json=body)
+
+
+def raw(text: str, status: int = 200) -> Handler:
+    return lambda request: httpx.Response(status, text=text)
+
+
+ENTRY = {"status": {"status_str": "success", "completed": True, "messages": []}, "outputs": {}}
+
+
+HOSTILE = [
+    ("GET /queue", "queue", (), raw("<html>oops</html>")),
+    ("GET /queue", "queue", (), answer([])),
+    ("GET /queue", "queue", (), answer({"queue_running": []})),
+    ("GET /queue", "queue", (), answer({"queue_running": {}, "queue_pending": []})),
+    ("GET /queue", "queue", (), answer({"queue_running": [], "queue_pending": [[1]]})),
+    ("GET /queue", "queue", (), answer({"queue_running": [], "queue_pending": [["1", "p"]]})),
+    ("GET /queue", "queue", (), answer({"queue_running": [], "queue_pending": [[1, 2]]})),
+    ("GET /queue", "queue", (), answer({"queue_running": [[True, "p"]], "queue_pending": []})),
+    (
+        "GET /queue",
+        "queue",
+        (),
+        answer({"queue_running": [[1, "p", {}, "x"]], "queue_pending": []}),
+    ),
+    ("GET /history/p", "history", ("p",), answer({"p": {"outputs": {}}})),
+    ("GET /history/p", "history", ("p",), answer({"p": {**ENTRY, "status": {"status_str": 1}}})),
+    (
+        "GET /history/p",
+        "history",
+        ("p",),
+        answer({"p": {**ENTRY, "status": {"status_str": "success", "completed": "yes"}}}),
+    ),
+    (
+        "GET /history/p",
+        "history",
+        ("p",),
+        answer({"p": {**ENTRY, "outputs": {"2": {"images": 5}}}}),
+    ),
+    (
+        "GET /history/p",
+        "history",
+        ("p",),
+        answer({"p": {**ENTRY, "outputs": {"2": {"images": [{}]}}}}),
+    ),
+    ("GET /history/p", "history", ("p",), answer({"p": {**ENTRY, "prompt": "x"}})),
+    ("GET /history/p", "history", ("p",), answer({"other": ENTRY})),
+    ("GET /history/p", "history", ("p",), answer(["p"])),
+    ("GET /system_stats", "system_stats", (), answer({"system": []})),
+    ("GET /system_stats", "system_stats", (), answer({"system": {}, "devices": [{"name": 1}]})),
+    ("GET /object_info", "object_info", (), answer({"KSampler": []})),
+    ("GET /object_info", "object_info", (), raw("[" * 50_000)),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("route", "method", "args", "handler"), HOSTILE)
+async def test_hostile_bodies_are_protocol_errors(
+    mock_client: ComfyClient,
+    routes: dict[str, Handler],
+    route: str,
+    method: str,
+    args: tuple[Any, ...],
+    handler: Handler,
+) -> None:
+    routes[route] = handler
+    with pytest.raises(ComfyProtocolError) as caught:
+        await getattr(mock_client, method)(*args)
+    assert caught.value.route == route
+
+
+SUBMIT_HOSTILE = [
+    answer({"prompt_id": "p"}),
+    answer({"prompt_id": 5, "number": 1, "node_errors": {}}),
+    answer({"prompt_id": "p", "number": "1", "node_errors": {}}),
+    answer({"prompt_id": "p", "number": 1, "node_errors": []}),
+    answer({"prompt_id": "p", "number": 1, "node_errors": {"1": {"class_type": "X"}}}),
+    answer({"prompt_id": "p", "number": 1, "node_errors": {"1": {"errors": [{"type": 1}]}}}),
+    raw("", 200),
+    raw("Bad Request", 400),
+    answer({"error": 5}, 400),
+    answer({"error": {"message": "no type"}}, 400),
+    answer({"node_errors": {}}, 400),
+    raw("moved", 302),
+    raw("too big", 413),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("handler", SUBMIT_HOSTILE)
+async def test_hostile_submit_answers(
+    mock_client: ComfyClient, routes: dict[str, Handler], handler: Handler
+) -> None:
+    routes["POST /prompt"] = handler
+    with pytest.raises(ComfyProtocolError, match="POST /prompt"):
+        await mock_client.submit({}, "p")
+
+
+@pytest.mark.asyncio
+async def test_submit_request_carries_our_ids(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, json={"prompt_id": "p1", "number": 4, "node_errors": {}})
+
+    routes["POST /prompt"] = handle
+    result = await mock_client.submit({"1": {}}, "p1", extra_data={"extra_pnginfo": {"a": 1}})
+    assert result.prompt_id == "p1"
+    assert seen == [
+        {
+            "prompt": {"1": {}},
+            "prompt_id": "p1",
+            "client_id": mock_client.client_id,
+            "extra_data": {"extra_pnginfo": {"a": 1}},
+        }
+    ]
+
+
+@pytest.mark.asyncio
+async def test_bare_error_string_is_still_a_rejection(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    routes["POST /prompt"] = answer({"error": "no_prompt", "node_errors": []}, 400)
+    routes["POST /prompt"] = answer({"error": "invalid prompt"}, 400)
+    with pytest.raises(ComfyRejected, match="invalid prompt"):
+        await mock_client.submit({}, "p")
+
+
+@pytest.mark.asyncio
+async def test_interrupt_is_always_targeted(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    bodies: list[bytes] = []
+    routes["POST /interrupt"] = lambda request: (
+        bodies.append(request.content),
+        httpx.Response(200),
+    )[1]
+    await mock_client.interrupt("p1")
+    assert [json.loads(b) for b in bodies] == [{"prompt_id": "p1"}]
+    with pytest.raises(ValueError, match="interrupt"):
+        await mock_client.interrupt("")
+    assert len(bodies) == 1
+
+
+@pytest.mark.asyncio
+async def test_prompt_ids_stay_one_path_segment(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    paths: list[str] = []
+    routes["GET /history/a/../b?x"] = lambda request: (
+        paths.append(request.url.raw_path.decode()),
+        httpx.Response(200, json={}),
+    )[1]
+    assert await mock_client.history("a/../b?x") is None
+    assert paths == ["/history/a%2F..%2Fb%3Fx"]
+
+
+@pytest.mark.asyncio
+async def test_unknown_history_is_none(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    routes["GET /history/p"] = answer({})
+    assert await mock_client.history("p") is None
+
+
+@pytest.mark.asyncio
+async def test_listener_url_keeps_a_path_prefix() -> None:
+    async with ComfyClient("http://127.0.0.1:8188/comfy/", client_id="me") as client:
+        listener = client.listener()
+        await listener.aclose()
+    assert listener.url == "ws://127.0.0.1:8188/comfy/ws?clientId=me"
+
+
+@pytest.mark.asyncio
+async def test_every_route_keeps_a_path_prefix(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        if request.url.path.endswith("/view"):
+            return httpx.Response(200, content=PNG)
+        if request.url.path.endswith("/prompt"):
+            return httpx.Response(200, json={"prompt_id": "p1", "number": 1, "node_errors": {}})
+        if request.url.path.endswith("/queue"):
+            return httpx.Response(200, json={"queue_running": [], "queue_pending": []})
+        return httpx.Response(200, json={})
+
+    transport = httpx.MockTransport(handler)
+    async with ComfyClient("http://comfy.test/sub/", transport=transport) as client:
+        await client.submit({}, "p1")
+        await client.queue()
+        await client.download(ImageRef("a b.png", "x/y", "output"), tmp_path / "a.png")
+        assert await client.history("p1") is None
+    assert seen == [
+        "http://comfy.test/sub/prompt",
+        "http://comfy.test/sub/queue",
+        "http://comfy.test/sub/view?filename=a+b.png&subfolder=x%2Fy&type=output",
+        "http://comfy.test/sub/history/p1",
+    ]
+
+
+def test_refuses_a_non_http_address() -> None:
+    with pytest.raises(ValueError, match="http"):
+        ComfyClient("ftp://127.0.0.1")

@@ -1,20 +1,98 @@
-"""Version-independent verbs (lookup, cancel) on a 0.3.64 server and on one with the jobs API."""
+"""Version-independent verbs (lookup, cancel) on a 0.3.64 server and on one with the jobs API:
+the probe for the jobs API, and its job details parsed from recorded answers."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import pytest
 
-from core.comfy import ComfyClient, HistoryEntry, PromptState, new_prompt_id
+from core.comfy import (
+    ComfyClient,
+    HistoryEntry,
+    PromptState,
+    new_prompt_id,
+)
+from core.comfy.jobs import parse_job_detail
+from core.errors import (
+    ComfyProtocolError,
+    ComfyServerError,
+)
 from core.simulator import Simulator
+from tests.core.comfy.test_client import Handler, answer, raw
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("handler", "expected"),
+    [
+        (raw("404: Not Found", 404), False),
+        (raw("Method Not Allowed", 405), False),
+        (raw("<html>frontend</html>"), False),
+        (answer({"items": []}), False),
+        (answer({"jobs": [], "pagination": {}}), True),
+    ],
+)
+async def test_jobs_api_probe_runs_once(
+    mock_client: ComfyClient, routes: dict[str, Handler], handler: Handler, expected: bool
+) -> None:
+    calls: list[str] = []
+
+    def probe(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url.params))
+        return handler(request)
+
+    routes["GET /api/jobs"] = probe
+    assert await mock_client.has_jobs_api() is expected
+    assert await mock_client.has_jobs_api() is expected
+    assert calls == ["limit=1"]
+
+
+@pytest.mark.asyncio
+async def test_failed_probe_is_not_cached(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    routes["GET /api/jobs"] = raw("boom", 500)
+    with pytest.raises(ComfyServerError):
+        await mock_client.has_jobs_api()
+    routes["GET /api/jobs"] = answer({"jobs": []})
+    assert await mock_client.has_jobs_api()
+
+
+@pytest.mark.asyncio
+async def test_hostile_cancel_answer(mock_client: ComfyClient, routes: dict[str, Handler]) -> None:
+    routes["GET /api/jobs"] = answer({"jobs": []})
+    routes["POST /api/jobs/p/cancel"] = answer({"cancelled": "yes"})
+    with pytest.raises(ComfyProtocolError, match="POST /api/jobs/p/cancel"):
+        await mock_client.cancel("p")
+
+
+@pytest.mark.asyncio
+async def test_unknown_job_status_is_a_protocol_error(
+    mock_client: ComfyClient, routes: dict[str, Handler]
+) -> None:
+    routes["GET /api/jobs"] = answer({"jobs": []})
+    routes["GET /api/jobs/p"] = answer({"id": "p", "status": "teleported"})
+    with pytest.raises(ComfyProtocolError, match=r"job\.status"):
+        await mock_client.lookup("p")
+
 
 Connect = Callable[..., ComfyClient]
+
+
 MakeSimulator = Callable[..., Awaitable[Simulator]]
+
+
 Workflow = Callable[..., dict[str, Any]]
+
+
 Finished = Callable[[ComfyClient, str], Awaitable[HistoryEntry]]
+
+
 Running = Callable[[ComfyClient, str], Awaitable[None]]
+
 
 # (version, has /api/jobs, has POST /api/jobs/{id}/cancel): 0.15.0 had the jobs API without the
 # cancel route, and answers it 405 (the frontend's static root takes GET only).
@@ -116,3 +194,28 @@ async def test_job_detail_of_an_oom(
     assert detail.failure is not None
     assert detail.failure.kind == "oom"
     assert await client.job(new_prompt_id()) is None
+
+
+def test_job_detail() -> None:
+    job = parse_job_detail({"id": "p", "status": "pending", "priority": 3}, "GET /api/jobs/p")
+    assert (job.id, job.status, job.priority, job.finished) == ("p", "pending", 3, False)
+    detail = {
+        "id": "p",
+        "status": "failed",
+        "outputs": {},
+        "execution_status": {
+            "status_str": "error",
+            "completed": False,
+            "messages": [["execution_error", {"exception_type": "torch.OutOfMemoryError"}]],
+        },
+    }
+    entry = parse_job_detail(detail, "GET /api/jobs/p").to_history_entry()
+    assert entry.failure is not None
+    assert entry.failure.kind == "oom"
+    assert (entry.status, entry.completed) == ("error", False)
+
+
+def test_cancelled_job_counts_as_interrupted() -> None:
+    job = parse_job_detail({"id": "p", "status": "cancelled"}, "GET /api/jobs/p")
+    assert job.failure is not None
+    assert job.failure.kind == "interrupted"
