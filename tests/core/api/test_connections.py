@@ -1,11 +1,10 @@
-"""The API's limits on what clients hold: connections and event streams past their caps (503),
-headers and bodies that do not arrive in time, what clients can make it log (once a while),
-the change feed filtered by requester in the query, and the descriptor limit raised."""
+"""How many connections and streams the API holds and how long it waits on each: connections
+and event streams past their caps (503), headers that do not arrive in time, and the caps sized
+from the descriptor limit it raises."""
 
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import resource
@@ -15,11 +14,10 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from core.api import ApiConfig, bodies, quiet_log, serve_api
+from core.api import ApiConfig, serve_api
 from core.api import app as app_module
 from core.api.connections import ConnectionCaps, raise_descriptor_limit
-from core.api.quiet_log import HTTP_LOG, EveryWhile, quiet_accept_errors, quiet_logger
-from core.ledger import Ledger, NewJob
+from core.api.quiet_log import HTTP_LOG, quiet_logger
 from tests.core.api.conftest import Api
 
 pytestmark = pytest.mark.asyncio
@@ -97,79 +95,6 @@ async def test_headers_not_all_arrived_in_time_close_the_connection(
         writer.close()
 
 
-async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_whole(
-    api: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(bodies, "BODY_TIMEOUT_S", 0.3)
-    host, port = api.url.removeprefix("http://").rsplit(":", 1)
-    body = json.dumps({"preset": "noise", "count": 1}).encode()
-    head = (
-        f"POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {api.tokens['alice']}"
-        f"\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        "Connection: close\r\n\r\n"
-    ).encode()
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(head + body[:5])
-    status, answer = await _answer(reader)
-    writer.close()
-    assert (status, answer["error"]) == (408, "timeout")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(head + body[:5])
-    await writer.drain()
-    await asyncio.sleep(0.1)
-    writer.write(body[5:])
-    status, answer = await _answer(reader)
-    writer.close()
-    assert status == 201, answer
-
-
-@pytest.mark.expect_log(HTTP_LOG, "ERROR")
-async def test_request_lines_too_long_are_refused_and_logged_once(
-    api: Api, fresh_quiet_log: logging.Logger, caplog: pytest.LogCaptureFixture
-) -> None:
-    async with api.client() as http:
-        answers = [(await http.get("/v1/jobs", params={"x": "a" * 10_000})) for _ in range(30)]
-    assert {answer.status_code for answer in answers} == {400}
-    (line,) = [r for r in caplog.records if r.name == HTTP_LOG]
-    assert line.exc_info is None
-    assert "LineTooLong" in line.getMessage()
-
-
-async def test_every_while_lets_one_through_then_says_how_many_it_held(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(quiet_log, "EVERY_S", 0.2)
-    logger = logging.getLogger("tests.quiet")
-    logger.addFilter(EveryWhile())
-    with caplog.at_level(logging.INFO, logger="tests.quiet"):
-        for n in range(50):
-            logger.info("connection %d refused", n)
-        await asyncio.sleep(0.25)
-        logger.info("connection %d refused", 50)
-    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
-        "connection 0 refused",
-        "connection 50 refused",
-    ]
-    assert "(and 49 more like it in the last 0 s)" in caplog.records[1].getMessage()
-
-
-@pytest.mark.expect_log(HTTP_LOG, "WARNING")
-async def test_accept_failing_for_want_of_descriptors_is_one_line(
-    fresh_quiet_log: logging.Logger, caplog: pytest.LogCaptureFixture
-) -> None:
-    loop = asyncio.get_running_loop()
-    with quiet_accept_errors(loop):
-        for _ in range(100):
-            loop.call_exception_handler(
-                {
-                    "message": "socket.accept() out of system resource",
-                    "exception": OSError(errno.EMFILE, "Too many open files"),
-                }
-            )
-    (line,) = [r for r in caplog.records if r.name in (HTTP_LOG, "asyncio")]
-    assert line.getMessage() == "the API cannot accept connections (Too many open files)"
-
-
 async def test_streams_past_their_caps_get_503(api: Api) -> None:
     caps = ConnectionCaps(connections=16, streams=3, streams_per_token=2)
     async with serve_api(api.ledger, ApiConfig("127.0.0.1", 0, caps=caps)) as url:
@@ -200,41 +125,6 @@ async def test_streams_past_their_caps_get_503(api: Api) -> None:
     assert third.headers["Retry-After"] == "1"
     assert past_all.status_code == 503
     assert past_all.json()["message"] == "the API has 3 event streams open, its cap"
-
-
-async def test_a_position_past_the_feed_starts_at_the_latest_and_a_bad_one_is_400(
-    api: Api,
-) -> None:
-    api.ledger.create_batch("noise", [NewJob({})], requester="alice")
-    latest = api.ledger.latest_seq()
-    async with api.client() as http:
-        async with http.stream("GET", "/v1/events", params={"since": str(10**23)}) as stream:
-            lines = stream.aiter_lines()
-            assert [await anext(lines), await anext(lines)] == [
-                "retry: 1000",
-                f": following from change {latest}",
-            ]
-        refused = [
-            await http.get("/v1/events", params={"since": text})
-            for text in ("²", "1" * 5000, "-1", "1e3")
-        ]
-    assert {answer.status_code for answer in refused} == {400}
-
-
-async def test_the_feed_of_one_requester_is_filtered_in_the_query(ledger: Ledger) -> None:
-    for n in range(5):
-        ledger.create_batch("noise", [NewJob({})] * 3, requester="alice")
-        ledger.create_batch("noise", [NewJob({})], requester="bob" if n % 2 else "carol")
-    latest = ledger.latest_seq()
-    bobs, reached = ledger.changes_since(0, requester="bob")
-    assert [job.requester for job in bobs] == ["bob", "bob"]
-    assert reached == latest
-    first, middle = ledger.changes_since(0, limit=1, requester="bob")
-    rest, end = ledger.changes_since(middle, limit=1, requester="bob")
-    assert [first[0].id, rest[0].id] == [job.id for job in bobs]
-    assert ledger.changes_since(end, requester="bob") == ([], latest)
-    assert ledger.changes_since(0, requester="nobody") == ([], latest)
-    assert ledger.changes_since(10**23, requester="bob") == ([], 10**23)
 
 
 async def test_the_descriptor_limit_is_raised_and_the_caps_sized_from_it() -> None:

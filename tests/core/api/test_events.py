@@ -1,4 +1,5 @@
-"""``GET /v1/events``: the requester's job changes, numbered by the ledger's change feed."""
+"""``GET /v1/events``: the requester's job changes, numbered by the ledger's change feed, filtered
+by requester in the query; a position past the feed starts at the latest, a bad one is 400."""
 
 from __future__ import annotations
 
@@ -12,10 +13,45 @@ import pytest
 
 from core.api import ApiConfig, serve_api
 from core.api import app as app_module
-from core.ledger import NewJob
+from core.ledger import Ledger, NewJob
 from tests.core.api.conftest import Api
 
 pytestmark = pytest.mark.asyncio
+
+
+async def test_a_position_past_the_feed_starts_at_the_latest_and_a_bad_one_is_400(
+    api: Api,
+) -> None:
+    api.ledger.create_batch("noise", [NewJob({})], requester="alice")
+    latest = api.ledger.latest_seq()
+    async with api.client() as http:
+        async with http.stream("GET", "/v1/events", params={"since": str(10**23)}) as stream:
+            lines = stream.aiter_lines()
+            assert [await anext(lines), await anext(lines)] == [
+                "retry: 1000",
+                f": following from change {latest}",
+            ]
+        refused = [
+            await http.get("/v1/events", params={"since": text})
+            for text in ("²", "1" * 5000, "-1", "1e3")
+        ]
+    assert {answer.status_code for answer in refused} == {400}
+
+
+async def test_the_feed_of_one_requester_is_filtered_in_the_query(ledger: Ledger) -> None:
+    for n in range(5):
+        ledger.create_batch("noise", [NewJob({})] * 3, requester="alice")
+        ledger.create_batch("noise", [NewJob({})], requester="bob" if n % 2 else "carol")
+    latest = ledger.latest_seq()
+    bobs, reached = ledger.changes_since(0, requester="bob")
+    assert [job.requester for job in bobs] == ["bob", "bob"]
+    assert reached == latest
+    first, middle = ledger.changes_since(0, limit=1, requester="bob")
+    rest, end = ledger.changes_since(middle, limit=1, requester="bob")
+    assert [first[0].id, rest[0].id] == [job.id for job in bobs]
+    assert ledger.changes_since(end, requester="bob") == ([], latest)
+    assert ledger.changes_since(0, requester="nobody") == ([], latest)
+    assert ledger.changes_since(10**23, requester="bob") == ([], 10**23)
 
 
 async def _read(lines: AsyncIterator[str], count: int) -> list[dict[str, Any]]:

@@ -1,5 +1,7 @@
-"""The API's answers to bad, unauthorised, foreign and too large requests: one JSON error
-shape, the status the request deserves, never a 500."""
+"""The API's routes: answers to unknown, foreign and over-quota requests in one JSON error shape,
+never a 500; a requester sees and changes only its own jobs and presets (the rule holds in the
+ledger's store too); every number in a path or query is ASCII digits within bounds, every name
+follows the one rule of names."""
 
 from __future__ import annotations
 
@@ -9,80 +11,16 @@ from typing import Any
 
 import pytest
 
+from core.batch import BatchSpec, default_requester, queue_batch
+from core.errors import NotYours, UnknownRecord
 from core.job_state import JobState
 from core.ledger import NewJob
+from core.presets import preset_from_api
+from core.presets.storing import store_preset
 from tests.core.api.conftest import Api
 from tests.core.helpers import NOISE_WORKFLOW, succeed
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.mark.parametrize(
-    ("body", "message"),
-    [
-        ({}, "preset: the name of a stored preset is required"),
-        ({"preset": "noise", "colour": 1}, "colour: not a field of a batch"),
-        ({"preset": "noise", "count": "3"}, "count: must be an integer"),
-        ({"preset": "noise", "count": True}, "count: must be an integer"),
-        ({"preset": "noise", "count": 0}, "count must be at least 1"),
-        ({"preset": "noise", "count": 2**70}, "count: 1180591620717411303424 is out of range"),
-        ({"preset": "noise", "seeds": [1, "2"]}, "seeds: must hold integers"),
-        ({"preset": "noise", "seeds": [1], "count": 1}, "count does not go with seeds"),
-        ({"preset": "noise", "seeds": [1], "random_seeds": True}, "not seeds and random_seeds"),
-        ({"preset": "noise", "set": {"2seed": 1}}, "set: '2seed' is not of the form NODE.INPUT"),
-        ({"preset": "noise", "set": {"2.seed": [1]}}, "set.2.seed: must be a string, a number"),
-        ({"preset": "noise", "grid": {"2.seed": []}}, "grid.2.seed: must be a non-empty list"),
-        ({"preset": "noise", "grid": {"2.strength": [0.1]}, "count": 2}, None),
-        ({"preset": "noise", "set": {"9.seed": 1}}, "9"),
-        ({"preset": "noise", "priority": 1.5}, "priority: must be an integer"),
-    ],
-)
-async def test_a_bad_batch_is_400_naming_the_field(
-    api: Api, body: dict[str, Any], message: str | None
-) -> None:
-    async with api.client() as http:
-        answer = await http.post("/v1/batches", json=body)
-    if message is None:
-        assert answer.status_code == 201, answer.text
-        return
-    assert answer.status_code == 400, answer.text
-    assert answer.json()["error"] == "bad_request"
-    assert message in answer.json()["message"]
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        (b"[1, 2]", "the body must be a JSON object"),
-        (b"{", "the body is not JSON"),
-        (b'{"preset": NaN}', "NaN is not a number JSON allows"),
-        (b'{"preset": "\\ud800"}', "preset holds text that is not valid Unicode"),
-        (b"[" * 100_000, "the body is nested too deeply"),
-        (b'{"set": {"1.x": ' + b"[" * 960 + b"]" * 960 + b"}}", "nested too deeply"),
-    ],
-)
-async def test_a_body_that_is_not_a_json_object_is_400(
-    api: Api, content: bytes, message: str
-) -> None:
-    async with api.client() as http:
-        answer = await http.post("/v1/batches", content=content)
-    assert answer.status_code == 400
-    assert message in answer.json()["message"]
-
-
-async def test_without_a_known_token_only_the_document_is_served(api: Api) -> None:
-    async with api.client(None) as http:
-        assert (await http.get("/v1/openapi.json")).status_code == 200
-        missing = await http.get("/v1/jobs")
-        wrong = await http.get("/v1/jobs", headers={"Authorization": "Bearer btl_nope"})
-        basic = await http.get("/v1/jobs", headers={"Authorization": "Basic YTpi"})
-    for answer in (missing, wrong, basic):
-        assert answer.status_code == 401
-        assert answer.json()["error"] == "unauthorized"
-        assert answer.headers["WWW-Authenticate"] == 'Bearer realm="batchline"'
-    api.ledger.tokens.revoke("alice")
-    async with api.client() as http:
-        assert (await http.get("/v1/status")).status_code == 401
 
 
 async def test_unknown_things_are_404_and_wrong_methods_405(api: Api) -> None:
@@ -100,15 +38,6 @@ async def test_unknown_things_are_404_and_wrong_methods_405(api: Api) -> None:
     assert (method.status_code, method.json()["error"]) == (405, "method_not_allowed")
     assert "GET" in method.headers["Allow"]
     assert surrogate.status_code in (400, 404)
-
-
-async def test_bodies_and_batches_past_a_limit_are_413(api: Api) -> None:
-    async with api.client() as http:
-        big = await http.post("/v1/batches", content=b" " * (300 * 1024))
-        batch = await http.post("/v1/batches", json={"preset": "noise", "count": 5})
-    assert (big.status_code, big.json()["error"]) == (413, "too_large")
-    assert batch.status_code == 413
-    assert "a batch of 5 jobs is more than the 4 one requester may have" in batch.json()["message"]
 
 
 async def test_past_the_quota_429_says_why_where_and_how_long(api: Api) -> None:
@@ -257,24 +186,132 @@ async def test_jobs_come_in_pages_that_follow_one_another(api: Api) -> None:
     assert wrong_after.json()["message"] == "after: no job 'job_nothing'"
 
 
+CHANGED = {
+    **NOISE_WORKFLOW,
+    "2": {**NOISE_WORKFLOW["2"], "inputs": {"seed": 7, "strength": 0.9, "image": ["1", 0]}},
+}
+
+
+async def test_another_token_cannot_replace_the_artists_preset(api: Api) -> None:
+    artists = api.ledger.presets.get("noise").workflow_hash
+    async with api.client("bob") as bob:
+        refused = await bob.post("/v1/presets?name=noise&replace=true", content=json.dumps(CHANGED))
+        plain = await bob.post("/v1/presets?name=noise", content=json.dumps(CHANGED))
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"] == "forbidden"
+    assert f"the artist's ({default_requester()}" in refused.json()["message"]
+    assert plain.status_code == 403
+    record = api.ledger.presets.get("noise")
+    assert (record.workflow_hash, record.changed_by.via) == (artists, "local")
+    batch, _ = queue_batch(api.ledger, "noise", BatchSpec())
+    assert batch.workflow_hash == artists
+
+
+async def test_a_requester_lists_the_artists_presets_and_its_own_only(api: Api) -> None:
+    async with api.client("alice") as alice, api.client("bob") as bob:
+        mine = await alice.post("/v1/presets?name=alices", content=json.dumps(CHANGED))
+        assert mine.status_code == 201, mine.text
+        seen_by_alice = (await alice.get("/v1/presets")).json()["presets"]
+        seen_by_bob = (await bob.get("/v1/presets")).json()["presets"]
+        foreign = await bob.post("/v1/batches", json={"preset": "alices"})
+        also = await bob.post("/v1/presets?name=copy", content=json.dumps(CHANGED))
+    assert [p["name"] for p in seen_by_alice] == ["alices", "noise"]
+    assert seen_by_alice[0]["stored_by"] == {"name": "alice", "via": "api"}
+    assert seen_by_alice[1]["stored_by"] == {"name": default_requester(), "via": "local"}
+    assert [p["name"] for p in seen_by_bob] == ["noise"]
+    assert (foreign.status_code, foreign.json()["message"]) == (404, "no preset named 'alices'")
+    assert also.json()["also_named"] is None, "alice's preset is not named to bob"
+    assert sorted(api.ledger.presets.names()) == ["alices", "copy", "noise"]
+
+
+async def test_a_name_taken_by_another_requester_is_refused_never_replaced(api: Api) -> None:
+    async with api.client("alice") as alice, api.client("bob") as bob:
+        assert (await alice.post("/v1/presets?name=x", content=json.dumps(CHANGED))).is_success
+        taken = await bob.post(
+            "/v1/presets?name=x&replace=true", content=json.dumps(NOISE_WORKFLOW)
+        )
+        same = await bob.post("/v1/presets?name=x", content=json.dumps(CHANGED))
+        own = await alice.post(
+            "/v1/presets?name=x&replace=true", content=json.dumps(NOISE_WORKFLOW)
+        )
+    assert [taken.status_code, same.status_code] == [403, 403]
+    assert "another requester's" in taken.json()["message"]
+    assert "alice" not in taken.json()["message"]
+    assert (own.status_code, own.json()["outcome"]) == (200, "replaced")
+    record = api.ledger.presets.get("x")
+    assert (record.stored_by.name, record.changed_by.name) == ("alice", "alice")
+
+
+async def test_the_store_itself_refuses_a_requesters_change_to_anothers(api: Api) -> None:
+    bobs = api.ledger.presets_for("bob")
+    with pytest.raises(NotYours, match="is not yours"):
+        bobs.rename("noise", "gone")
+    with pytest.raises(NotYours):
+        bobs.remove("noise")
+    store_preset(api.ledger, "b", preset_from_api(CHANGED, Path("b.json")), requester="bob")
+    with pytest.raises(UnknownRecord):
+        api.ledger.presets_for("alice").remove("b")
+    bobs.rename("b", "b2")
+    api.ledger.presets.rename("b2", "b3")  # the artist, locally, may change any
+    record = api.ledger.presets.get("b3")
+    assert (str(record.stored_by), str(record.changed_by)) == (
+        "bob (API)",
+        f"{default_requester()} (local)",
+    )
+    assert api.ledger.presets.names() == ["b3", "noise"]
+
+
+NOT_ASCII_DIGITS = ["²", "١", "1_0", " 1", "1 ", "+1", "0x1", "1e3", "-1", "9" * 41]
+
+
+@pytest.mark.parametrize("limit", NOT_ASCII_DIGITS)
+async def test_a_page_size_not_in_ascii_digits_is_400(api: Api, limit: str) -> None:
+    async with api.client() as http:
+        answer = await http.get("/v1/jobs", params={"limit": limit})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == "bad_request"
+    assert answer.json()["message"] == "limit: must be a whole number from 1 to 10000"
+
+
+@pytest.mark.parametrize("n", NOT_ASCII_DIGITS)
+async def test_a_picture_number_not_in_ascii_digits_is_not_there(
+    api: Api, tmp_path: Path, n: str
+) -> None:
+    picture = tmp_path / "a.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    _batch, (job,) = api.ledger.create_batch("noise", [NewJob({})], requester="alice")
+    api.ledger.submit_attempt(job, "p1", "http://x", "wf")
+    api.ledger.observe_queued("p1", 1)
+    api.ledger.observe_running("p1")
+    succeed(api.ledger, "p1", [str(picture)])
+    async with api.client() as http:
+        answer = await http.get(f"/v1/jobs/{job}/outputs/{n}")
+        assert (await http.get(f"/v1/jobs/{job}/outputs/0")).status_code == 200
+    assert answer.status_code == 404, answer.text
+    assert answer.json()["error"] == "not_found"
+    assert "numbered from 0: 0 to 0" in answer.json()["message"]
+
+
 @pytest.mark.parametrize(
-    "body",
+    ("name", "rule"),
     [
-        {"preset": "noise", "count": 1000, "grid": {"2.strength": [i / 1000 for i in range(1000)]}},
-        {"preset": "noise", "count": 1_000_000},
-        {
-            "preset": "noise",
-            "grid": {"2.strength": [i / 400 for i in range(400)], "1.width": list(range(64, 364))},
-        },
+        ("a\u202eb", "a bidirectional control (U+202E)"),
+        ("a\nb", "a control character (U+000A)"),
+        ("a\x00b", "a control character (U+0000)"),
+        ("a/b", "a path separator"),
+        ("..", "cannot be called '..'"),
+        ("x" * 201, "at most 200 characters"),
     ],
 )
-async def test_a_batch_of_more_jobs_than_a_batch_may_have_is_413(
-    api: Api, body: dict[str, Any]
+async def test_a_preset_name_breaking_the_rule_is_400_naming_it(
+    api: Api, name: str, rule: str
 ) -> None:
-    """docs/api.md: a batch larger than a limit by itself gets 413 (a grid of 1,000,000 jobs
-    was 400)."""
     async with api.client() as http:
-        answer = await http.post("/v1/batches", json=body)
-    assert (answer.status_code, answer.json()["error"]) == (413, "too_large"), answer.text
-    assert "more than 100000" in answer.json()["message"]
-    assert api.ledger.batches() == []
+        answer = await http.post(
+            "/v1/presets", params={"name": name}, content=json.dumps(NOISE_WORKFLOW)
+        )
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"] == "bad_request"
+    assert rule in answer.json()["message"]
+    assert "\n" not in answer.json()["message"]
+    assert [record.name for record in api.ledger.presets.all()] == ["noise"]
