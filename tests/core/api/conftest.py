@@ -3,6 +3,8 @@ ledger holding the noise preset, with a client per token."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,3 +42,10 @@ async def api(tmp_path: Path) -> AsyncIterator[Api]:
                 return httpx.AsyncClient(base_url=url, headers=headers, timeout=10)
 
             yield Api(url, ledger, tokens, client)
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, object]]:
+    """A whole answer's status and JSON body (the server closes the connection after it)."""
+    data = await reader.read()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from core.api import bodies
-from tests.core.api.conftest import Api
-from tests.core.api.test_connections import _answer
+from tests.core.api.conftest import Api, read_answer
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,7 +28,7 @@ async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_w
     ).encode()
     reader, writer = await asyncio.open_connection(host, int(port))
     writer.write(head + body[:5])
-    status, answer = await _answer(reader)
+    status, answer = await read_answer(reader)
     writer.close()
     assert (status, answer["error"]) == (408, "timeout")
     reader, writer = await asyncio.open_connection(host, int(port))
@@ -37,7 +36,7 @@ async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_w
     await writer.drain()
     await asyncio.sleep(0.1)
     writer.write(body[5:])
-    status, answer = await _answer(reader)
+    status, answer = await read_answer(reader)
     writer.close()
     assert status == 201, answer
 

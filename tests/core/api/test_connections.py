@@ -5,7 +5,6 @@ from the descriptor limit it raises."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import resource
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +17,7 @@ from core.api import ApiConfig, serve_api
 from core.api import app as app_module
 from core.api.connections import ConnectionCaps, raise_descriptor_limit
 from core.api.quiet_log import HTTP_LOG, quiet_logger
-from tests.core.api.conftest import Api
+from tests.core.api.conftest import Api, read_answer
 
 pytestmark = pytest.mark.asyncio
 
@@ -46,13 +45,6 @@ async def small(api: Api) -> AsyncIterator[tuple[str, int]]:
         yield host, int(port)
 
 
-async def _answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, object]]:
-    """A whole answer's status and JSON body (the server closes the connection after it)."""
-    data = await reader.read()
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), json.loads(body)
-
-
 @pytest.mark.expect_log(HTTP_LOG, "WARNING")
 async def test_a_connection_past_the_cap_gets_503_and_one_freed_serves_again(
     small: tuple[str, int], fresh_quiet_log: logging.Logger, caplog: pytest.LogCaptureFixture
@@ -61,7 +53,7 @@ async def test_a_connection_past_the_cap_gets_503_and_one_freed_serves_again(
     refused = []
     for _ in range(5):
         reader, writer = await asyncio.open_connection(*small)
-        refused.append(await _answer(reader))
+        refused.append(await read_answer(reader))
         writer.close()
     assert refused == [(503, {"error": "unavailable", "message": refused[0][1]["message"]})] * 5
     held[0][1].close()
