@@ -1,5 +1,6 @@
-"""Every option is parsed strictly: ASCII digits, finite numbers within their range, names by
-the one rule; each refusal one line naming the option or the rule, never a traceback."""
+"""Every option is parsed strictly: ASCII digits, finite numbers within their range (a priority
+the ledger cannot store is refused, the extreme ones are stored), names by the one rule; each
+refusal one line naming the option or the rule, never a traceback."""
 
 from __future__ import annotations
 
@@ -7,6 +8,22 @@ import pytest
 
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
+
+
+@pytest.mark.parametrize("priority", [str(2**63), str(-(2**63) - 1), str(10**30)])
+def test_a_priority_the_ledger_cannot_store_is_refused(cli: Cli, noise: str, priority: str) -> None:
+    result = cli("queue", "noise", f"--priority={priority}")
+    assert (result.code, result.err) == (
+        2,
+        f"batchline: priority must be from {-(2**63)} to {2**63 - 1}, not {priority}\n",
+    )
+    assert cli("jobs", "--json").json() == []
+
+
+def test_the_extreme_priorities_are_stored(cli: Cli, noise: str) -> None:
+    for priority in (2**63 - 1, -(2**63)):
+        assert cli("queue", "noise", f"--priority={priority}").code == 0
+    assert [job["priority"] for job in cli("jobs", "--json").json()] == [2**63 - 1, -(2**63)]
 
 
 def one_line_refusal(cli: Cli, *args: str) -> str:

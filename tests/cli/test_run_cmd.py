@@ -1,23 +1,30 @@
-"""`batchline run` end to end on the simulator, then `jobs` and `show` on what it did."""
+"""`batchline run` and `batchline serve` end to end on the simulator: outputs, changes printed,
+the lease, signals, tokens, several servers, a full or unwritable output folder, and the
+long-running controller of a data folder (ready line, published status, the demo, its ledger
+deleted or replaced under it)."""
 
 from __future__ import annotations
 
 import signal
+import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-from core.attempt_error import AttemptError, ErrorKind
-from core.job_state import AttemptResult, Reason
+from cli import run_cmd
+from core.batch import BatchSpec, SeedPlan, queue_batch
+from core.controller.published import APP, TERMINAL, Published, read_published
+from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from core.token_store import save_token
-from tests.cli.conftest import Cli, batchline
+from tests.cli.conftest import Cli, Result, batchline, run_until_idle
+from tests.core.disks import fill, small_disk
 from tests.core.helpers import succeed_late
-
-ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
 
 @pytest.fixture
@@ -25,13 +32,6 @@ def outputs(home: Path, tmp_path: Path) -> Path:
     with Ledger(home) as ledger:
         ledger.settings.set("output_dir", str(tmp_path / "out"))
     return tmp_path / "out"
-
-
-def run_until_idle(cli: Cli, sim: SimulatorThread) -> str:
-    cli.server = sim.url
-    result = cli("run", "--until-idle", "--poll-interval", "0.05", "--max-queued", "2")
-    assert result.code == 0, result.err
-    return result.out
 
 
 def test_run_until_idle_produces_outputs_and_prints_changes(
@@ -51,66 +51,6 @@ def test_run_until_idle_produces_outputs_and_prints_changes(
     shown = [cli("show", job_id, "--json").json() for job_id in ids]
     assert listed.json() == [{**job, "place": None, "estimated_wait_s": None} for job in shown]
     assert len(listed.out.splitlines()) == 3 + 2
-
-
-def test_job_json_shape(cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path) -> None:
-    (job_id,) = cli("queue", "noise", "--seeds", "42").out.split()
-    run_until_idle(cli, sim_thread)
-    job = cli("show", job_id, "--json").json()
-    assert {"id", "batch", "preset", "state", "reason", "requester", "params"} <= set(job)
-    assert (job["id"], job["preset"], job["state"], job["reason"]) == (
-        job_id,
-        "noise",
-        "succeeded",
-        None,
-    )
-    assert job["params"] == {"2.seed": 42}
-    (attempt,) = job["attempts"]
-    assert {"n", "prompt_id", "server", "result", "reason", "error"} <= set(attempt)
-    assert (attempt["n"], attempt["result"], attempt["server"]) == (1, "succeeded", sim_thread.url)
-    for key in ("queued_at", "started_at", "finished_at"):
-        assert attempt[key] is not None
-        assert __import__("re").match(ISO_Z, attempt[key])
-    assert job["outputs"] == attempt["outputs"]
-    assert len(job["outputs"]) == 1
-    moves = [(t["from"], t["to"], t["attempt"]) for t in job["transitions"]]
-    assert moves[-1] == ("running", "succeeded", 1) or moves[-1][1] == "succeeded"
-    assert all({"at", "from", "to", "attempt", "cause"} <= set(t) for t in job["transitions"])
-    assert cli("jobs", "--json").json() == [{**job, "place": None, "estimated_wait_s": None}]
-
-
-def test_show_tells_an_oom_failure_with_its_node(
-    cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path
-) -> None:
-    sim_thread.fail_next(1, "oom")
-    (job_id,) = cli("queue", "noise").out.split()
-    printed = run_until_idle(cli, sim_thread)
-    assert f"{job_id} failed (out of memory): out of memory in EmptyImage (node 1)" in printed
-    story = cli("show", job_id).out
-    assert story.startswith(f"{job_id}: failed (out of memory)")
-    assert "attempt 1: failed (out of memory)" in story
-    assert "error: out of memory in EmptyImage (node 1)\n" in story
-    assert "-> failed" in story
-
-
-def test_jobs_table_and_filters(cli: Cli, noise: str) -> None:
-    ids = cli("queue", "noise", "--count", "2").out.split()
-    assert cli("cancel", ids[0]).code == 0
-    table = cli("jobs").out.splitlines()
-    header = ["JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS"]
-    assert table[0].split() == header
-    assert len(table) == 3
-    at = table[0].index("PLACE")  # a reason's words hold spaces: read the place by column
-    places = {row.split()[0]: row[at:].split()[0] for row in table[1:]}
-    assert (places[ids[0]], places[ids[1]]) == ("-", "#1"), "no run time to estimate from yet"
-    pending = cli("jobs", "--state", "pending", "--json").json()
-    assert [job["id"] for job in pending] == [ids[1]]
-    assert (pending[0]["place"], pending[0]["estimated_wait_s"]) == (1, None)
-    batch = pending[0]["batch"]
-    assert len(cli("jobs", "--batch", batch, "--json").json()) == 2
-    assert cli("jobs", "--batch", "batch_nope").code == 2
-    assert cli("jobs", "--state", "bogus").code == 2
-    assert cli("show", "job_nope").err.strip() == "batchline: no job 'job_nope'"
 
 
 def test_run_refuses_when_another_controller_holds_the_lease(home: Path, noise: str) -> None:
@@ -268,32 +208,6 @@ def test_run_prints_each_local_error_and_its_end(capsys: pytest.CaptureFixture[s
     ]
 
 
-def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, home: Path) -> None:
-    first, second = cli("queue", "noise", "--count", "2").out.split()
-    unanswered = AttemptError(ErrorKind.unknown_outcome, "POST /prompt: no answer in time")
-    with Ledger(home) as ledger:
-        ledger.submit_attempt(first, "old", "http://127.0.0.1:8188", "wf")
-        ledger.note_unknown_outcome("old", Reason.timeout, unanswered)
-        error = ledger.attempt("old").error
-        ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout, error)
-        ledger.submit_attempt(first, "new", "http://127.0.0.1:8188", "wf")
-        succeed_late(ledger, "old", ["/out/late.png"])
-        ledger.submit_attempt(second, "slow", "http://127.0.0.1:8188", "wf")
-        ledger.note_unknown_outcome("slow", Reason.timeout, unanswered)
-
-    late = cli("show", first).out
-    assert "attempt 1: succeeded, prompt old" in late
-    assert "error: no answer to its submission\n" in late
-    assert "It reached the server all the same and succeeded." in late
-    assert "attempt 2: cancelled (an earlier try finished first), prompt new" in late
-    assert "error: withdrawn\n      Message: attempt 1, answered late, succeeded first" in late
-    assert "answered late, succeeded first; attempt 2 withdrawn" in late
-    waiting = cli("show", second).out
-    assert "attempt 1: submitting (no answer in time), prompt slow" in waiting
-    assert "Message: POST /prompt: no answer in time\n" in waiting
-    assert "It is being looked up on the server." in waiting
-
-
 def test_a_late_success_is_printed_with_its_pictures(cli: Cli, noise: str, home: Path) -> None:
     from cli.run_cmd import change_line
 
@@ -306,3 +220,256 @@ def test_a_late_success_is_printed_with_its_pictures(cli: Cli, noise: str, home:
         line = change_line(ledger, ledger.transitions(job)[-1])
     assert line.startswith(f"{job} succeeded")
     assert line.endswith(" -> /out/late.png")
+
+
+_T = TypeVar("_T")
+
+
+HANG_S = 30.0  # bounds the wait for a process that, broken, would never end: not its speed
+
+
+def test_serve_says_ready_works_refuses_a_second_and_stops_on_sigterm(
+    cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread
+) -> None:
+    ids = cli("queue", "noise", "--count", "2").out.split()
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        ready = server.stdout.readline()
+        assert ready == f"ready: pid {server.pid}, ledger {home}\n"
+
+        second = batchline(home, "--server", sim_thread.url, "serve")
+        out, err = second.communicate(timeout=60)
+        assert (second.returncode, out) == (1, "")
+        assert err == f"batchline: another Batchline controller is running, pid {server.pid}\n"
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the jobs queued before it started are done
+            with Ledger(home) as ledger:
+                if all(ledger.job(job).state == JobState.succeeded for job in ids):
+                    break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the served jobs did not finish")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _out, err = server.communicate(timeout=60)
+    assert server.returncode == 0, err
+    assert "stopped; prompts already sent keep running in ComfyUI" in err
+    assert "Traceback" not in err
+    with Ledger(home) as ledger:
+        ledger.lease.acquire()  # let go by the stopped controller
+
+
+def test_serve_publishes_its_status_and_stops_when_asked_through_the_ledger(
+    home: Path, sim_thread: SimulatorThread
+) -> None:
+    """A client sees the controller's connection and pid in the ledger alone, and a stop request
+    written there ends the process cleanly (its row then says it stopped); ignored, the process
+    would run on past the bound on the wait for it."""
+    from core.controller.status import Connection
+
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            published = _wait_for(lambda: _connected(ledger), "the connected status")
+            assert (published.pid, published.origin) == (server.pid, TERMINAL)
+            assert published.status.server == sim_thread.url
+            assert ledger.controller_runs.request_stop(published.run_id)
+            _out, err = server.communicate(timeout=HANG_S)
+            final = read_published(ledger)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0, err
+    assert "stopping: asked to through the ledger" in err
+    assert final is not None
+    assert final.stopped
+    assert final.status.connection == Connection.connected
+
+
+def test_serve_demo_runs_the_demo_ledger_on_its_own_simulator(cli: Cli, home: Path) -> None:
+    """`serve --demo` never touches the artist's ledger: the samples and jobs are the demo's."""
+    server = batchline(home, "serve", "--demo", "--demo-job-seconds", "0.05", "--started-by", "app")
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline() == f"ready: pid {server.pid}, ledger {home / 'demo'}\n"
+        with Ledger(home / "demo") as demo:
+            name = demo.presets.names()[0]
+            batch, _ids = queue_batch(demo, name, BatchSpec(seeds=SeedPlan(count=2)))
+            _wait_for(
+                lambda: demo.count_by_state(batch.id).get(JobState.succeeded) == 2 or None,
+                "the demo jobs",
+            )
+            published = read_published(demo)
+            assert published is not None
+            assert published.origin == APP
+            assert published.status.server.startswith("http://127.0.0.1:")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    with Ledger(home) as ledger:
+        assert ledger.latest_seq() == 0
+        assert ledger.controller_runs.current() is None
+
+
+def _connected(ledger: Ledger) -> Published | None:
+    from core.controller.status import Connection
+
+    published = read_published(ledger)
+    if published and published.status.connection == Connection.connected:
+        return published
+    return None
+
+
+def _wait_for(probe: Callable[[], _T | None], what: str, timeout: float = 30.0) -> _T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_serve_stops_with_one_line_when_its_data_folder_is_deleted(
+    cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread
+) -> None:
+    """The ledger file gone (its folder deleted under a running controller) ends the process,
+    saying so once, instead of working on for ever on a file nobody can reach (the wait for it
+    is bounded)."""
+    import shutil
+
+    cli("queue", "noise", "--count", "20")
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            _wait_for(lambda: _connected(ledger), "the connected status")
+        shutil.rmtree(home)
+        _out, err = server.communicate(timeout=HANG_S)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 1, err
+    assert "Traceback" not in err
+    gone = [line for line in err.splitlines() if "is gone" in line]
+    assert gone == [
+        f"batchline: the ledger {home / 'ledger.sqlite3'} is gone (deleted or moved away): "
+        "nothing more is written to it"
+    ]
+
+
+def test_serve_stops_with_one_line_when_its_ledger_is_replaced(
+    cli: Cli, home: Path, noise: str, sim_thread: SimulatorThread, tmp_path: Path
+) -> None:
+    """A backup restored with ``mv`` under a running serve: it stops, saying so once, and the
+    restored file is left as it came: whole, holding what it held."""
+    import hashlib
+    import os
+    from contextlib import closing
+
+    cli("queue", "noise", "--count", "20")
+    path, backup = home / "ledger.sqlite3", tmp_path / "backup.sqlite3"
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(backup)) as copy:
+        source.backup(copy)
+        copy.execute("PRAGMA journal_mode = DELETE")
+    digest = hashlib.sha256(backup.read_bytes()).hexdigest()
+    server = batchline(home, "--server", sim_thread.url, "serve", "--poll-interval", "0.05")
+    try:
+        assert server.stdout is not None
+        server.stdout.readline()
+        with Ledger(home) as ledger:
+            _wait_for(lambda: ledger.count_by_state().get(JobState.succeeded), "a finished job")
+        os.replace(backup, path)
+        _out, err = server.communicate(timeout=HANG_S)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 1, err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if "replaced" in line] == [
+        f"batchline: the ledger {path} was replaced by another file (a backup restored, a file "
+        "sync?): nothing more is written to either; start Batchline again to use the file now "
+        "there"
+    ]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    with closing(sqlite3.connect(path)) as restored:
+        assert restored.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        states = restored.execute("SELECT DISTINCT state FROM job").fetchall()
+    assert states == [("pending",)]
+
+
+def test_run_until_idle_gives_up_on_a_full_output_folder_and_the_next_run_finishes(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    tmp_path: Path,
+    sim_thread: SimulatorThread,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(run_cmd, "FULL_OUTPUT_PATIENCE_S", 1.0)
+    with small_disk(tmp_path / "out", "256k") as out:
+        with Ledger(home) as ledger:
+            ledger.settings.set("output_dir", str(out))
+        filler = fill(out)
+        ids = cli("queue", "noise", "--count", "2").out.split()
+        cli.server = sim_thread.url
+        result = cli("run", "--until-idle", "--poll-interval", "0.05")
+        assert "unreachable" not in result.err
+        full = f"the output folder {out} is full: pictures wait on the server until there is room"
+        assert_gave_up(result, out, full)
+        jobs = cli("jobs", "--json").json()
+        assert {job["state"] for job in jobs} <= {"queued", "running"}, "waiting, not failed"
+
+        filler.unlink()
+        result = cli("run", "--until-idle", "--poll-interval", "0.05")
+        assert result.code == 0, result.err
+        for job_id in ids:
+            (path,) = cli("show", job_id, "--json").json()["outputs"]
+            assert Path(path).is_file()
+            assert Path(path).is_relative_to(out)
+
+
+def test_an_output_folder_that_cannot_be_written_waits_like_a_full_one(
+    cli: Cli,
+    noise: str,
+    home: Path,
+    tmp_path: Path,
+    sim_thread: SimulatorThread,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(run_cmd, "FULL_OUTPUT_PATIENCE_S", 1.0)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "pictures"  # under a file: no folder can be made there
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", str(out))
+    (job_id,) = cli("queue", "noise").out.split()
+    cli.server = sim_thread.url
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert "NotADirectoryError" not in result.err
+    assert_gave_up(result, out, f"the output folder {out} cannot be written (Not a directory: ")
+    assert cli("show", job_id, "--json").json()["state"] in {"queued", "running"}
+
+    blocker.unlink()  # the artist fixes the folder: the next run saves the picture
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert result.code == 0, result.err
+    (path,) = cli("show", job_id, "--json").json()["outputs"]
+    assert Path(path).is_file()
+
+
+def assert_gave_up(result: Result, out: Path, said: str) -> None:
+    """`run --until-idle` said once why the output folder took no picture, then gave up."""
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    assert result.err.count(said) == 1, result.err
+    assert result.err.splitlines()[-1].startswith(
+        f"batchline: the output folder {out} still cannot take pictures after 1 s"
+    )
