@@ -172,3 +172,10 @@ def one_line(result: Result, *, banner: bool = False) -> str:
         lines = lines[1:]
     (line,) = lines
     return line
+
+
+@pytest.fixture
+def outputs(home: Path, tmp_path: Path) -> Path:
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", str(tmp_path / "out"))
+    return tmp_path / "out"

@@ -27,13 +27,6 @@ from tests.core.disks import fill, small_disk
 from tests.core.helpers import succeed_late
 
 
-@pytest.fixture
-def outputs(home: Path, tmp_path: Path) -> Path:
-    with Ledger(home) as ledger:
-        ledger.settings.set("output_dir", str(tmp_path / "out"))
-    return tmp_path / "out"
-
-
 def test_run_until_idle_produces_outputs_and_prints_changes(
     cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path
 ) -> None:
