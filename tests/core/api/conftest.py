@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 import pytest_asyncio
 
 from core.api import ApiConfig, serve_api
+from core.api.quiet_log import HTTP_LOG, quiet_logger
 from core.backpressure import Limits
 from core.ledger import Ledger
 from core.presets import preset_from_api
@@ -49,3 +52,17 @@ async def read_answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, obje
     data = await reader.read()
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split()[1]), json.loads(body)
+
+
+@pytest.fixture
+def fresh_quiet_log() -> Iterator[logging.Logger]:
+    """The API's quiet logger with a filter of its own (none held back by an earlier test)."""
+    logger = logging.getLogger(HTTP_LOG)
+    kept = list(logger.filters)
+    for old in kept:
+        logger.removeFilter(old)
+    yield quiet_logger()
+    for new in list(logger.filters):
+        logger.removeFilter(new)
+    for old in kept:
+        logger.addFilter(old)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -16,24 +16,10 @@ import pytest_asyncio
 from core.api import ApiConfig, serve_api
 from core.api import app as app_module
 from core.api.connections import ConnectionCaps, raise_descriptor_limit
-from core.api.quiet_log import HTTP_LOG, quiet_logger
+from core.api.quiet_log import HTTP_LOG
 from tests.core.api.conftest import Api, read_answer
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture
-def fresh_quiet_log() -> Iterator[logging.Logger]:
-    """The API's quiet logger with a filter of its own (none held back by an earlier test)."""
-    logger = logging.getLogger(HTTP_LOG)
-    kept = list(logger.filters)
-    for old in kept:
-        logger.removeFilter(old)
-    yield quiet_logger()
-    for new in list(logger.filters):
-        logger.removeFilter(new)
-    for old in kept:
-        logger.addFilter(old)
 
 
 @pytest_asyncio.fixture
