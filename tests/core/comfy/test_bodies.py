@@ -21,19 +21,13 @@ from core.errors import (
     ComfyServerError,
     ComfyTimeout,
 )
+from tests.core.comfy.conftest import HANG_S, SOCKET_SLACK
 from tests.core.hostile import GB, HostileServer, garbage, huge, trickle
 
 pytestmark = pytest.mark.asyncio
 
 
-# What the loopback socket's buffers may hold beyond what the client read.
-SOCKET_SLACK = 16 * MIB
-
-
 Call = Callable[[ComfyClient], Awaitable[Any]]
-
-
-HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
 
 
 # (route the server sees, the client call that asks it, the route's limit)

@@ -35,6 +35,7 @@ from core.errors import (
     ComfyUnreachable,
 )
 from core.simulator import Simulator
+from tests.core.comfy.conftest import PNG, Handler, answer, raw
 
 Connect = Callable[..., ComfyClient]
 
@@ -326,20 +327,6 @@ async def test_https_is_checked_against_the_ca_bundle_given(tmp_path: Path) -> N
                 await client.queue()
     finally:
         await runner.cleanup()
-
-
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-PNG = b"\x89PNG\r\n\x1a\n" + b"x" * 100
-
-
-def answer(body: Any, status: int = 200) -> Handler:
-    return lambda request: httpx.Response(status, json=body)
-
-
-def raw(text: str, status: int = 200) -> Handler:
-    return lambda request: httpx.Response(status, text=text)
 
 
 ENTRY = {"status": {"status_str": "success", "completed": True, "messages": []}, "outputs": {}}

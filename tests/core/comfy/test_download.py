@@ -22,8 +22,7 @@ from core.errors import (
     ComfyProtocolError,
     ComfyTimeout,
 )
-from tests.core.comfy.test_bodies import HANG_S, SOCKET_SLACK
-from tests.core.comfy.test_client import PNG, Handler
+from tests.core.comfy.conftest import HANG_S, PNG, SOCKET_SLACK, Handler
 from tests.core.hostile import GB, HostileServer, huge, trickle
 
 

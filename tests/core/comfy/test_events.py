@@ -22,7 +22,7 @@ from core.comfy.responses import (
     ImageRef,
 )
 from core.errors import ComfyProtocolError
-from tests.core.comfy.test_responses import Recording
+from tests.core.comfy.conftest import Recording
 
 
 def _transcript_events(recording: Recording) -> list[Any]:

@@ -15,7 +15,7 @@ from core.errors import (
     ComfyTimeout,
     ComfyUnreachable,
 )
-from tests.core.comfy.test_client import Handler, raw
+from tests.core.comfy.conftest import Handler, raw
 
 
 @pytest.mark.asyncio

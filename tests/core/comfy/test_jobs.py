@@ -21,7 +21,7 @@ from core.errors import (
     ComfyServerError,
 )
 from core.simulator import Simulator
-from tests.core.comfy.test_client import Handler, answer, raw
+from tests.core.comfy.conftest import Handler, answer, raw
 
 
 @pytest.mark.asyncio

@@ -45,6 +45,7 @@ from core.errors import (
     ComfyAuthError,
 )
 from core.simulator import Simulator
+from tests.core.comfy.conftest import HANG_S
 from tests.core.hostile import HostileServer, ws_messages
 
 QUICK_CLOSE_S = 0.5  # our close timeout, made short: closing a flooded socket waits this long
@@ -319,9 +320,6 @@ async def test_server_stop_then_back_on_the_same_port(
         events = await collect_until(listener, lambda e: isinstance(e, Reconnected))
     failed = [e for e in events if isinstance(e, Disconnected)]
     assert all(e.retry_in > 0 for e in failed)
-
-
-HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
 
 
 BEFORE_OPEN_TIMEOUT_S = 5.0  # well below the handshake's own 10 s timeout, which aclose cuts

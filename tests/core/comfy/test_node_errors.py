@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.comfy.node_errors import parse_rejection
-from tests.core.comfy.test_responses import Recording
+from tests.core.comfy.conftest import Recording
 
 
 def test_recorded_rejection_names_node_and_input(recording: Recording) -> None:

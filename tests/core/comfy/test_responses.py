@@ -4,8 +4,6 @@ objects."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
 
 from core.comfy.responses import (
     ImageRef,
@@ -14,8 +12,7 @@ from core.comfy.responses import (
     parse_submit,
     parse_system_stats,
 )
-
-Recording = Callable[[str], dict[str, Any]]
+from tests.core.comfy.conftest import Recording
 
 
 def test_submit_answer(recording: Recording) -> None:

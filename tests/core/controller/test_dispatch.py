@@ -21,7 +21,7 @@ from core.presets import workflow_hash
 from core.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.conftest import MakeSimulator
-from tests.core.controller.conftest import MakeController, queue
+from tests.core.controller.conftest import MakeController, executions, queue
 from tests.core.controller.test_controller import all_done, states
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
@@ -110,10 +110,6 @@ async def test_a_pause_written_while_the_queue_is_read_stops_what_that_tick_woul
     assert sum(simulator.stats()["execution_counts"].values()) == prompts_before
     PAUSED.set(ledger, False)
     await wait_for(lambda: all(ledger.job(job_id).state == JobState.succeeded for job_id in ids))
-
-
-def executions(simulator: Simulator, ledger: Ledger, job_id: str) -> int:
-    return sum(simulator.execution_count(a.prompt_id) for a in ledger.attempts(job_id))
 
 
 @pytest.mark.asyncio

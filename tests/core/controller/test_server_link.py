@@ -29,9 +29,8 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.simulator import Simulator
 from tests.core.conftest import MakeSimulator
-from tests.core.controller.conftest import MakeController, queue
+from tests.core.controller.conftest import MakeController, executions, queue
 from tests.core.controller.test_controller import all_done, states
-from tests.core.controller.test_dispatch import executions
 from tests.core.helpers import FAST, wait_for
 from tests.core.hostile import GB, HostileServer, huge, trickle
 
