@@ -1,5 +1,8 @@
 """The served API against its own OpenAPI document: schemathesis generates requests for every
-operation (valid and not) and finds no 5xx and no answer the document does not describe."""
+operation (valid and not) and finds no 5xx and no answer the document does not describe.
+
+An end-to-end story across modules (`batchline serve`, core/api and its OpenAPI document, the
+ledger), kept in its own file rather than under one module's tests."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """A hand-edited setting that is wrong stops `queue`, `run` and `serve` at their start with one
-line naming the setting and its value: no traceback, no default in its place, no job written."""
+line naming the setting and its value: no traceback, no default in its place, no job written.
+
+A story across the commands (`queue`, `run`, `serve`) and core/settings, kept in its own file
+rather than under one module's tests."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Each writer's error reads the same everywhere: `batchline run`, `show` and `jobs`, the API's
-JSON, and the window (the details pane, the table's and the contact sheet's tooltips)."""
+JSON, and the window (the details pane, the table's and the contact sheet's tooltips).
+
+A story across every layer (the command line, the API, the desktop), kept in its own file
+rather than under one module's tests."""
 
 from __future__ import annotations
 
