@@ -152,3 +152,30 @@ def hostile_thread() -> Iterator[HostileServer]:
     runner.start()
     yield runner.server
     runner.stop()
+
+
+def run_until_idle(cli: Cli, sim: SimulatorThread) -> str:
+    cli.server = sim.url
+    result = cli("run", "--until-idle", "--poll-interval", "0.05", "--max-queued", "2")
+    assert result.code == 0, result.err
+    return result.out
+
+
+def one_line(result: Result, *, banner: bool = False) -> str:
+    """The one stderr line of a refused command (exit 1; after `run`'s banner), never a
+    traceback."""
+    assert result.code == 1, result
+    assert "Traceback" not in result.err
+    lines = result.err.splitlines()
+    if banner:
+        assert lines[0].startswith("controller for ")
+        lines = lines[1:]
+    (line,) = lines
+    return line
+
+
+@pytest.fixture
+def outputs(home: Path, tmp_path: Path) -> Path:
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", str(tmp_path / "out"))
+    return tmp_path / "out"

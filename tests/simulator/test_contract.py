@@ -11,10 +11,10 @@ from typing import Any
 
 import aiohttp
 import pytest
-from sim_helpers import SocketLog, get, post, submit, wait_history, wait_running
-from sim_shapes import exchange_diff, per_prompt_sequences
 
 from simulator import Simulator
+from tests.simulator.sim_helpers import SocketLog, get, post, submit, wait_history, wait_running
+from tests.simulator.sim_shapes import exchange_diff, per_prompt_sequences
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
 MakeSimulator = Callable[..., Awaitable[Simulator]]

@@ -10,11 +10,19 @@ from typing import Any
 import aiohttp
 import pytest
 from PIL import Image
-from sim_helpers import SocketLog, checkpoint, post, quick, submit, wait_history, wait_running
 
 from simulator import Simulator
 from simulator.images import solid
 from simulator.nodes import runs_inline
+from tests.simulator.sim_helpers import (
+    SocketLog,
+    checkpoint,
+    post,
+    quick,
+    submit,
+    wait_history,
+    wait_running,
+)
 
 
 def terminal(entry: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -9,9 +9,9 @@ from typing import Any
 
 import aiohttp
 import pytest
-from sim_helpers import get, post, quick, wait_for
 
 from simulator import Simulator
+from tests.simulator.sim_helpers import get, post, quick, wait_for
 
 
 async def statuses(sim: Simulator, count: int, path: str = "/prompt") -> list[int | str]:

@@ -10,9 +10,9 @@ import os
 import aiohttp
 import pytest
 from PIL import Image, ImageChops
-from sim_helpers import checkpoint, quick, submit, wait_history
 
 from simulator import Simulator
+from tests.simulator.sim_helpers import checkpoint, quick, submit, wait_history
 
 WORKFLOW = {"last_node_id": 2, "nodes": [{"id": 1, "type": "EmptyImage"}], "links": []}
 

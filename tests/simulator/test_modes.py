@@ -8,9 +8,17 @@ from typing import Any
 
 import aiohttp
 import pytest
-from sim_helpers import checkpoint, get, post, quick, submit, wait_history, wait_running
 
 from simulator import Simulator
+from tests.simulator.sim_helpers import (
+    checkpoint,
+    get,
+    post,
+    quick,
+    submit,
+    wait_history,
+    wait_running,
+)
 
 NEWER = "0.38.1"
 

@@ -6,9 +6,9 @@ import itertools
 
 import aiohttp
 import pytest
-from sim_helpers import get, post, quick, submit, wait_history, wait_running
 
 from simulator import Simulator
+from tests.simulator.sim_helpers import get, post, quick, submit, wait_history, wait_running
 
 
 @pytest.mark.asyncio

@@ -10,13 +10,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from sim_helpers import quick
 
 from cli.main import build_parser
 from cli.simulate_cmd import config_from_args
 from simulator import SimulatorConfig
 from simulator.simulator import check_loopback
 from simulator.thread import SimulatorThread
+from tests.simulator.sim_helpers import quick
 
 
 def fetch(url: str, body: dict[str, object] | None = None) -> dict[str, object]:

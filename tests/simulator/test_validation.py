@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sim_helpers import checkpoint, quick
 
 from simulator.nodes import simulated_catalogue, simulated_object_info
 from simulator.validation import Validator, Verdict
+from tests.simulator.sim_helpers import checkpoint, quick
 
 
 def validate(prompt: dict[str, Any], tmp_path: Path, targets: list[str] | None = None) -> Verdict:

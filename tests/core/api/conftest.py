@@ -3,14 +3,19 @@ ledger holding the noise preset, with a client per token."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 import pytest_asyncio
 
 from core.api import ApiConfig, serve_api
+from core.api.quiet_log import HTTP_LOG, quiet_logger
 from core.backpressure import Limits
 from core.ledger import Ledger
 from core.presets import preset_from_api
@@ -40,3 +45,24 @@ async def api(tmp_path: Path) -> AsyncIterator[Api]:
                 return httpx.AsyncClient(base_url=url, headers=headers, timeout=10)
 
             yield Api(url, ledger, tokens, client)
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, object]]:
+    """A whole answer's status and JSON body (the server closes the connection after it)."""
+    data = await reader.read()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.fixture
+def fresh_quiet_log() -> Iterator[logging.Logger]:
+    """The API's quiet logger with a filter of its own (none held back by an earlier test)."""
+    logger = logging.getLogger(HTTP_LOG)
+    kept = list(logger.filters)
+    for old in kept:
+        logger.removeFilter(old)
+    yield quiet_logger()
+    for new in list(logger.filters):
+        logger.removeFilter(new)
+    for old in kept:
+        logger.addFilter(old)

@@ -13,10 +13,27 @@ import pytest
 import pytest_asyncio
 
 from core.comfy import ComfyClient, HistoryEntry
+from core.comfy.bodies import MIB
 
 RECORDINGS = Path(__file__).resolve().parents[2] / "data" / "recordings"
 
 Handler = Callable[[httpx.Request], httpx.Response]
+Recording = Callable[[str], dict[str, Any]]
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"x" * 100
+
+# What the loopback socket's buffers may hold beyond what the client read.
+SOCKET_SLACK = 16 * MIB
+
+HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
+
+
+def answer(body: Any, status: int = 200) -> Handler:
+    return lambda request: httpx.Response(status, json=body)
+
+
+def raw(text: str, status: int = 200) -> Handler:
+    return lambda request: httpx.Response(status, text=text)
 
 
 def _recording(name: str) -> dict[str, Any]:

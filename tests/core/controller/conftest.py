@@ -52,3 +52,7 @@ async def make_controller(tmp_path: Path) -> AsyncIterator[MakeController]:
         await controller.stop()
         for client in clients:
             await client.aclose()
+
+
+def executions(simulator: Simulator, ledger: Ledger, job_id: str) -> int:
+    return sum(simulator.execution_count(a.prompt_id) for a in ledger.attempts(job_id))

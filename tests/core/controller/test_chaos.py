@@ -1,5 +1,8 @@
 """A short chaos run: 60 jobs, faults on every route, server restarts, WebSocket drops, a hang,
-and 5 SIGKILLs of `batchline run`; every exactly-once invariant must hold (bench/chaos.py)."""
+and 5 SIGKILLs of `batchline run`; every exactly-once invariant must hold (bench/chaos.py).
+
+An end-to-end soak across the whole controller, kept in its own file rather than under one
+module's tests."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """The controller against the simulator: jobs run, fail, cancel and retry as the transition table
-and the retry rules say."""
+and the retry rules say; its commands (from the window, a worker thread, another process) obey
+the backpressure limits and wake its loop."""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import copy
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,19 +13,18 @@ import pytest
 
 from core.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
+from core.controller import Controller
+from core.errors import QueueBusy
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.settings import PAUSED
+from core.settings import MAX_PENDING_PER_REQUESTER, PAUSED
 from simulator import Simulator
+from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
 pytestmark = pytest.mark.asyncio
-
-# Well below a poll interval of 60 s, well above what a busy machine takes to act on a wake-up.
-BEFORE_THE_POLL_S = 20.0
-HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
 
 
 def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
@@ -33,6 +33,46 @@ def states(ledger: Ledger, ids: list[str]) -> list[JobState]:
 
 def all_done(ledger: Ledger, ids: list[str]) -> Callable[[], bool]:
     return lambda: all(state.is_terminal for state in states(ledger, ids))
+
+
+async def test_a_job_that_ran_out_of_memory_is_retried_smaller_in_its_batch(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
+) -> None:
+    workflow = copy.deepcopy(NOISE_WORKFLOW)
+    workflow["1"]["inputs"].update(width=256, height=128)
+    ledger.presets.add("big", PresetContent(workflow_hash(workflow), workflow))
+    simulator = await make_simulator(faults={"fail_oom": 1})
+    _batch, (job_id,) = queue_batch(ledger, "big", BatchSpec(seeds=SeedPlan(count=1)))
+    controller = await make_controller(ledger, simulator)
+    await wait_for(lambda: ledger.job(job_id).state is JobState.failed)
+    assert ledger.job(job_id).reason == Reason.oom
+    smaller = controller.retry_smaller(job_id)
+    await wait_for(lambda: ledger.job(smaller).state is JobState.succeeded)
+    job = ledger.job(smaller)
+    assert job.batch == ledger.job(job_id).batch
+    assert (job.params["1.width"], job.params["1.height"]) == (192, 96)
+
+
+async def test_a_command_on_a_worker_thread_changes_the_jobs_and_wakes_the_loop(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    controller = await make_controller(ledger, simulator)
+    controller.pause()
+    batch, ids = queue_batch(ledger, "noise", BatchSpec(seeds=SeedPlan(count=3)))
+    outcome = await controller.in_worker(lambda: controller.cancel_batch(batch.id))
+    assert outcome == dict.fromkeys(ids, "cancelled")
+    assert states(ledger, ids) == [JobState.cancelled] * 3
+    retried = await controller.in_worker(lambda: controller.retry(ids[:1]))
+    assert retried == {ids[0]: 2}  # pending again: the number of its next attempt
+    controller.resume()
+    await wait_for(lambda: ledger.job(ids[0]).state is JobState.succeeded)
+
+
+# Well below a poll interval of 60 s, well above what a busy machine takes to act on a wake-up.
+BEFORE_THE_POLL_S = 20.0
+
+
+HANG_S = 20.0  # bounds a wait that, broken, would never end: not a measure of speed
 
 
 async def test_a_batch_runs_to_success_with_outputs(
@@ -53,55 +93,6 @@ async def test_a_batch_runs_to_success_with_outputs(
         assert path.name == f"{job_id}_1.png"
 
 
-async def test_global_cap_is_never_exceeded(
-    ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
-) -> None:
-    simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
-    ids = queue(ledger, 6)
-    controller = await make_controller(ledger, simulator, global_cap=2)
-    peak = 0
-
-    def track(status: object) -> None:
-        nonlocal peak
-        peak = max(peak, controller.status.server_queue)
-
-    controller.add_status_listener(track)
-    await wait_for(all_done(ledger, ids), 30)
-    assert 0 < peak <= 2
-
-
-def record_peak_depth(simulator: Simulator) -> Callable[[], int]:
-    """The most prompts (running + pending, all clients) the simulator held at once, so far."""
-    queue = simulator.state.queue
-    peak = 0
-
-    def changed() -> None:
-        nonlocal peak
-        peak = max(peak, queue.remaining)
-
-    queue.listeners.append(changed)
-    return lambda: peak
-
-
-@pytest.mark.parametrize(("deep_queue", "ceiling"), [(None, 1), (4, 4)])
-async def test_the_caps_are_ceilings_even_for_very_short_jobs(
-    ledger: Ledger,
-    make_simulator: Callable[..., object],
-    make_controller: MakeController,
-    deep_queue: int | None,
-    ceiling: int,
-) -> None:
-    simulator: Simulator = await make_simulator(job_seconds=0.01)  # type: ignore[misc]
-    peak = record_peak_depth(simulator)
-    ids = queue(ledger, 16)
-    deep = {"deep_queue": True, "max_queue_depth": deep_queue} if deep_queue else {}
-    await make_controller(ledger, simulator, global_cap=1, per_requester_cap=8, **deep)
-    await wait_for(all_done(ledger, ids), 30)
-    assert states(ledger, ids) == [JobState.succeeded] * 16
-    assert peak() <= ceiling
-    assert peak() > 1 if deep_queue else peak() == 1, "only the deep queue goes past the cap"
-
-
 async def test_out_of_memory_fails_once_without_retry(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
@@ -117,47 +108,11 @@ async def test_out_of_memory_fails_once_without_retry(
     assert error.exception_type == "torch.OutOfMemoryError"
 
 
-async def test_validation_error_names_node_and_input(
-    ledger: Ledger, simulator: Simulator, make_controller: MakeController
-) -> None:
-    bad = json.loads(json.dumps(NOISE_WORKFLOW))
-    bad["4"] = {
-        "class_type": "ImageScale",
-        "inputs": {
-            "image": ["2", 0],
-            "upscale_method": "bogus",
-            "width": 32,
-            "height": 32,
-            "crop": "disabled",
-        },
-    }
-    bad["3"]["inputs"]["images"] = ["4", 0]
-    ledger.presets.add("bad", PresetContent(workflow_hash(bad), bad))
-    spec = BatchSpec(seeds=SeedPlan(count=1), requester="a")
-    (job_id,) = queue_batch(ledger, "bad", spec)[1]
-    await make_controller(ledger, simulator)
-    await wait_for(all_done(ledger, [job_id]))
-    job = ledger.job(job_id)
-    assert (job.state, job.reason, job.attempt) == (JobState.failed, Reason.validation_error, 1)
-    error = ledger.attempts(job_id)[0].error
-    assert error is not None
-    assert (error.kind, error.node_id, error.node_type, error.input_name) == (
-        ErrorKind.validation,
-        "4",
-        "ImageScale",
-        "upscale_method",
-    )
-    assert error.short().startswith(
-        "validation error in ImageScale (node 4), input 'upscale_method': "
-    )
-
-
 @pytest.mark.expect_log("core.controller.controller")  # when the HTTP refusal comes first
 async def test_a_refused_token_stops_the_controller_with_the_reason(
     ledger: Ledger, make_simulator: Callable[..., object], tmp_path: Path
 ) -> None:
     from core.comfy import ComfyClient
-    from core.controller import Controller
     from core.errors import ComfyAuthError
 
     simulator: Simulator = await make_simulator(token="secret")  # type: ignore[misc]
@@ -169,21 +124,6 @@ async def test_a_refused_token_stops_the_controller_with_the_reason(
     assert "credentials refused" in controller.status.stopped
     assert ledger.job(job_id).state == JobState.pending, "nothing was sent"
     assert not ledger.lease.held
-
-
-@pytest.mark.expect_log("core.controller.outputs")
-async def test_a_missing_output_is_a_warning_not_a_failure(
-    simulator: Simulator, tmp_path: Path
-) -> None:
-    from core.comfy import ComfyClient, ImageRef
-    from core.controller.outputs import fetch_outputs
-
-    async with ComfyClient(simulator.url) as client:
-        fetched = await fetch_outputs(client, [ImageRef("gone_00001_.png")], tmp_path, "b", "j")
-    assert fetched.paths == []
-    assert len(fetched.warnings) == 1
-    assert "gone_00001_.png" in fetched.warnings[0]
-    assert fetched.gone == 1
 
 
 async def test_changes_from_other_processes_are_acted_on_from_the_change_feed(
@@ -207,45 +147,11 @@ async def test_changes_from_other_processes_are_acted_on_from_the_change_feed(
     assert states(ledger, ids) == [JobState.succeeded, JobState.succeeded]
 
 
-@pytest.mark.expect_log("core.controller.dispatch", "ERROR")
-@pytest.mark.expect_log("core.controller.orphans")  # the prompt it ran, withdrawn
-async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
-    ledger: Ledger, simulator: Simulator, tmp_path: Path
-) -> None:
-    """ComfyUI before client-chosen ids (2025-07) answers with its own id: never follow blindly."""
-    from dataclasses import replace as with_changes
-
-    from core.comfy import ComfyClient
-    from core.controller import Controller
-    from core.settings import PAUSED
-
-    class OldServerClient(ComfyClient):
-        async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-            result = await super().submit(*args, **kwargs)  # type: ignore[arg-type]
-            return with_changes(result, prompt_id="server-chosen-id")
-
-    ids = queue(ledger, 3)
-    async with OldServerClient(simulator.url) as client:
-        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
-        await controller.start()
-        try:
-            await wait_for(lambda: ledger.job(ids[0]).state == JobState.failed)
-        finally:
-            await controller.stop()
-    error = ledger.attempts(ids[0])[0].error
-    assert error is not None
-    assert error.kind == ErrorKind.unsupported_server
-    assert "predates client-chosen prompt ids" in error.message
-    assert PAUSED.get(ledger) is True
-    assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
-
-
 async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
     ledger: Ledger, simulator: Simulator, tmp_path: Path
 ) -> None:
     """A wake-up landing with the cancellation must not swallow it (asyncio.wait_for on 3.11)."""
     from core.comfy import ComfyClient
-    from core.controller import Controller
 
     async with ComfyClient(simulator.url) as client:
         for _ in range(20):
@@ -255,3 +161,20 @@ async def test_stop_is_prompt_even_when_woken_at_the_same_moment(
             controller.wake()
             async with asyncio.timeout(HANG_S):  # a swallowed cancellation: it never returns
                 await controller.stop()
+
+
+async def test_a_batch_past_the_quota_is_refused_before_anything_is_queued(
+    ledger: Ledger, simulator: Simulator, make_controller: MakeController
+) -> None:
+    MAX_PENDING_PER_REQUESTER.set(ledger, 3)
+    PAUSED.set(ledger, True)  # the jobs stay unfinished
+    controller = await make_controller(ledger, simulator)
+    spec = BatchSpec(seeds=SeedPlan(count=2), requester="ann")
+    controller.queue_batch("noise", spec)
+    with pytest.raises(QueueBusy) as refused:
+        controller.queue_batch("noise", spec)
+    assert str(refused.value) == (
+        "busy: ann has 2 unfinished jobs and may have 3; the 2 new jobs were not queued (the "
+        "last would be at position 4); try again in 10 s (no estimate yet)"
+    )
+    assert len(ledger.jobs()) == 2

@@ -1,4 +1,7 @@
-"""The controller killed with SIGKILL at random moments: no job lost, no prompt run twice."""
+"""The controller killed with SIGKILL at random moments: no job lost, no prompt run twice.
+
+An end-to-end story across modules (a real `Controller` in a child process, the ledger, the
+simulator), kept in its own file rather than under one module's tests."""
 
 from __future__ import annotations
 

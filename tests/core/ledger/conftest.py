@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,3 +78,30 @@ def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
     finally:
         conn.close()
     return ids
+
+
+PRELUDE = """
+import sys, time
+from pathlib import Path
+from core.ledger import Ledger, NewJob, PresetContent
+home = Path(sys.argv[1])
+"""
+
+
+def spawn(script: str, home: Path, *args: str) -> subprocess.Popen[str]:
+    code = PRELUDE + textwrap.dedent(script)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, str(home), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_line(proc: subprocess.Popen[str], expected: str) -> None:
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    assert line == expected, (
+        f"child said {line!r}; stderr: {proc.stderr.read() if proc.stderr else ''}"
+    )

@@ -1,9 +1,13 @@
-"""Opening ledger files: bad files are refused untouched; old schemas are migrated."""
+"""Opening ledger files: bad files are refused untouched; old schemas are migrated; processes
+opening one at once all open it; the data folder and the ledger's files are readable by their
+owner only."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -15,7 +19,49 @@ from core.ledger.marks import Mark
 from core.ledger.owners import Actor
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
-from tests.core.ledger.conftest import WORKFLOW, make_jobs, make_schema_1_ledger
+from tests.core.ledger.conftest import (
+    WORKFLOW,
+    make_jobs,
+    make_schema_1_ledger,
+    spawn,
+    wait_for_line,
+)
+
+OPENERS = 6
+
+
+@pytest.mark.parametrize("schema", ["old", "new"])
+def test_processes_opening_a_ledger_at_once_all_open_it(tmp_path: Path, schema: str) -> None:
+    """One process creates or migrates the ledger; the others wait for it, then open it."""
+    home = tmp_path / "home"
+    ids = make_schema_1_ledger(home, 3) if schema == "old" else []
+    script = """
+        print("ready", flush=True)
+        sys.stdin.readline()
+        with Ledger(home) as ledger:
+            print(len(ledger.jobs()), flush=True)
+        """
+    children = [spawn(script, home) for _ in range(OPENERS)]
+    try:
+        for child in children:
+            wait_for_line(child, "ready")
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        outcomes = [child.communicate(timeout=60) for child in children]
+    finally:
+        for child in children:
+            child.kill()
+    assert [err for _, err in outcomes] == [""] * OPENERS
+    assert [out.strip() for out, _ in outcomes] == [str(len(ids))] * OPENERS
+    with Ledger(home) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+    conn = sqlite3.connect(ledger_path(home))
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
 
 
 def _digest(path: Path) -> str:
@@ -222,3 +268,30 @@ def test_a_folder_where_the_ledger_file_should_be_is_one_line_naming_it(tmp_path
         Ledger(tmp_path)
     assert str(ledger_path(tmp_path)) in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_a_new_ledger_and_its_folder_are_the_owners_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Ledger(home) as ledger:
+        ledger.settings.set("output_dir", "/somewhere")  # the WAL and shared memory exist now
+        path = ledger_path(home)
+        beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+        assert mode(home) == 0o700
+        assert [mode(file) for file in (path, *beside)] == [0o600] * 3
+    lock = path.name + ".controller.lock"  # made with it: it outlives a deleted ledger
+    assert sorted(p.name for p in home.iterdir()) == [path.name, lock], "nothing else left"
+    assert mode(home / lock) == 0o600
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_a_ledger_others_could_read_becomes_the_owners_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Ledger(home).close()
+    ledger_path(home).chmod(0o644)  # as an older Batchline left it
+    with Ledger(home):
+        assert mode(ledger_path(home)) == 0o600

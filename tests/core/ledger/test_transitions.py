@@ -1,20 +1,146 @@
-"""Every verb against every state: what the ledger accepts, ignores and refuses."""
+"""Every verb against every state: what the ledger accepts, ignores and refuses; cancel and retry
+of many jobs in one transaction each, a right outcome per job."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import count
 
 import pytest
 
 from core.attempt_error import AttemptError, ErrorKind
-from core.errors import IllegalTransition
+from core.errors import IllegalTransition, UnknownRecord
 from core.job_state import AttemptResult, JobState, Reason
-from core.ledger import Ledger
+from core.ledger import Ledger, Refused
 from core.ledger.text_limits import MAX_ITEMS, MAX_TEXT
 from tests.core.helpers import server_refs, succeed, succeed_late
 from tests.core.ledger.conftest import make_jobs, traced
+
+
+@contextmanager
+def transactions(ledger: Ledger) -> Iterator[list[str]]:
+    """The write transactions ledger begins meanwhile (SQLite's own statement trace)."""
+    begun: list[str] = []
+    connection = ledger.handle.database.connection()
+    connection.set_trace_callback(
+        lambda sql: begun.append(sql) if sql.startswith("BEGIN IMMEDIATE") else None
+    )
+    try:
+        yield begun
+    finally:
+        connection.set_trace_callback(None)
+
+
+def _every_state(ledger: Ledger) -> dict[str, str]:
+    """One job in each state a cancel meets, by name."""
+    ids = make_jobs(ledger, 7)
+    names = ["pending", "sending", "queued", "running", "cancelling", "succeeded", "failed"]
+    jobs = dict(zip(names, ids, strict=True))
+    for name in names[1:]:
+        ledger.submit_attempt(jobs[name], f"p-{name}", "http://x", "wf")
+    for name in names[2:]:
+        ledger.observe_queued(f"p-{name}", 1)
+    for name in names[3:]:
+        ledger.observe_running(f"p-{name}")
+    ledger.request_cancel(jobs["cancelling"])
+    succeed(ledger, "p-succeeded", [])
+    ledger.observe_failed("p-failed", Reason.execution_error)
+    return jobs
+
+
+def test_cancel_many_answers_for_each_job_in_one_transaction(ledger: Ledger) -> None:
+    jobs = _every_state(ledger)
+    before = {job.id: job for job in ledger.jobs()}
+    with transactions(ledger) as begun:
+        outcome = ledger.request_cancel_many([*jobs.values(), "job_nope"])
+    assert len(begun) == 1
+    states = {name: outcome[job_id] for name, job_id in jobs.items()}
+    assert states == {
+        "pending": JobState.cancelled,  # never sent: cancelled at once
+        "sending": JobState.cancelling,  # may reach ComfyUI: withdrawn there first
+        "queued": JobState.cancelling,
+        "running": JobState.cancelling,
+        "cancelling": JobState.cancelling,
+        "succeeded": states["succeeded"],
+        "failed": states["failed"],
+    }
+    for name in ("succeeded", "failed"):
+        refusal = states[name]
+        assert isinstance(refusal, Refused)
+        assert isinstance(refusal.error, IllegalTransition)
+        assert str(refusal) == f"refused: job {jobs[name]} already {name}: nothing to cancel"
+    unknown = outcome["job_nope"]
+    assert isinstance(unknown, Refused)
+    assert isinstance(unknown.error, UnknownRecord)
+
+    after = {job.id: job for job in ledger.jobs()}
+    moved = ("pending", "sending", "queued", "running")
+    seqs = {after[jobs[name]].seq for name in moved}
+    assert len(seqs) == len(moved)
+    assert min(seqs) > max(job.seq for job in before.values())
+    for name in moved:
+        last = ledger.transitions(jobs[name])[-1]
+        assert (last.from_state, last.to_state) == (before[jobs[name]].state, states[name])
+    assert after[jobs["pending"]].reason == Reason.cancelled
+    assert after[jobs["pending"]].finished_at is not None
+    for name in ("cancelling", "succeeded", "failed"):
+        assert after[jobs[name]] == before[jobs[name]], f"{name} must be left as it was"
+
+
+def test_cancel_many_is_all_or_nothing(ledger: Ledger) -> None:
+    ids = make_jobs(ledger, 50)
+    ledger.handle.database.execute_sql(
+        "CREATE TRIGGER fail_late BEFORE INSERT ON transition "
+        f"WHEN NEW.job_id = '{ids[40]}' BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError, match="disk full"):
+        ledger.request_cancel_many(ids)
+    assert {job.state for job in ledger.jobs()} == {JobState.pending}
+    assert ledger.transitions_of(ids) == {}
+
+
+def test_retry_many_opens_the_next_attempts_in_one_transaction(ledger: Ledger) -> None:
+    jobs = _every_state(ledger)
+    ledger.request_cancel_many([jobs["pending"], jobs["queued"]])
+    ledger.observe_cancelled("p-queued")
+    wanted = ["failed", "pending", "queued", "running", "succeeded"]  # failed, cancelled x2, ...
+    with transactions(ledger) as begun:
+        outcome = ledger.retry_many([jobs[name] for name in wanted])
+    assert len(begun) == 1
+    assert [outcome[jobs[name]] for name in ("failed", "pending", "queued")] == [2, 2, 2]
+    for name in ("running", "succeeded"):
+        refusal = outcome[jobs[name]]
+        assert isinstance(refusal, Refused)
+        assert "only failed or cancelled jobs can be retried" in str(refusal)
+    for name in ("failed", "pending", "queued"):
+        job = ledger.job(jobs[name])
+        assert (job.state, job.attempt, job.auto_attempts, job.reason) == (
+            JobState.pending,
+            2,
+            1,
+            None,
+        )
+        last = ledger.transitions(jobs[name])[-1]
+        assert (last.to_state, last.attempt, last.cause) == (
+            JobState.pending,
+            1,
+            "manual retry as attempt 2",
+        )
+    assert ledger.job(jobs["running"]).state == JobState.running
+
+
+def test_a_thousand_jobs_cost_a_few_statements(ledger: Ledger) -> None:
+    ids = make_jobs(ledger, 1000)
+    with traced(ledger) as statements:
+        ledger.request_cancel_many(ids)
+    selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
+    assert len(selects) <= 3, "jobs are read in one query, not one per job"
+    assert {job.state for job in ledger.jobs()} == {JobState.cancelled}
+    assert len(ledger.transitions_of(ids)) == 1000
+
 
 _ids = count()
 
@@ -90,6 +216,7 @@ SETUPS: dict[str, Callable[[Ledger], tuple[str, str]]] = {
     "cancelled": _cancelled,
 }
 
+
 VERBS: dict[str, Callable[[Ledger, str, str], object]] = {
     "queued": lambda lg, job, pid: lg.observe_queued(pid, 7),
     "running": lambda lg, job, pid: lg.observe_running(pid),
@@ -103,10 +230,13 @@ VERBS: dict[str, Callable[[Ledger, str, str], object]] = {
     "submit": lambda lg, job, pid: lg.submit_attempt(job, _pid(), "http://x", "wf"),
 }
 
+
 # (state, verb) -> the job's state afterwards, "ignored" (an observation that writes nothing), or
 # "refused" (a command that raises IllegalTransition).
 # "unchanged": a command that is already satisfied (cancel while cancelling) writes nothing either.
 IGNORED, REFUSED, UNCHANGED = "ignored", "refused", "unchanged"
+
+
 EXPECTED: dict[str, dict[str, str]] = {
     "pending": {
         "queued": IGNORED,
@@ -217,6 +347,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "submit": REFUSED,
     },
 }
+
 
 CASES = [(state, verb) for state in SETUPS for verb in VERBS]
 
@@ -361,9 +492,6 @@ def test_a_new_attempt_clears_the_run_times(ledger: Ledger) -> None:
     ledger.observe_retryable(pid, AttemptResult.lost, Reason.server_lost)
     again = ledger.job(job)
     assert (again.started_at, again.finished_at) == (None, None)
-
-
-# --- unknown outcomes ---------------------------------------------------------------------------
 
 
 def _given_up(ledger: Ledger) -> tuple[str, str]:
