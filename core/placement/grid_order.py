@@ -7,12 +7,13 @@ re-encoding each time); outermost, each checkpoint loads once per pass.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.placement.model_inputs import MAIN_MODEL_FOLDERS, ModelInput, is_model_file, known_folder
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
 # The cost of a switch, by what an axis sweeps: the main model (load and re-encode) over the
 # other models (a text encoder, VAE, ControlNet... loads), over a LoRA (re-patched into the
@@ -28,7 +29,7 @@ def switch_cost(key: str, values: Sequence[Any], prompt: Mapping[str, Any]) -> i
     """
     node_id, _, name = key.partition(".")
     node = prompt.get(node_id)
-    class_type = node.get("class_type") if isinstance(node, dict) else None
+    class_type = node.get("class_type") if isinstance(node, Mapping) else None
     folder = known_folder(ModelInput(str(class_type), name))
     if folder in MAIN_MODEL_FOLDERS:
         return MAIN_MODEL
