@@ -15,7 +15,7 @@ from core.placement.model_inputs import (
 )
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class ModelNeed:
     """One model file a prompt names: the file, its folder (None: unknown) and where it is."""
 
@@ -37,7 +37,7 @@ ModelKey = frozenset[str]
 
 @dataclass(frozen=True)
 class JobNeeds:
-    """Everything a job needs a server to have."""
+    """Everything a job needs a server to have (its files in the prompt's order)."""
 
     node_classes: frozenset[str]
     models: tuple[ModelNeed, ...] = ()
@@ -61,8 +61,8 @@ def job_needs(prompt: Mapping[str, Any]) -> JobNeeds:
     """
     nodes = [(str(node_id), node) for node_id, node in prompt.items() if _is_node(node)]
     classes = frozenset(str(node["class_type"]) for _, node in nodes)
-    models = sorted(need for node_id, node in nodes for need in _node_needs(node_id, node))
-    return JobNeeds(classes, tuple(models))
+    models = tuple(need for node_id, node in nodes for need in _node_needs(node_id, node))
+    return JobNeeds(classes, models)
 
 
 def _is_node(node: object) -> bool:

@@ -28,7 +28,7 @@ class Lack(StrEnum):
     model_file = "model_file"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Missing:
     """One thing a server lacks (a file's folder, when known, says where it goes)."""
 
@@ -92,7 +92,7 @@ def missing_on(needs: JobNeeds, offer: ServerOffer) -> tuple[Missing, ...]:
         for need in needs.models
         if offer.has_class(need.class_type) and not _lists(offer, need)
     )
-    return tuple(sorted({*classes, *files}))
+    return _sorted({*classes, *files})
 
 
 def _lists(offer: ServerOffer, need: ModelNeed) -> bool:
@@ -125,7 +125,12 @@ def fit_batch(
 
 
 def _union(missing: Iterable[tuple[Missing, ...]]) -> tuple[Missing, ...]:
-    return tuple(sorted({m for some in missing for m in some}))
+    return _sorted({m for some in missing for m in some})
+
+
+def _sorted(missing: Iterable[Missing]) -> tuple[Missing, ...]:
+    """Model files first, then node classes, each by name."""
+    return tuple(sorted(missing, key=lambda m: (m.kind, m.name, m.folder or "")))
 
 
 def placement_text(result: Placement | ServerFit | BatchFit) -> str:

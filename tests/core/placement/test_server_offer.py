@@ -73,7 +73,9 @@ def test_a_custom_nodes_combo_of_model_files_is_a_model_input_of_unknown_folder(
         }
     )
     gguf = ModelInput("UnetLoaderGGUF", "unet_name")
-    assert offer.model_inputs[gguf] == ModelList(None, frozenset({"flux1-dev-Q4.gguf", "sub/wan-Q8.GGUF"}))
+    assert offer.model_inputs[gguf] == ModelList(
+        None, frozenset({"flux1-dev-Q4.gguf", "sub/wan-Q8.GGUF"})
+    )
     assert offer.files_of(ModelInput("NewStyle", "ckpt")) == {"x.ckpt"}
     assert offer.files_of(ModelInput("Picker", "mode")) is None
     assert offer.files_of(ModelInput("EmptyLister", "name")) is None
