@@ -156,16 +156,20 @@ def _homeless(
     )
 
 
-def _first(jobs: Sequence[Candidate], free: list[ServerSlots], _: object, __: OrderBound) -> _Found:
+def _first(
+    jobs: Sequence[Candidate], free: list[ServerSlots], every: Sequence[ServerSlots], _: OrderBound
+) -> _Found:
     for job in jobs:
         server = _best_server(job, free)
         if server is not None:
-            return job, server, _why_fresh(job)
+            return job, server, _why_fresh(job, every)
     return None
 
 
-def _why_fresh(job: Candidate) -> Why:
-    return Why.only_server if len(job.servers) == 1 and job.model else Why.next_in_line
+def _why_fresh(job: Candidate, every: Sequence[ServerSlots]) -> Why:
+    """`only_server` when others are connected but only one can run the job's models."""
+    alone = len(job.servers) == 1 and len(every) > 1 and bool(job.model)
+    return Why.only_server if alone else Why.next_in_line
 
 
 def _runnable(job: Candidate, servers: Iterable[ServerSlots]) -> list[ServerSlots]:
