@@ -170,7 +170,10 @@ def _why_not(fits: Sequence[ServerFit]) -> str:
         return _NO_SERVER
     able = [fit.server for fit in fits if fit.has_everything]
     if able:
-        return f"only {_servers(able)} {'has' if len(able) == 1 else 'have'} it, not connected"
+        lacked = _union(tuple(m for m in f.missing if _lacked_by_all(m, _here(fits))) for f in fits)
+        what = _names(lacked) if lacked else "everything it needs"
+        verb, pronoun = ("has", "it is") if len(able) == 1 else ("have", "they are")
+        return f"only {_and(able)} {verb} {what}, and {pronoun} not connected"
     nowhere = _union(tuple(m for m in fit.missing if _lacked_by_all(m, fits)) for fit in fits)
     if nowhere:
         return f"no server has {_names(nowhere)}"
@@ -178,17 +181,17 @@ def _why_not(fits: Sequence[ServerFit]) -> str:
 
 
 def _lacked_by_all(missing: Missing, fits: Sequence[ServerFit]) -> bool:
-    return all(missing in fit.missing for fit in fits)
+    return bool(fits) and all(missing in fit.missing for fit in fits)
+
+
+def _here(fits: Sequence[ServerFit]) -> list[ServerFit]:
+    return [fit for fit in fits if fit.connected]
 
 
 def _names(missing: Sequence[Missing]) -> str:
     shown = [f"the node {m.name}" if m.kind is Lack.node_class else m.name for m in missing]
     more = len(shown) - NAMES_SHOWN
     return _and(shown[:NAMES_SHOWN] + ([f"{more} more"] if more > 0 else []))
-
-
-def _servers(names: Sequence[str]) -> str:
-    return _and(list(names))
 
 
 def _and(items: list[str]) -> str:

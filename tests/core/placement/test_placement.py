@@ -74,7 +74,13 @@ def test_a_job_no_server_can_run_says_which_file_none_has() -> None:
 def test_a_job_only_a_server_away_can_run_waits_for_it() -> None:
     placement = place(refiner_needs(), servers(), connected={"gpu-1"})
     assert placement.servers == ()
-    assert placement_text(placement) == "only gpu-2 has it, not connected"
+    assert placement_text(placement) == (
+        f"only gpu-2 has {BASE} and {REFINER}, and it is not connected"
+    )
+    nobody = place(refiner_needs(), servers() | {"gpu-3": servers()["gpu-2"]}, connected=set())
+    assert placement_text(nobody) == (
+        "only gpu-2 and gpu-3 have everything it needs, and they are not connected"
+    )
     assert placement_text(placement.fits[1]) == "gpu-2 has everything (not connected)"
 
 
