@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from core.placement.needs import ModelKey
+    from core.placement.needs import JobNeeds, ModelKey
+    from core.placement.placement import Placement
 
 # Defaults: 8 jobs is one grid row or two of a turbo model (a few seconds of a fast GPU, under
 # a minute of SDXL); 120 s lets a switch of a several-GB checkpoint (5-20 s) pay for itself
@@ -53,7 +54,7 @@ class Candidate:
         passed: how many times a job behind it went first.
     """
 
-    job_id: int
+    job_id: str
     model: ModelKey
     servers: frozenset[str]
     waited: float = 0.0
@@ -61,6 +62,13 @@ class Candidate:
 
     def past(self, bound: OrderBound) -> bool:
         return self.passed >= bound.max_passed or self.waited >= bound.max_wait
+
+
+def candidate(
+    job_id: str, needs: JobNeeds, placement: Placement, *, waited: float = 0.0, passed: int = 0
+) -> Candidate:
+    """A job as model order sees it: its main models, and the servers placement allows."""
+    return Candidate(job_id, needs.main_models, frozenset(placement.servers), waited, passed)
 
 
 @dataclass(frozen=True)
@@ -85,11 +93,11 @@ class Why(StrEnum):
 class Choice:
     """One job sent to one server, why, and the jobs ahead of it that it passed."""
 
-    job_id: int
+    job_id: str
     server: str
     why: Why
     model: ModelKey = frozenset()
-    passed: tuple[int, ...] = ()
+    passed: tuple[str, ...] = ()
 
 
 def choice_text(choice: Choice) -> str:

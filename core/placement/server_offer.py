@@ -57,6 +57,17 @@ class ServerOffer:
     def folders(self) -> frozenset[str]:
         return frozenset(m.folder for m in self.model_inputs.values() if m.folder is not None)
 
+    def listing(self) -> dict[str, list[str]]:
+        """Each folder's files, sorted (for `batchline servers`, Settings and the API); a
+        custom node's files of unknown folder under its `Class.input`."""
+        known = {folder: sorted(self.folder_files(folder)) for folder in sorted(self.folders)}
+        custom = {
+            str(key): sorted(listed.files)
+            for key, listed in sorted(self.model_inputs.items())
+            if listed.folder is None
+        }
+        return known | custom
+
     def with_folder(self, folder: str, files: Iterable[str]) -> ServerOffer:
         """This offer with `folder`'s inputs listing `files` (a `/models/<folder>` answer).
 
@@ -111,13 +122,9 @@ def _lists_model_files(spec: InputSpec) -> bool:
     return bool(spec.choices) and all(is_model_file(choice) for choice in spec.choices)
 
 
-def model_folders(answer: Any) -> frozenset[str]:
-    """The folder names of a `GET /models` answer (a JSON list of strings); junk is dropped."""
+def listed_names(answer: Any) -> frozenset[str]:
+    """The names of a `GET /models` answer (folders) or a `GET /models/<folder>` one (files):
+    a JSON list of strings; anything else in it is dropped."""
     if not isinstance(answer, list):
         return frozenset()
     return frozenset(name for name in answer if isinstance(name, str) and name)
-
-
-def folder_listing(answer: Any) -> frozenset[str]:
-    """The file names of a `GET /models/<folder>` answer (a JSON list of strings)."""
-    return model_folders(answer)

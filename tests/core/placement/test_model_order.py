@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.placement.model_inputs import ModelInput
 from core.placement.model_order import (
     DEFAULT_MAX_PASSED,
     Candidate,
@@ -14,18 +16,23 @@ from core.placement.model_order import (
     OrderBound,
     ServerSlots,
     Why,
+    candidate,
     choice_text,
     next_choice,
     plan,
 )
+from core.placement.needs import job_needs
+from core.placement.placement import place
+from core.placement.server_offer import ServerOffer, offer_from_object_info
 
 A, B, C = frozenset({"a.safetensors"}), frozenset({"b.safetensors"}), frozenset({"c.safetensors"})
 BOTH = frozenset({"gpu-1", "gpu-2"})
+CKPT = ModelInput("CheckpointLoaderSimple", "ckpt_name")
 NO_BOUND = OrderBound(max_passed=10**9, max_wait=float("inf"))
 
 
 def jobs(*models: frozenset[str], servers: frozenset[str] = BOTH) -> list[Candidate]:
-    return [Candidate(i, model, servers) for i, model in enumerate(models)]
+    return [Candidate(str(i), model, servers) for i, model in enumerate(models)]
 
 
 def run_all(
@@ -58,7 +65,7 @@ def switches(choices: list[Choice], loaded: dict[str, frozenset[str]]) -> int:
 def test_a_grid_in_checkpoint_order_switches_once() -> None:
     grid = jobs(*[A] * 20, *[B] * 20, servers=frozenset({"gpu-1"}))
     sent = run_all(grid, [ServerSlots("gpu-1", A)], OrderBound())
-    assert [c.job_id for c in sent] == list(range(40))
+    assert [c.job_id for c in sent] == [str(i) for i in range(40)]
     assert switches(sent, {"gpu-1": A}) == 1
 
 
@@ -78,10 +85,10 @@ def test_each_server_takes_the_jobs_of_its_loaded_model() -> None:
     servers = [ServerSlots("gpu-1", A), ServerSlots("gpu-2", B)]
     sent = plan(jobs(B, A, B, A), [replace(s, free=2) for s in servers])
     assert {(c.job_id, c.server) for c in sent} == {
-        (0, "gpu-2"),
-        (1, "gpu-1"),
-        (2, "gpu-2"),
-        (3, "gpu-1"),
+        ("0", "gpu-2"),
+        ("1", "gpu-1"),
+        ("2", "gpu-2"),
+        ("3", "gpu-1"),
     }
     assert all(c.why is Why.loaded_model for c in sent)
     assert choice_text(sent[0]) == "gpu-2: its loaded model"
@@ -91,11 +98,11 @@ def test_a_free_server_leaves_a_busy_servers_model_to_it_but_does_not_idle() -> 
     busy, free = ServerSlots("gpu-1", A, free=0), ServerSlots("gpu-2", B)
     first = next_choice(jobs(A, C), [busy, free])
     assert first is not None
-    assert (first.job_id, first.server, first.why) == (1, "gpu-2", Why.next_in_line)
-    assert first.passed == (0,)
+    assert (first.job_id, first.server, first.why) == ("1", "gpu-2", Why.next_in_line)
+    assert first.passed == ("0",)
     only = next_choice(jobs(A), [busy, free])
     assert only is not None
-    assert (only.job_id, only.server) == (0, "gpu-2")
+    assert (only.job_id, only.server) == ("0", "gpu-2")
     assert choice_text(only) == "gpu-2: next in line"
 
 
@@ -109,10 +116,10 @@ def test_the_only_server_with_a_model_is_said() -> None:
 
 
 def test_a_job_past_the_bound_goes_first_and_says_so() -> None:
-    waiting = [Candidate(0, A, BOTH), Candidate(1, B, BOTH, waited=120.0)]
+    waiting = [Candidate("0", A, BOTH), Candidate("1", B, BOTH, waited=120.0)]
     choice = next_choice(waiting, [ServerSlots("gpu-1", A)])
     assert choice is not None
-    assert (choice.job_id, choice.why, choice.passed) == (1, Why.past_bound, (0,))
+    assert (choice.job_id, choice.why, choice.passed) == ("1", Why.past_bound, ("0",))
     assert choice_text(choice) == "gpu-1: waited past the bound"
 
 
@@ -127,7 +134,7 @@ MODELS = st.sampled_from([A, B, C, frozenset(), A | B])
 SERVER_NAMES = ["gpu-1", "gpu-2", "gpu-3"]
 candidates = st.lists(
     st.tuples(MODELS, st.sets(st.sampled_from(SERVER_NAMES), min_size=1)), max_size=25
-).map(lambda rows: [Candidate(i, m, frozenset(s)) for i, (m, s) in enumerate(rows)])
+).map(lambda rows: [Candidate(str(i), m, frozenset(s)) for i, (m, s) in enumerate(rows)])
 slots = st.lists(MODELS, min_size=3, max_size=3).map(
     lambda loaded: [ServerSlots(name, m) for name, m in zip(SERVER_NAMES, loaded, strict=True)]
 )
@@ -187,3 +194,33 @@ def test_a_job_waiting_past_the_time_bound_goes_before_any_not_past_it(
     if overdue:
         assert choice is not None
         assert (choice.job_id, choice.why) == (overdue[0], Why.past_bound)
+
+
+def test_a_mixed_batch_over_two_model_sets_lands_where_its_models_are() -> None:
+    """Placement and order together: gpu-1 has only base.safetensors, gpu-2 both checkpoints."""
+
+    def loader(name: str) -> dict[str, Any]:
+        return {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": name}}}
+
+    def offer(*names: str) -> ServerOffer:
+        return offer_from_object_info(
+            {"CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": [list(names)]}}}}
+        )
+
+    offers = {
+        "gpu-1": offer("base.safetensors"),
+        "gpu-2": offer("base.safetensors", "xl.safetensors"),
+    }
+    batch = [job_needs(loader(name)) for name in ["base.safetensors", "xl.safetensors"] * 6]
+    pending = [
+        candidate(str(i), needs, place(needs, offers, connected=set(offers)))
+        for i, needs in enumerate(batch)
+    ]
+    sent = run_all(pending, [ServerSlots("gpu-1"), ServerSlots("gpu-2")], OrderBound())
+    assert sorted(c.job_id for c in sent) == sorted(j.job_id for j in pending)
+    for choice in sent:
+        (name,) = choice.model
+        assert name in (offers[choice.server].files_of(CKPT) or ())
+    xl = [c for c in sent if c.model == {"xl.safetensors"}]
+    assert {c.server for c in xl} == {"gpu-2"}
+    assert choice_text(xl[0]) == "gpu-2: the only server with xl.safetensors"

@@ -10,8 +10,7 @@ from core.catalogue import Catalogue
 from core.placement.model_inputs import ModelInput
 from core.placement.server_offer import (
     ModelList,
-    folder_listing,
-    model_folders,
+    listed_names,
     offer_from_object_info,
 )
 
@@ -105,7 +104,22 @@ def test_a_models_folder_answer_relists_that_folders_inputs_only() -> None:
 
 
 def test_models_answers_keep_only_names() -> None:
-    assert model_folders(["checkpoints", "loras", 3, "", None]) == {"checkpoints", "loras"}
-    assert model_folders({"checkpoints": []}) == frozenset()
-    assert folder_listing(["a.safetensors", "sub/b.ckpt"]) == {"a.safetensors", "sub/b.ckpt"}
-    assert folder_listing(None) == frozenset()
+    assert listed_names(["checkpoints", "loras", 3, "", None]) == {"checkpoints", "loras"}
+    assert listed_names({"checkpoints": []}) == frozenset()
+    assert listed_names(["a.safetensors", "sub/b.ckpt"]) == {"a.safetensors", "sub/b.ckpt"}
+    assert listed_names(None) == frozenset()
+
+
+def test_a_listing_gives_each_folders_files_and_custom_inputs_apart() -> None:
+    offer = offer_from_object_info(
+        recorded_object_info()
+        | {
+            "VAELoader": node(vae_name=[["pixel_space", "ae.safetensors"]]),
+            "UnetLoaderGGUF": node(unet_name=[["b.gguf", "a.gguf"]]),
+        }
+    )
+    listing = offer.listing()
+    assert list(listing) == ["checkpoints", "loras", "vae", "UnetLoaderGGUF.unet_name"]
+    assert listing["vae"] == ["ae.safetensors"]
+    assert listing["UnetLoaderGGUF.unet_name"] == ["a.gguf", "b.gguf"]
+    assert listing["checkpoints"] == sorted(offer.files_of(CKPT) or ())
