@@ -133,6 +133,20 @@ def next_choice(
     return None
 
 
+def next_for(
+    server: str,
+    candidates: Sequence[Candidate],
+    servers: Sequence[ServerSlots],
+    bound: OrderBound = OrderBound(),
+) -> Choice | None:
+    """The job `server` takes next when it has room (a server link asks for itself).
+
+    The others count as busy, but their loaded models still keep their jobs for them.
+    """
+    asking = [s if s.name == server else replace(s, free=0) for s in servers]
+    return next_choice(candidates, asking, bound)
+
+
 _Found = tuple[Candidate, ServerSlots, Why] | None
 
 

@@ -19,6 +19,7 @@ from core.placement.model_order import (
     candidate,
     choice_text,
     next_choice,
+    next_for,
     plan,
 )
 from core.placement.needs import job_needs
@@ -224,3 +225,16 @@ def test_a_mixed_batch_over_two_model_sets_lands_where_its_models_are() -> None:
     xl = [c for c in sent if c.model == {"xl.safetensors"}]
     assert {c.server for c in xl} == {"gpu-2"}
     assert choice_text(xl[0]) == "gpu-2: the only server with xl.safetensors"
+
+
+def test_a_server_asking_for_itself_gets_a_job_it_can_run_and_leaves_others_theirs() -> None:
+    servers = [ServerSlots("gpu-1", A), ServerSlots("gpu-2", B)]
+    pending = [*jobs(A, B), Candidate("2", C, frozenset({"gpu-1"}))]
+    mine = next_for("gpu-2", pending, servers)
+    assert mine is not None
+    assert (mine.job_id, mine.server, mine.why) == ("1", "gpu-2", Why.loaded_model)
+    other = next_for("gpu-2", [pending[0], pending[2]], servers)
+    assert other is not None
+    assert (other.job_id, other.server) == ("0", "gpu-2")  # no job of its own: it does not idle
+    assert next_for("gpu-2", [pending[2]], servers) is None
+    assert next_for("gpu-9", pending, servers) is None
