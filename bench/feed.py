@@ -44,7 +44,7 @@ from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.settings import OUTPUT_DIR
+from core.ledger.settings import OUTPUT_DIR
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -24,7 +24,7 @@ from core.ledger import PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name
 from core.presets.storing import preset_summary, store_preset
-from core.token_store import client_for
+from core.comfy.token_store import client_for
 
 if TYPE_CHECKING:
     import argparse

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core.batch.composer_state import (
+from core.presets.composer_state import (
     forget_composer_state,
     load_composer_state,
     save_composer_state,

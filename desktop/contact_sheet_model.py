@@ -250,7 +250,7 @@ class ContactSheetModel(QAbstractTableModel):
             self._changed([job_id])
 
     def set_line(self, places: dict[str, int]) -> None:
-        """Pending jobs' places in line (`core.line_now`: every prompt done before them, ComfyUI's
+        """Pending jobs' places in line (`core.controller.line_now`: every prompt done before them, ComfyUI's
         queues first, plus one)."""
         touched = set(self._line) ^ set(places) | {
             j for j, n in places.items() if self._line.get(j) != n

@@ -12,7 +12,7 @@ from pathlib import Path
 from core.ledger import Ledger
 from core.presets import load_preset
 from core.presets.storing import copy_preset, free_name
-from core.settings import Settings
+from core.ledger.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.preset_files import add_preset_file

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.batch.pictures import job_outputs
+from core.pictures.pictures import job_outputs
 from core.errors import UnknownRecord
 from core.reason_texts import reason_text
 from desktop.batch_names import batch_label

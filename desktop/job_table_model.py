@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     Slot,
 )
 
-from core.attempt_error import current_errors
+from core.ledger.attempt_error import current_errors
 from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
 from core.controller.status import Connection
 from core.durations import duration_text
@@ -30,7 +30,7 @@ from desktop.status_bar import host_text
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from core.attempt_error import AttemptError
+    from core.ledger.attempt_error import AttemptError
     from core.controller.status import ControllerStatus, Progress
     from core.ledger import JobRecord, Ledger
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.catalogue import Catalogue
 from core.errors import BatchlineError
-from core.token_store import client_for
+from core.comfy.token_store import client_for
 
 log = logging.getLogger(__name__)
 

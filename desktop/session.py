@@ -19,7 +19,7 @@ from core.errors import BatchlineError, InputError, LedgerFileChanged
 from core.ledger import Ledger
 from core.ledger.windows import WindowPresence
 from core.paths import data_dir
-from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
+from core.ledger.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from desktop.background import (
     ServeOptions,
     start_process,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.attempt_error import current_errors
-from core.batch.grid_sheet import sheets
-from core.batch.pictures import recorded_outputs
+from core.ledger.attempt_error import current_errors
+from core.pictures.grid_sheet import sheets
+from core.pictures.pictures import recorded_outputs
 from core.batch.varied import (
     BatchValues,
     batch_colours,
@@ -24,8 +24,8 @@ from core.job_state import JobState
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.attempt_error import AttemptError
-    from core.batch.grid_sheet import Axis
+    from core.ledger.attempt_error import AttemptError
+    from core.pictures.grid_sheet import Axis
     from core.ledger import JobRecord, Ledger
     from core.ledger.marks import Mark
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.attempt_error import AttemptError, ErrorKind
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.errors import (
     ComfyRejected,
     ComfyServerError,

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from core.attempt_error import AttemptError
+from core.ledger.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ import pytest
 from cli.serve_api import ApiPlan, api_plan, api_serving
 from core.api import ApiConfig
 from core.api.connections import WANTED_DESCRIPTORS, ConnectionCaps
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 from core.errors import InputError
 from core.ledger import Ledger
-from core.settings import MAX_BACKLOG
+from core.ledger.settings import MAX_BACKLOG
 
 
 @pytest.fixture

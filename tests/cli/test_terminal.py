@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from cli.terminal import escape_controls
-from core.attempt_error import AttemptError, ErrorKind
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
 from core.ledger import Ledger
 from tests.cli.conftest import Cli

@@ -12,7 +12,7 @@ import pytest
 import qasync
 
 from core.ledger import Ledger, NewJob
-from core.settings import Settings
+from core.ledger.settings import Settings
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
 from desktop.job_table_model import JobTableModel

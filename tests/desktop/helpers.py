@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
-from core.attempt_error import AttemptError, ErrorKind
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
 from tests.core.helpers import succeed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from core.batch.pictures import job_outputs
+from core.pictures.pictures import job_outputs
 from core.job_state import AttemptResult, Reason
 from desktop.job_details import JobDetailsWidget
 from desktop.job_outputs import OutputsModel

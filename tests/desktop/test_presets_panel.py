@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.batch.composer_state import load_composer_state, save_composer_state
+from core.presets.composer_state import load_composer_state, save_composer_state
 from core.ledger import PresetContent
 from desktop.main_window import MainWindow
 from desktop.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel

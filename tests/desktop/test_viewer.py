@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheel
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
-from core.batch.pictures import job_outputs
+from core.pictures.pictures import job_outputs
 from core.batch.prompt import prompt_for
 from core.comfy import ComfyClient
 from core.controller import Controller

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.attempt_error import AttemptError, ErrorKind
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.controller.causes import failure_error, rejection_error
 from core.errors import ComfyRejected, ExecutionFailure, NodeError, PromptError
 

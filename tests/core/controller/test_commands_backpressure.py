@@ -8,7 +8,7 @@ import pytest
 from core.batch import BatchSpec, SeedPlan
 from core.errors import QueueBusy
 from core.ledger import Ledger
-from core.settings import MAX_PENDING_PER_REQUESTER, PAUSED
+from core.ledger.settings import MAX_PENDING_PER_REQUESTER, PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from core.attempt_error import ErrorKind
+from core.ledger.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
-from core.settings import PAUSED
+from core.ledger.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
@@ -217,7 +217,7 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
 
     from core.comfy import ComfyClient
     from core.controller import Controller
-    from core.settings import PAUSED
+    from core.ledger.settings import PAUSED
 
     class OldServerClient(ComfyClient):
         async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]

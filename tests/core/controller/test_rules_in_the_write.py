@@ -9,7 +9,7 @@ from core.comfy import new_prompt_id
 from core.errors import CapReached, DispatchPaused, IllegalTransition
 from core.job_state import JobState
 from core.ledger import Ledger, RequesterCap
-from core.settings import PAUSED
+from core.ledger.settings import PAUSED
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import wait_for

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from core.batch.picks import export_marked, marked_pictures
+from core.pictures.picks import export_marked, marked_pictures
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger, NewJob, PresetContent

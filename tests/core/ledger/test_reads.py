@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.attempt_error import AttemptError
+from core.ledger.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from tests.core.ledger.conftest import make_jobs

@@ -8,7 +8,7 @@ from itertools import count
 
 import pytest
 
-from core.attempt_error import AttemptError, ErrorKind
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.errors import IllegalTransition
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-from core.batch.grid_sheet import CELL, LABEL, TITLE, export, sheets
+from core.pictures.grid_sheet import CELL, LABEL, TITLE, export, sheets
 from core.errors import InputError
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent

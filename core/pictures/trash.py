@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from send2trash import send2trash
 
-from core.batch.picks import marked
+from core.pictures.picks import marked
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.batch.pictures import Picture
+    from core.pictures.pictures import Picture
     from core.ledger import Ledger
 
 

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
-from core.batch.pictures import Picture, batch_pictures, job_outputs, write_new
+from core.pictures.pictures import Picture, batch_pictures, job_outputs, write_new
 from core.ledger import Ledger
 from tests.core.helpers import succeed
 

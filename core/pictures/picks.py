@@ -7,7 +7,7 @@ import shutil
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.batch.pictures import Picture, recorded_outputs, write_new
+from core.pictures.pictures import Picture, recorded_outputs, write_new
 from core.job_state import JobState
 from core.ledger.marks import Mark
 

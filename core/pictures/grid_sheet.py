@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
-from core.batch.pictures import recorded_outputs, write_new
+from core.pictures.pictures import recorded_outputs, write_new
 from core.batch.varied import input_name, short_text
 from core.catalogue import Catalogue
 from core.errors import InputError
