@@ -12,8 +12,8 @@ from core.comfy import server_address
 from core.controller.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
-from core.paths import data_dir
 from core.ledger.settings import SERVER, Settings, server_list
+from core.paths import data_dir
 
 if TYPE_CHECKING:
     import argparse

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.batch.queueing import stored_preset
-from core.errors import BatchlineError, PresetError
 from core.controller.line_now import LineCache
+from core.errors import BatchlineError, PresetError
 from core.ledger.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory

@@ -1,5 +1,5 @@
-"""What the desktop needs from a controller: its status, and the commands of `core.controller.commands`
-(every command the window gives goes through them)."""
+"""What the desktop needs from a controller: its status, and the commands of
+`core.controller.commands` (every command the window gives goes through them)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The command line, the API and the window give their commands through the one command object
-(`core.controller.commands.LedgerCommands`): none of them queues, cancels, retries, pauses, marks or names
-with the ledger's verbs or backpressure's check itself."""
+(`core.controller.commands.LedgerCommands`): none of them queues, cancels, retries, pauses,
+marks or names with the ledger's verbs or backpressure's check itself."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, TypeVar
 
-from core.controller.backpressure import Limits, room_check
 from core.batch import queue_batch, queue_smaller
 from core.batch.again import again
+from core.controller.backpressure import Limits, room_check
 from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
 from core.ledger.settings import PAUSED
 

@@ -7,7 +7,6 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
@@ -26,6 +25,7 @@ from core.errors import (
 )
 from core.job_state import AttemptResult, Reason
 from core.ledger import RequesterCap
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.settings import PAUSED
 
 if TYPE_CHECKING:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.ledger.attempt_error import AttemptError, ErrorKind
+from core.comfy.token_store import save_token
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.simulator import SimulatorConfig
 from core.simulator.thread import SimulatorThread
-from core.comfy.token_store import save_token
 from tests.cli.conftest import Cli, batchline
 from tests.core.helpers import succeed_late
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.controller.backpressure import Limits
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.batch.again import again
 from core.batch.prompt import prompt_for
+from core.controller.backpressure import Limits
 from core.controller.commands import LedgerCommands
 from core.errors import PresetError, QueueBusy
 from core.ledger import Ledger, PresetContent

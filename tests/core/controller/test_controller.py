@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from core.ledger.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
-from core.presets import workflow_hash
+from core.ledger.attempt_error import ErrorKind
 from core.ledger.settings import PAUSED
+from core.presets import workflow_hash
 from core.simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.ledger import settings as settings_module
 from core.errors import SettingError
 from core.ledger import Ledger
-from core.paths import default_output_dir
+from core.ledger import settings as settings_module
 from core.ledger.settings import (
     CONTROLLER,
     DEFAULT_SERVER,
@@ -21,6 +20,7 @@ from core.ledger.settings import (
     Settings,
     check_every_setting,
 )
+from core.paths import default_output_dir
 from tests.core.controller.conftest import queue
 
 
