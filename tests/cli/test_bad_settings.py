@@ -4,10 +4,10 @@ line naming the setting and its value: no traceback, no default in its place, no
 from __future__ import annotations
 
 import pytest
-from tests.core.test_settings import store_raw
 
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
+from tests.core.ledger.test_settings import store_raw
 
 # (key, the JSON text written by hand)
 HAND_EDITED = [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from PIL import Image
 from PySide6.QtCore import Qt
-from tests.core.test_grid_sheet import grid_batch
 
 from core.controller.commands import LedgerCommands
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.contact_sheet_model import JOB_ROLE, STATUS_ROLE
+from tests.core.pictures.test_grid_sheet import grid_batch
 
 
 def headers(sheet: ContactSheetWidget, orientation: Qt.Orientation) -> list[str]:

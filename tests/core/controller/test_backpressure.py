@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.core.test_line_now import run
 
 from core.controller.backpressure import UNKNOWN_WAIT_RETRY_S, Limits, check_room
 from core.errors import BatchTooLarge, InputError, QueueBusy
 from core.ledger import Ledger, PresetContent
 from core.ledger.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
+from tests.core.controller.test_line_now import run
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 
 

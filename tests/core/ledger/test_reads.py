@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.core.test_attempt_error import OLD_SHAPES
 
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.ledger.attempt_error import AttemptError
 from tests.core.ledger.conftest import make_jobs
+from tests.core.ledger.test_attempt_error import OLD_SHAPES
 
 
 def test_attempts_and_transitions_of_many_jobs_match_the_one_by_one_reads(

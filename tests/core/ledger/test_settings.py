@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import SettingError
-from core.ledger import Ledger
+from core.ledger import Ledger, PresetContent
 from core.ledger import settings as settings_module
 from core.ledger.settings import (
     CONTROLLER,
@@ -21,7 +21,9 @@ from core.ledger.settings import (
     check_every_setting,
 )
 from core.paths import default_output_dir
+from core.presets import workflow_hash
 from tests.core.controller.conftest import queue
+from tests.core.helpers import NOISE_WORKFLOW
 
 
 def test_a_new_ledger_has_every_default(tmp_path: Path) -> None:
@@ -120,6 +122,8 @@ def test_a_pause_flag_that_is_not_json_refuses_every_submission(ledger: Ledger) 
     """The pause flag is read inside each submission's transaction: broken, nothing is sent
     on a guess, and the refusal names the setting."""
     if True:
+        # This folder's ledger fixture holds "demo"; the controller's `queue` queues "noise".
+        ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
         (job_id,) = queue(ledger, 1)
         store_raw(ledger, "dispatch.paused", "{tru")
         with pytest.raises(SettingError, match=r"^the setting dispatch.paused = '\{tru' is "):
