@@ -33,7 +33,7 @@ from typing import IO, Any
 from bench.controller_kills import WORKFLOW, batchline
 from bench.invariants import Check, RunFacts, check, report
 from core.ledger import Ledger
-from core.settings import OUTPUT_DIR
+from core.ledger.settings import OUTPUT_DIR
 
 MAX_ATTEMPTS = 3  # the controller's default automatic attempts per job
 

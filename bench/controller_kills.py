@@ -24,7 +24,7 @@ from bench.feed import WORKFLOW
 from bench.invariants import RunFacts, report
 from bench.invariants import check as check_invariants
 from core.ledger import Ledger
-from core.settings import OUTPUT_DIR
+from core.ledger.settings import OUTPUT_DIR
 from simulator import SimulatorConfig
 from simulator.thread import SimulatorThread
 

@@ -43,8 +43,8 @@ from core.comfy import ComfyClient, new_prompt_id
 from core.controller import Controller, ControllerConfig
 from core.job_state import JobState
 from core.ledger import Ledger, PresetContent
+from core.ledger.settings import OUTPUT_DIR
 from core.presets import workflow_hash
-from core.settings import OUTPUT_DIR
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

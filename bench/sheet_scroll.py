@@ -17,7 +17,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from bench.gui import TXT2IMG, StallMeter, succeed
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.ledger import Ledger, NewJob
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.preset_files import add_preset_file

@@ -9,11 +9,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from core.comfy import server_address
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
 from core.ledger import Ledger
+from core.ledger.settings import SERVER, Settings, server_list
 from core.paths import data_dir
-from core.settings import SERVER, Settings, server_list
 
 if TYPE_CHECKING:
     import argparse

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli.arg_types import SECONDS
 from cli.common import names_from_user, open_ledger, warn
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
 from core.job_state import JobState
 from core.ledger import Refused

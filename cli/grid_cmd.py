@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
-from core.batch.grid_sheet import export
-from core.settings import Settings
+from core.ledger.settings import Settings
+from core.pictures.grid_sheet import export
 
 if TYPE_CHECKING:
     import argparse

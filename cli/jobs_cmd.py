@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
-from core.attempt_error import ErrorKind
+from core.controller.line_now import line_now
 from core.durations import duration_text
-from core.job_json import job_json, jobs_json
 from core.job_state import AttemptResult, JobState
-from core.line_now import line_now
+from core.ledger.attempt_error import ErrorKind
+from core.ledger.job_json import job_json, jobs_json
 from core.reason_texts import cause_text, reason_text
 
 if TYPE_CHECKING:
@@ -54,7 +54,8 @@ def list_jobs(args: argparse.Namespace) -> int:
 
 
 def _places(ledger: Ledger, jobs: list[JobRecord]) -> dict[str, Place]:
-    """The pending jobs' places in line and estimates (`core.line_now`, as the window's)."""
+    """The pending jobs' places in line and estimates (`core.controller.line_now`, as the
+    window's)."""
     pending = [job.id for job in jobs if job.state is JobState.pending]
     return line_now(ledger, wanted=pending).places if pending else {}
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
-from core.batch.picks import export_marked, marked_pictures
-from core.batch.trash import trash_rejected
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.ledger.marks import Mark
+from core.pictures.picks import export_marked, marked_pictures
+from core.pictures.trash import trash_rejected
 
 if TYPE_CHECKING:
     import argparse

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.names import MAX_NAME
 
 if TYPE_CHECKING:

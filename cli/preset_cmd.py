@@ -19,12 +19,12 @@ from cli.common import (
 from core.batch import stored_preset
 from core.batch.varied import value_text
 from core.catalogue import Catalogue
+from core.comfy.token_store import client_for
 from core.errors import ComfyError, ComfyUnreachable
 from core.ledger import PresetOutcome
 from core.presets import load_preset
 from core.presets.checks import check_name
 from core.presets.storing import preset_summary, store_preset
-from core.token_store import client_for
 
 if TYPE_CHECKING:
     import argparse

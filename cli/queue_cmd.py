@@ -10,9 +10,9 @@ from cli.common import names_from_user, open_ledger, print_json, queue_commands,
 from core.batch import GridAxis
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
+from core.controller.line_now import line_now
 from core.durations import duration_text
-from core.line_now import line_now
-from core.settings import PAUSED, check_every_setting
+from core.ledger.settings import PAUSED, check_every_setting
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -117,7 +117,8 @@ def _grid_axis(text: str) -> GridAxis:
 
 def _backpressure(ledger: Ledger, job_ids: list[str], servers: int) -> None:
     """Say at once when the jobs just queued cannot all be sent to ComfyUI now: how many jobs
-    are ahead of the first, and where the last stands (`core.line_now`, as everywhere)."""
+    are ahead of the first, and where the last stands (`core.controller.line_now`, as
+    everywhere)."""
     if PAUSED.get(ledger):
         warn("dispatch is paused: the jobs wait until `batchline resume`")
     if not ledger.lease.taken():

@@ -23,16 +23,16 @@ import httpx
 from cli.arg_types import SECONDS, whole
 from cli.common import open_ledger, server_urls, warn
 from cli.serve_api import api_options, api_plan, api_serving
-from core.batch.pictures import recorded_outputs
 from core.comfy.client import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT, READ_TIMEOUT_S
+from core.comfy.token_store import client_for
 from core.controller import Controller, ControllerConfig
 from core.controller.published import APP, TERMINAL
 from core.errors import BatchlineError, InputError
 from core.job_state import JobState
+from core.ledger.settings import PAUSED, Settings, check_every_setting
 from core.paths import data_dir
+from core.pictures.pictures import recorded_outputs
 from core.reason_texts import cause_text
-from core.settings import PAUSED, Settings, check_every_setting
-from core.token_store import client_for
 from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from cli.common import warn
 from core.api import ApiConfig, parse_listen, serve_api
 from core.api.config import DEFAULT_HOST, DEFAULT_PORT
 from core.api.connections import ConnectionCaps, raise_descriptor_limit
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 from core.errors import InputError
 
 if TYPE_CHECKING:

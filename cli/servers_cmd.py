@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import open_ledger, print_json, server_urls
 from core.comfy.http_errors import plain_reason
+from core.comfy.token_store import client_for
 from core.errors import BatchlineError
-from core.token_store import client_for
 
 if TYPE_CHECKING:
     import argparse

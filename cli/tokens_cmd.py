@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger, print_json, short_time
-from core.job_json import iso
+from core.ledger.job_json import iso
 
 if TYPE_CHECKING:
     import argparse

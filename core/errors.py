@@ -162,7 +162,7 @@ class QueueBusy(BatchlineError):
 
     Attributes:
         reason: ``"requester_quota"`` or ``"backlog"``.
-        position: the place in line the last new job would have had (`core.line_now`).
+        position: the place in line the last new job would have had (`core.controller.line_now`).
         estimated_wait_s: seconds until that job would be done, None before any job
             succeeded (the estimate of the same place everywhere else).
         room_in_s: seconds until there is room, None before any job succeeded.

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.batch.queueing import stored_preset
+from core.controller.line_now import LineCache
 from core.errors import BatchlineError, PresetError
-from core.line_now import LineCache
-from core.settings import server_list
+from core.ledger.settings import server_list
 from desktop.composer_form import ParameterForm, confirm_unlisted
 from desktop.composer_memory import ComposerMemory
 from desktop.composer_notice import admission_notice, queued_message, refusal_notice
@@ -261,7 +261,7 @@ class BatchComposerWidget(QWidget):
     def check_room(self) -> None:
         """Why Queue would refuse the new jobs now (past their requester's quota or the
         backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
-        stands now (`core.line_now`). Asked when the count, the requester or the priority
+        stands now (`core.controller.line_now`). Asked when the count, the requester or the priority
         changes, and with each status."""
         status, count, requester = self._controller.status, self.job_count(), self.requester_name()
         refused = refusal_notice(self._ledger, status, requester, count)

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core.batch.composer_state import (
+from core.batch.workflow import build_workflow
+from core.errors import BatchlineError
+from core.presets import preset_from_api
+from core.presets.composer_state import (
     forget_composer_state,
     load_composer_state,
     save_composer_state,
 )
-from core.batch.workflow import build_workflow
-from core.errors import BatchlineError
-from core.presets import preset_from_api
 from core.presets.storing import store_preset
 from desktop.questions import confirm
 

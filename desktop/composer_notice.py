@@ -1,22 +1,22 @@
 """What the composer says of a batch: where its jobs would stand in line and when they would
-be done (`core.line_now`: the figures `batchline queue` and the API give), and what queueing
-did."""
+be done (`core.controller.line_now`: the figures `batchline queue` and the API give), and
+what queueing did."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.backpressure import Limits, refusal
+from core.controller.backpressure import Limits, refusal
+from core.controller.line_now import NewJobs, typical_run_seconds
 from core.controller.status import Connection
 from core.controller.waiting_line import estimate_seconds
 from core.durations import duration_text
 from core.errors import BatchTooLarge
-from core.line_now import NewJobs, typical_run_seconds
 
 if TYPE_CHECKING:
+    from core.controller.line_now import LineCache
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
-    from core.line_now import LineCache
 
 
 def admission_notice(

@@ -33,14 +33,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.batch import grid_sheet
-from core.batch.picks import export_marked, marked
-from core.batch.trash import Trashed, trash_rejected
+from core.controller.line_now import LineCache
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
-from core.line_now import LineCache
-from core.settings import Settings
+from core.ledger.settings import Settings
+from core.pictures import grid_sheet
+from core.pictures.picks import export_marked, marked
+from core.pictures.trash import Trashed, trash_rejected
 from desktop.batch_progress import BatchProgress
 from desktop.contact_sheet_model import ContactSheetModel, MarkFilter
 from desktop.flow_layout import FlowLayout
@@ -303,8 +303,8 @@ class ContactSheetWidget(QWidget):
 
     @Slot()
     def refresh_estimate(self) -> None:
-        """Pending jobs' places in line and the time the batch has left (`core.line_now`: the
-        figures of `batchline jobs` and the composer)."""
+        """Pending jobs' places in line and the time the batch has left
+        (`core.controller.line_now`: the figures of `batchline jobs` and the composer)."""
         if self._stopped:
             return
         jobs = self.model.jobs()

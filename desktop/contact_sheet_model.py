@@ -250,8 +250,8 @@ class ContactSheetModel(QAbstractTableModel):
             self._changed([job_id])
 
     def set_line(self, places: dict[str, int]) -> None:
-        """Pending jobs' places in line (`core.line_now`: every prompt done before them, ComfyUI's
-        queues first, plus one)."""
+        """Pending jobs' places in line (`core.controller.line_now`: every prompt done before
+        them, ComfyUI's queues first, plus one)."""
         touched = set(self._line) ^ set(places) | {
             j for j, n in places.items() if self._line.get(j) != n
         }

@@ -1,5 +1,5 @@
-"""What the desktop needs from a controller: its status, and the commands of `core.commands`
-(every command the window gives goes through them)."""
+"""What the desktop needs from a controller: its status, and the commands of
+`core.controller.commands` (every command the window gives goes through them)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
     from core.batch import BatchSpec
     from core.batch.again import Again
-    from core.commands import Cancelled, Retried
+    from core.controller.commands import Cancelled, Retried
     from core.controller.status import ControllerStatus
     from core.ledger import BatchRecord
     from core.ledger.marks import Mark

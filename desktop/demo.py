@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from core.ledger import Ledger
+from core.ledger.settings import Settings
 from core.presets import load_preset
 from core.presets.storing import copy_preset, free_name
-from core.settings import Settings
 from desktop.preset_files import add_preset_file
 from simulator import SimulatorConfig
 from simulator.thread import SimulatorThread

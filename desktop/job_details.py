@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.batch.pictures import job_outputs
 from core.errors import UnknownRecord
+from core.pictures.pictures import job_outputs
 from core.reason_texts import reason_text
 from desktop.batch_names import batch_label
 from desktop.job_outputs import PATH_ROLE, OutputsModel

@@ -17,11 +17,11 @@ from PySide6.QtCore import (
     Slot,
 )
 
-from core.attempt_error import current_errors
 from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
+from core.ledger.attempt_error import current_errors
 from core.reason_texts import reason_text
 from desktop.batch_names import batch_label
 from desktop.job_states import state_colour, state_label
@@ -30,9 +30,9 @@ from desktop.status_bar import host_text
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from core.attempt_error import AttemptError
     from core.controller.status import ControllerStatus, Progress
     from core.ledger import JobRecord, Ledger
+    from core.ledger.attempt_error import AttemptError
 
     AnyIndex = QModelIndex | QPersistentModelIndex
 

@@ -342,7 +342,7 @@ def add_preset(ledger: Ledger, tmp: Path) -> tuple[str, str]:
 
 def queue_jobs(ledger: Ledger, name: str) -> list[str]:
     from core.batch import BatchSpec, SeedPlan
-    from core.commands import LedgerCommands
+    from core.controller.commands import LedgerCommands
 
     spec = BatchSpec(seeds=SeedPlan(count=JOBS, start=1, step=500_000), requester="self-test")
     _batch, job_ids = LedgerCommands(ledger).queue_batch(name, spec)

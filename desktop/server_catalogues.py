@@ -10,8 +10,8 @@ import time
 from PySide6.QtCore import QObject, Signal
 
 from core.catalogue import Catalogue
+from core.comfy.token_store import client_for
 from core.errors import BatchlineError
-from core.token_store import client_for
 
 log = logging.getLogger(__name__)
 

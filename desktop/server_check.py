@@ -11,8 +11,8 @@ import httpx
 from PySide6.QtCore import QEventLoop, QTimer
 
 from core.comfy.http_errors import plain_reason
+from core.comfy.token_store import client_for
 from core.errors import BatchlineError
-from core.token_store import client_for
 from desktop.status_bar import host_text
 
 CHECK_TIMEOUT = httpx.Timeout(3.0)

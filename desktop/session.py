@@ -17,9 +17,9 @@ from core.controller.client import ControllerClient
 from core.controller.published import APP
 from core.errors import BatchlineError, InputError, LedgerFileChanged
 from core.ledger import Ledger
+from core.ledger.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from core.ledger.windows import WindowPresence
 from core.paths import data_dir
-from core.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from desktop.background import (
     ServeOptions,
     start_process,

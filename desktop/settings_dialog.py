@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.comfy import server_address
-from core.settings import DEFAULT_SERVER, Settings, server_list
-from core.token_store import TOKEN_ENV, keyring_available, save_token
+from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
+from core.ledger.settings import DEFAULT_SERVER, Settings, server_list
 from desktop.server_check import check_servers_waiting
 
 if TYPE_CHECKING:

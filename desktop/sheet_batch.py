@@ -7,9 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.attempt_error import current_errors
-from core.batch.grid_sheet import sheets
-from core.batch.pictures import recorded_outputs
 from core.batch.varied import (
     BatchValues,
     batch_colours,
@@ -20,14 +17,17 @@ from core.batch.varied import (
 )
 from core.errors import InputError
 from core.job_state import JobState
+from core.ledger.attempt_error import current_errors
+from core.pictures.grid_sheet import sheets
+from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.attempt_error import AttemptError
-    from core.batch.grid_sheet import Axis
     from core.ledger import JobRecord, Ledger
+    from core.ledger.attempt_error import AttemptError
     from core.ledger.marks import Mark
+    from core.pictures.grid_sheet import Axis
 
 
 _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge

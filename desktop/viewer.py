@@ -15,12 +15,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from core.batch.picture_facts import PictureFacts, batch_values, picture_facts
-from core.batch.pictures import Picture, batch_pictures
-from core.batch.trash import check_trashable, trash_picture
 from core.batch.varied import value_text
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
+from core.pictures.picture_facts import PictureFacts, batch_values, picture_facts
+from core.pictures.pictures import Picture, batch_pictures
+from core.pictures.trash import check_trashable, trash_picture
 from desktop.job_action_scope import plain_text
 from desktop.picture_loader import PictureLoader
 from desktop.questions import confirm

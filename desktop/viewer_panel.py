@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from PySide6.QtGui import QAction
 
-    from core.batch.picture_facts import PictureFacts
+    from core.pictures.picture_facts import PictureFacts
 
 PANEL_WIDTH = 260
 _MARKS = {Mark.star: "★ Starred", Mark.reject: "✕ Rejected", None: "Not marked"}

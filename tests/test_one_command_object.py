@@ -1,6 +1,6 @@
 """The command line, the API and the window give their commands through the one command object
-(`core.commands.LedgerCommands`): none of them queues, cancels, retries, pauses, marks or names
-with the ledger's verbs or backpressure's check itself."""
+(`core.controller.commands.LedgerCommands`): none of them queues, cancels, retries, pauses,
+marks or names with the ledger's verbs or backpressure's check itself."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ DOORS = ("cli", "desktop", "core/api")
 
 # Functions only the command object calls: a door calling one assembles a command by hand.
 FUNCTIONS = {"room_check", "check_room", "queue_batch", "queue_smaller"}
-IMPORTED_FROM = {"core.backpressure", "core.batch", "core.batch.queueing"}
+IMPORTED_FROM = {"core.controller.backpressure", "core.batch", "core.batch.queueing"}
 # The ledger's verbs behind a command, called on a ledger (``ledger.x``, ``self._ledger.x``).
 LEDGER_VERBS = {
     "request_cancel",
@@ -70,7 +70,7 @@ def test_no_door_gives_a_command_by_hand(path: Path) -> None:
     ("source", "said"),
     [
         ("check = room_check(ledger, limits, 1)", "calls room_check"),
-        ("from core.backpressure import room_check", "imports room_check"),
+        ("from core.controller.backpressure import room_check", "imports room_check"),
         ("from core.batch import queue_batch", "imports queue_batch"),
         ("self._ledger.request_cancel_many(ids)", "calls _ledger.request_cancel_many"),
         ("ledger.retry_many(ids)", "calls ledger.retry_many"),

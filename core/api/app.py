@@ -19,7 +19,7 @@ from core.api.events import STOPPING, STREAMS, StreamCount
 from core.api.quiet_log import quiet_accept_errors, quiet_logger
 from core.api.reads import API_THREADS, SLOTS
 from core.api.routes import add_routes
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.errors import InputError
 from core.presets import MAX_FILE_BYTES
 from core.whole_numbers import parse_whole

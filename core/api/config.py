@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from core.api.connections import ConnectionCaps
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 
 if TYPE_CHECKING:
-    from core.commands import LedgerCommands
+    from core.controller.commands import LedgerCommands
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8190
 

@@ -61,7 +61,7 @@ def error_response(
 
 def busy_response(busy: QueueBusy) -> web.Response:
     """429: the body says why, where the last job would stand and when it would be done (the
-    waiting line's figures, `core.line_now`); Retry-After: when there is room."""
+    waiting line's figures, `core.controller.line_now`); Retry-After: when there is room."""
     return web.json_response(
         {
             "error": "busy",

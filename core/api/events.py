@@ -26,7 +26,7 @@ from core.api.auth import LEDGER, requester_of
 from core.api.connections import RETRY_AFTER_S
 from core.api.errors import ApiError
 from core.api.reads import off_the_loop
-from core.job_json import job_json
+from core.ledger.job_json import job_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import AttemptResult, JobState
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.presets import MAX_FILE_BYTES
 
 Schema = dict[str, Any]

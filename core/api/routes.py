@@ -19,16 +19,16 @@ from core.api.events import events
 from core.api.openapi import openapi
 from core.api.reads import off_the_loop
 from core.errors import UnknownRecord
-from core.job_json import job_json, jobs_json
 from core.job_state import JobState
 from core.ledger import PresetOutcome, Refused
+from core.ledger.job_json import job_json, jobs_json
+from core.ledger.settings import PAUSED
 from core.presets import MAX_FILE_BYTES, preset_from_bytes
 from core.presets.storing import preset_summary, store_preset
-from core.settings import PAUSED
 from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
-    from core.commands import LedgerCommands
+    from core.controller.commands import LedgerCommands
     from core.ledger import BatchRecord, JobRecord, Ledger
 
 PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit

@@ -58,7 +58,7 @@ def queue_batch(
     ``check`` is called with the requester, the number of jobs composed and their priority
     before any is created, in the transaction that creates them (two batches queued at once
     cannot both pass it on the same room): what it raises refuses the batch whole (backpressure:
-    `core.backpressure`).
+    `core.controller.backpressure`).
 
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).

@@ -6,8 +6,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from core.errors import CompositionError
-from core.presets.api_format import is_link
-from core.presets.editor_convert import wrap_value
+from core.presets.api_format import is_link, wrap_value
 from core.presets.model import InputRef
 from core.presets.model import workflow_hash as workflow_hash
 

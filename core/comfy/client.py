@@ -233,7 +233,7 @@ class ComfyClient:
         The server's file name is only sent as a query value, never used as a local path.
         The file appears complete or not at all, and never replaces an existing file: when
         ``dest`` is taken the next free numbered name beside it is used, or an identical file
-        already there (``download.place``).
+        already there (`core.files.place`).
 
         Raises:
             ComfyOutputTooLarge: the body exceeds ``max_bytes`` (nothing is kept).

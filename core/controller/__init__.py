@@ -2,7 +2,7 @@
 
 from core.controller.controller import Controller
 from core.controller.status import Connection, ControllerStatus, Progress
-from core.settings import DEFAULT_SERVER, ControllerConfig, server_list
+from core.ledger.settings import DEFAULT_SERVER, ControllerConfig, server_list
 
 __all__ = [
     "DEFAULT_SERVER",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.errors import (
     ComfyRejected,
     ComfyServerError,
@@ -11,6 +10,7 @@ from core.errors import (
     TransientComfyError,
 )
 from core.job_state import Reason
+from core.ledger.attempt_error import AttemptError, ErrorKind
 
 
 def reason_for_error(exc: TransientComfyError) -> Reason:

@@ -14,7 +14,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.controller.published import Published, read_published
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
 from core.errors import LedgerError

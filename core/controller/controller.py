@@ -17,7 +17,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
-from core.commands import LedgerCommands, worker
+from core.controller.commands import LedgerCommands, worker
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -30,7 +30,7 @@ from core.errors import (
     LedgerError,
     TransientComfyError,
 )
-from core.settings import CONTROLLER, PAUSED, ControllerConfig
+from core.ledger.settings import CONTROLLER, PAUSED, ControllerConfig
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,7 +7,6 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
@@ -26,7 +25,8 @@ from core.errors import (
 )
 from core.job_state import AttemptResult, Reason
 from core.ledger import RequesterCap
-from core.settings import PAUSED
+from core.ledger.attempt_error import AttemptError, ErrorKind
+from core.ledger.settings import PAUSED
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
     from core.controller.server_state import ServerState
     from core.ledger import JobRecord, Ledger
-    from core.settings import ControllerConfig
+    from core.ledger.settings import ControllerConfig
 
 log = logging.getLogger(__name__)
 

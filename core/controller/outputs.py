@@ -21,7 +21,7 @@ from core.errors import (
     OutputFolderFull,
     TransientComfyError,
 )
-from core.settings import MAX_PICTURES_PER_JOB
+from core.ledger.settings import MAX_PICTURES_PER_JOB
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence

@@ -7,7 +7,6 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.batch import workflow_hash
 from core.batch.prompt import expected_outputs, prompt_for
 from core.comfy import HistoryEntry
@@ -15,6 +14,7 @@ from core.controller.causes import failure_error, reason_for_failure
 from core.controller.outputs import fetch_outputs, image_refs, output_refs
 from core.errors import BatchFolderRefused, OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
+from core.ledger.attempt_error import AttemptError, ErrorKind
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from core.comfy import ComfyClient, ImageRef, QueueSnapshot
     from core.controller.server_state import ServerState
     from core.ledger import AttemptRecord, Ledger
-    from core.settings import ControllerConfig
+    from core.ledger.settings import ControllerConfig
 
 log = logging.getLogger(__name__)
 

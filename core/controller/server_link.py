@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from core.comfy import ComfyClient, Event, QueueSnapshot
     from core.ledger import AttemptRecord, Ledger
-    from core.settings import ControllerConfig
+    from core.ledger.settings import ControllerConfig
 
 
 class ServerLink:

@@ -11,7 +11,7 @@ then their second ones, ...), and each finish gives its server's room to the nex
 A job's place counts every prompt that finishes before it, all clients' (ComfyUI's queues
 first), plus itself: 1 is the next to be done. Its estimate is ``place × job_seconds /
 servers``. The CLI, the API's 429, the composer, the contact sheet and `batchline jobs` all
-read these figures (through `core.line_now`), so they agree at the same moment.
+read these figures (through `core.controller.line_now`), so they agree at the same moment.
 
 Left out: a pause (the places are those once dispatch resumes), the controller's round-robin
 cursors (its status does not publish them; a reader walks from the first requester), and run
@@ -42,7 +42,7 @@ class ServerLoad:
 
 @dataclass(frozen=True)
 class LineInput:
-    """The pending jobs and the servers, read beforehand (`core.line_now.line_now`)."""
+    """The pending jobs and the servers, read beforehand (`core.controller.line_now.line_now`)."""
 
     waiting: Mapping[str, Sequence[str]]  # requester -> its pending job ids, in its own order
     servers: Sequence[ServerLoad]

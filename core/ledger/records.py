@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from core.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState
+from core.ledger.attempt_error import AttemptError
 
 if TYPE_CHECKING:
     from core.errors import LedgerError

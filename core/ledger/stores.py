@@ -186,8 +186,8 @@ def _preset_record(row: schema.Preset) -> PresetRecord:
     )
 
 
-# The pause flag's key: `core.settings.PAUSED` reads and writes it, and ``submit_attempt`` reads
-# it inside its own transaction, where the rule "nothing is sent while paused" holds.
+# The pause flag's key: `core.ledger.settings.PAUSED` reads and writes it, and ``submit_attempt``
+# reads it inside its own transaction, where the rule "nothing is sent while paused" holds.
 DISPATCH_PAUSED = "dispatch.paused"
 
 

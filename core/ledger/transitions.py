@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.errors import CapReached, DispatchPaused, IllegalTransition, UnknownRecord
 from core.job_state import (
     AttemptResult,
@@ -29,6 +28,7 @@ from core.job_state import (
     result_is_forward,
 )
 from core.ledger import schema
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.records import (
     AttemptRecord,
     AttemptRow,

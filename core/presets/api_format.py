@@ -49,3 +49,8 @@ def validate_api_workflow(data: Mapping[str, Any]) -> dict[str, Any]:
                     f"link to node {value[0]}, which does not exist"
                 )
     return {str(k): v for k, v in data.items()}
+
+
+def wrap_value(value: Any) -> Any:
+    """Literal lists are wrapped so the server does not read them as links."""
+    return {"__value__": value} if isinstance(value, list) else value

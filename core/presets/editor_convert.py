@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.catalogue import Catalogue, InputSpec, NodeClass
 from core.errors import PresetError
+from core.presets.api_format import wrap_value
 from core.presets.expand import expand_group_nodes, expand_subgraphs, widget_pairs
 from core.presets.graph import MODE_BYPASSED, MODE_MUTED, Graph, Node, parse_graph
 
@@ -129,11 +130,6 @@ def widget_default(spec: InputSpec) -> Any:
     if spec.is_combo:
         return spec.choices[0] if spec.choices else ""
     return {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False}.get(spec.type)
-
-
-def wrap_value(value: Any) -> Any:
-    """Literal lists are wrapped so the server does not read them as links."""
-    return {"__value__": value} if isinstance(value, list) else value
 
 
 def _resolve(graph: Graph, key: str, want: str, ends: dict[tuple[str, str], str | None]) -> Any:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.batch.composer_state import (
+from core.ledger import PresetContent
+from core.ledger.job_json import iso
+from core.presets.checks import check_name, escape_invalid
+from core.presets.composer_state import (
     forget_composer_state,
     load_composer_state,
     save_composer_state,
 )
-from core.job_json import iso
-from core.ledger import PresetContent
-from core.presets.checks import check_name, escape_invalid
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

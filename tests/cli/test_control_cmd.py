@@ -17,8 +17,8 @@ from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
+from core.ledger.settings import PAUSED, ControllerConfig
 from core.paths import ledger_path
-from core.settings import PAUSED, ControllerConfig
 from simulator import Simulator
 from tests.cli.conftest import Cli, Result
 from tests.core.helpers import FAST, wait_for

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from core.batch.grid_sheet import CELL, LABEL, TITLE
+from core.pictures.grid_sheet import CELL, LABEL, TITLE
 
 if TYPE_CHECKING:
     from pathlib import Path

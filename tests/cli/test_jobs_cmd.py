@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, run_until_idle
 from tests.core.helpers import succeed_late

@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from core.api import ApiConfig, serve_api
-from core.backpressure import Limits
 from core.batch import default_requester
 from core.comfy.bodies import MAX_CATALOGUE_BYTES, MIB
+from core.controller.backpressure import Limits
 from core.ledger import Ledger, PresetContent, PresetOutcome
 from core.presets import preset_from_api
 from core.presets.storing import store_preset

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.ledger import Ledger
-from core.settings import MAX_PENDING_PER_REQUESTER
+from core.ledger.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
 from tests.core.helpers import succeed
 

@@ -16,10 +16,10 @@ import pytest
 
 from cli import run_cmd
 from core.batch import BatchSpec, SeedPlan, queue_batch
+from core.comfy.token_store import save_token
 from core.controller.published import APP, TERMINAL, Published, read_published
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
-from core.token_store import save_token
 from simulator import SimulatorConfig
 from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, Result, batchline, run_until_idle

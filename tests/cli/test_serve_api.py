@@ -21,10 +21,10 @@ import pytest
 from cli.serve_api import ApiPlan, api_plan, api_serving
 from core.api import ApiConfig
 from core.api.connections import WANTED_DESCRIPTORS, ConnectionCaps
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 from core.errors import InputError
 from core.ledger import Ledger
-from core.settings import MAX_BACKLOG
+from core.ledger.settings import MAX_BACKLOG
 from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.cli.served_api import serve

@@ -10,7 +10,7 @@ import pytest
 
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
-from tests.core.test_settings import store_raw
+from tests.core.ledger.test_settings import store_raw
 
 # (key, the JSON text written by hand)
 HAND_EDITED = [

@@ -17,11 +17,11 @@ from PySide6.QtCore import Qt
 
 from cli.run_cmd import change_line
 from core.api import ApiConfig, serve_api
-from core.attempt_error import AttemptError, ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch, workflow_hash
 from core.controller.causes import unanswered_error
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import AttemptRecord, Ledger, PresetContent
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.reason_texts import reason_text
 from desktop.contact_sheet_model import STATUS_ROLE, ContactSheetModel
 from desktop.job_details import JobDetailsWidget

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from cli.terminal import escape_controls
-from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
 from core.ledger import Ledger
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from tests.cli.conftest import Cli
 from tests.core.hostile import HostileServer, answer_json
 

@@ -12,7 +12,7 @@ import pytest
 import qasync
 
 from core.ledger import Ledger, NewJob
-from core.settings import Settings
+from core.ledger.settings import Settings
 from desktop.job_table_model import JobTableModel
 from desktop.main_thread_gc import MainThreadCollector
 from desktop.preset_files import add_preset_file

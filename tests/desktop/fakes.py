@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.batch import BatchSpec
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.controller.status import ControllerStatus
 from core.job_state import JobState
 from core.ledger import BatchRecord, Ledger
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
 
     from core.batch.again import Again
-    from core.commands import Cancelled, Retried
+    from core.controller.commands import Cancelled, Retried
     from core.ledger.marks import Mark
 
 _T = TypeVar("_T")

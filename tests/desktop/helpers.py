@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.job_state import Reason
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from tests.core.helpers import succeed
 
 if TYPE_CHECKING:

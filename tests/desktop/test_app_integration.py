@@ -16,7 +16,7 @@ from core.controller import Controller, ControllerConfig
 from core.controller.published import APP
 from core.job_state import JobState
 from core.ledger import Ledger
-from core.settings import Settings
+from core.ledger.settings import Settings
 from desktop.main_window import MainWindow
 from desktop.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.settings_dialog import SettingsDialog

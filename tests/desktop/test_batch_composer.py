@@ -165,7 +165,7 @@ def test_the_wait_counts_every_server(composer, controller) -> None:
 def test_a_batch_past_the_quota_is_said_while_composing_not_only_on_queue(
     composer, controller, ledger, preset_name
 ) -> None:
-    from core.settings import MAX_PENDING_PER_REQUESTER
+    from core.ledger.settings import MAX_PENDING_PER_REQUESTER
 
     MAX_PENDING_PER_REQUESTER.set(ledger, 5)
     _batch, ann_jobs = ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann")
@@ -195,7 +195,7 @@ def test_a_batch_that_stops_fitting_while_composed_is_said_with_the_next_status(
     composer, controller, ledger, preset_name
 ) -> None:
     """Jobs queued meanwhile from elsewhere (the command line, the API) fill the quota."""
-    from core.settings import MAX_PENDING_PER_REQUESTER
+    from core.ledger.settings import MAX_PENDING_PER_REQUESTER
 
     MAX_PENDING_PER_REQUESTER.set(ledger, 5)
     composer.requester.setText("ann")

@@ -19,12 +19,12 @@ import httpx
 import pytest
 
 from core.api import ApiConfig, serve_api
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 from core.controller.client import ControllerClient
 from core.job_state import JobState, Reason
 from core.ledger import Ledger
 from core.ledger.marks import Mark
-from core.settings import MAX_PENDING_PER_REQUESTER, PAUSED
+from core.ledger.settings import MAX_PENDING_PER_REQUESTER, PAUSED
 from desktop.batch_composer import BatchComposerWidget
 from desktop.batch_names import ask_and_name
 from desktop.contact_sheet import ContactSheetWidget

@@ -5,10 +5,10 @@ from __future__ import annotations
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from desktop.contact_sheet import ContactSheetWidget
 from desktop.contact_sheet_model import JOB_ROLE, STATUS_ROLE
-from tests.core.test_grid_sheet import grid_batch
+from tests.core.pictures.test_grid_sheet import grid_batch
 
 
 def headers(sheet: ContactSheetWidget, orientation: Qt.Orientation) -> list[str]:
@@ -106,8 +106,8 @@ def test_a_colour_grid_says_its_values_as_colours_on_the_edges_and_in_the_viewer
     qtbot, tmp_path, ledger, thumbnails
 ) -> None:
     from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-    from core.batch.picture_facts import batch_values, picture_facts
     from core.ledger import PresetContent
+    from core.pictures.picture_facts import batch_values, picture_facts
     from core.presets import workflow_hash
     from tests.core.helpers import NOISE_WORKFLOW
 

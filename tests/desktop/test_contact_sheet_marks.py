@@ -7,7 +7,7 @@ from PIL import Image
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core.commands import LedgerCommands
+from core.controller.commands import LedgerCommands
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.contact_sheet import ContactSheetWidget

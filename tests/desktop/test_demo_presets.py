@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from core.batch.composer_state import load_composer_state, save_composer_state
 from core.ledger import Ledger, PresetContent
+from core.ledger.settings import Settings
 from core.presets import workflow_hash
-from core.settings import Settings
+from core.presets.composer_state import load_composer_state, save_composer_state
 from desktop.demo import copy_presets, demo_ledger, made_in_demo
 from desktop.demo_presets_dialog import DemoPresetsDialog, offer_demo_presets
 from desktop.session import Session, SessionOptions

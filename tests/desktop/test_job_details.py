@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from core.batch.pictures import job_outputs
 from core.job_state import AttemptResult, Reason
+from core.pictures.pictures import job_outputs
 from desktop.job_details import JobDetailsWidget
 from desktop.job_outputs import OutputsModel
 from desktop.thumbnails import make_thumbnail, thumbnail_path

@@ -13,8 +13,8 @@ import httpx
 
 from cli.main import main
 from core.api import ApiConfig, serve_api
-from core.backpressure import Limits
-from core.commands import LedgerCommands
+from core.controller.backpressure import Limits
+from core.controller.commands import LedgerCommands
 from core.controller.published import status_to_json
 from core.controller.status import Connection, ControllerStatus, ServerStatus
 from core.durations import duration_text

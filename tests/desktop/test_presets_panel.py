@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.batch.composer_state import load_composer_state, save_composer_state
 from core.ledger import PresetContent
+from core.presets.composer_state import load_composer_state, save_composer_state
 from desktop.main_window import MainWindow
 from desktop.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel
 from tests.desktop.conftest import TXT2IMG

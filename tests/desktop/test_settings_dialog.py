@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
-from core.settings import CONTROLLER, Settings
-from core.token_store import load_token, save_token
+from core.comfy.token_store import load_token, save_token
+from core.ledger.settings import CONTROLLER, Settings
 from desktop.session import server_configured
 from desktop.settings_dialog import SettingsDialog
 from tests.desktop.helpers import shown_ampersands

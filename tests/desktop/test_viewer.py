@@ -12,13 +12,13 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheel
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
-from core.batch.pictures import job_outputs
 from core.batch.prompt import prompt_for
 from core.comfy import ComfyClient
 from core.controller import Controller
 from core.job_state import JobState
 from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
+from core.pictures.pictures import job_outputs
 from desktop.main_window import MainWindow
 from desktop.preset_files import add_preset_file
 from desktop.viewer import PictureViewer

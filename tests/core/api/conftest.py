@@ -16,7 +16,7 @@ import pytest_asyncio
 
 from core.api import ApiConfig, serve_api
 from core.api.quiet_log import HTTP_LOG, quiet_logger
-from core.backpressure import Limits
+from core.controller.backpressure import Limits
 from core.ledger import Ledger
 from core.presets import preset_from_api
 from core.presets.storing import store_preset

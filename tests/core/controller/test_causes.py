@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.controller.causes import failure_error, rejection_error
 from core.errors import ComfyRejected, ExecutionFailure, NodeError, PromptError
+from core.ledger.attempt_error import AttemptError, ErrorKind
 
 
 def test_a_refused_prompt_keeps_its_first_node_errors_node_input_and_complaint() -> None:

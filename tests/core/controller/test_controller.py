@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from core.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.controller import Controller
 from core.errors import QueueBusy
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
+from core.ledger.attempt_error import ErrorKind
+from core.ledger.settings import MAX_PENDING_PER_REQUESTER, PAUSED
 from core.presets import workflow_hash
-from core.settings import MAX_PENDING_PER_REQUESTER, PAUSED
 from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue

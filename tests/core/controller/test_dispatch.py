@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from core.attempt_error import ErrorKind
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import new_prompt_id
 from core.controller import Controller
 from core.errors import CapReached, DispatchPaused, IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent, RequesterCap
+from core.ledger.attempt_error import ErrorKind
+from core.ledger.settings import PAUSED
 from core.presets import workflow_hash
-from core.settings import PAUSED
 from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, executions, queue
@@ -281,7 +281,7 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     from dataclasses import replace as with_changes
 
     from core.comfy import ComfyClient
-    from core.settings import PAUSED
+    from core.ledger.settings import PAUSED
 
     class OldServerClient(ComfyClient):
         async def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]

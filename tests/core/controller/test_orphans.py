@@ -20,7 +20,7 @@ from core.comfy import LEDGER_MARK, ComfyClient
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger
 from core.ledger.handle import LedgerHandle
-from core.settings import PAUSED
+from core.ledger.settings import PAUSED
 from simulator import Simulator
 from tests.core.controller.conftest import MakeController, queue
 from tests.core.controller.test_controller import all_done, states

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from core.attempt_error import AttemptError
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, NewJob
+from core.ledger.attempt_error import AttemptError
 from tests.core.helpers import succeed
 from tests.core.ledger.conftest import make_jobs, spawn, traced, wait_for_line
-from tests.core.test_attempt_error import OLD_SHAPES
+from tests.core.ledger.test_attempt_error import OLD_SHAPES
 
 
 def test_attempts_and_transitions_of_many_jobs_match_the_one_by_one_reads(

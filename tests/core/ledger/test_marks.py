@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from core.batch.picks import export_marked, marked_pictures
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, Reason
 from core.ledger import Ledger, NewJob, PresetContent
 from core.ledger.marks import Mark
+from core.pictures.picks import export_marked, marked_pictures
 from tests.core.helpers import succeed, succeed_late
 
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ from itertools import count
 
 import pytest
 
-from core.attempt_error import AttemptError, ErrorKind
 from core.errors import IllegalTransition, UnknownRecord
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, Refused
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.text_limits import MAX_ITEMS, MAX_TEXT
 from tests.core.helpers import server_refs, succeed, succeed_late
 from tests.core.ledger.conftest import make_jobs, traced

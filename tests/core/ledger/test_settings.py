@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core import settings as settings_module
 from core.errors import SettingError
-from core.ledger import Ledger
-from core.paths import default_output_dir
-from core.settings import (
+from core.ledger import Ledger, PresetContent
+from core.ledger import settings as settings_module
+from core.ledger.settings import (
     CONTROLLER,
     DEFAULT_SERVER,
     OUTPUT_DIR,
@@ -21,7 +20,10 @@ from core.settings import (
     Settings,
     check_every_setting,
 )
+from core.paths import default_output_dir
+from core.presets import workflow_hash
 from tests.core.controller.conftest import queue
+from tests.core.helpers import NOISE_WORKFLOW
 
 
 def test_a_new_ledger_has_every_default(tmp_path: Path) -> None:
@@ -50,7 +52,7 @@ def test_saved_settings_load_back_under_their_keys(tmp_path: Path) -> None:
     assert stored["controller"]["global_cap"] == 5
 
 
-@pytest.mark.expect_log("core.settings")
+@pytest.mark.expect_log("core.ledger.settings")
 def test_values_an_older_or_newer_version_stored_are_read(tmp_path: Path) -> None:
     """A knob this version does not know is ignored; ``~`` in a folder is the home folder."""
     with Ledger(tmp_path / "home") as ledger:
@@ -120,6 +122,8 @@ def test_a_pause_flag_that_is_not_json_refuses_every_submission(ledger: Ledger) 
     """The pause flag is read inside each submission's transaction: broken, nothing is sent
     on a guess, and the refusal names the setting."""
     if True:
+        # This folder's ledger fixture holds "demo"; the controller's `queue` queues "noise".
+        ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
         (job_id,) = queue(ledger, 1)
         store_raw(ledger, "dispatch.paused", "{tru")
         with pytest.raises(SettingError, match=r"^the setting dispatch.paused = '\{tru' is "):
@@ -132,7 +136,7 @@ def test_a_pause_flag_that_is_not_json_refuses_every_submission(ledger: Ledger) 
         assert ledger.attempts(job_id) == []
 
 
-@pytest.mark.expect_log("core.settings")
+@pytest.mark.expect_log("core.ledger.settings")
 def test_an_unknown_knob_is_said_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """``max_queued`` (the option's name, not the knob's) is not taken for ``global_cap``,
     nor dropped silently."""

@@ -12,8 +12,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from core.controller.line_now import NewJobs, line_now
 from core.errors import BatchTooLarge, InputError, QueueBusy
-from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
+from core.ledger.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -107,16 +108,12 @@ def check_room(
     Raises:
         BatchTooLarge: the batch alone is more than a limit: it would never fit.
         QueueBusy: it does not fit now (`refusal`); says why, the place in line the last new
-            job (of ``priority``) would have and its estimate (`core.line_now`: ``servers``
-            when no controller runs), and how long until there is room.
+            job (of ``priority``) would have and its estimate (`core.controller.line_now`:
+            ``servers`` when no controller runs), and how long until there is room.
     """
     refused = refusal(ledger, limits, requester, count)
     if refused is None:
         return
-    # Imported here: the controller's commands import this module, and the line reads the
-    # controller's published status.
-    from core.line_now import NewJobs, line_now
-
     line = line_now(ledger, wanted=(), new=NewJobs(requester, count, priority), servers=servers)
     last, room = line.new[-1], line.seconds_for(refused.over)
     retry_after = (

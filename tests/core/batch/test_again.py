@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.backpressure import Limits
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.batch.again import again
 from core.batch.prompt import prompt_for
-from core.commands import LedgerCommands
+from core.controller.backpressure import Limits
+from core.controller.commands import LedgerCommands
 from core.errors import PresetError, QueueBusy
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash

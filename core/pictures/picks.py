@@ -7,9 +7,10 @@ import shutil
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.batch.pictures import Picture, recorded_outputs, write_new
+from core.files import write_new
 from core.job_state import JobState
 from core.ledger.marks import Mark
+from core.pictures.pictures import Picture, recorded_outputs
 
 if TYPE_CHECKING:
     from pathlib import Path

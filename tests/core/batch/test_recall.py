@@ -19,7 +19,7 @@ from core.presets import workflow_hash
 from core.presets.storing import free_name
 from tests.core.helpers import NOISE_WORKFLOW
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 COMFY_PNG = DATA / "comfyui-output-with-workflow.png"
 
 

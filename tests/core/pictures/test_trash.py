@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
-from core.batch.pictures import batch_pictures, job_outputs
-from core.batch.trash import TrashError, trash_picture, trash_rejected
 from core.errors import UnknownRecord
 from core.ledger import Ledger
 from core.ledger.marks import Mark
+from core.pictures.pictures import batch_pictures, job_outputs
+from core.pictures.trash import TrashError, trash_picture, trash_rejected
 from tests.core.helpers import succeed
 from tests.trash_home import use_trash
 

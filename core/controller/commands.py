@@ -13,11 +13,11 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, TypeVar
 
-from core.backpressure import Limits, room_check
 from core.batch import queue_batch, queue_smaller
 from core.batch.again import again
+from core.controller.backpressure import Limits, room_check
 from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
-from core.settings import PAUSED
+from core.ledger.settings import PAUSED
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable

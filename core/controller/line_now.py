@@ -23,7 +23,7 @@ from core.controller.waiting_line import (
     estimate_seconds,
     waiting_line,
 )
-from core.settings import CONTROLLER, Settings
+from core.ledger.settings import CONTROLLER, Settings
 
 if TYPE_CHECKING:
     from collections.abc import Collection

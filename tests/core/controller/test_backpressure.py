@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.backpressure import UNKNOWN_WAIT_RETRY_S, Limits, check_room
+from core.controller.backpressure import UNKNOWN_WAIT_RETRY_S, Limits, check_room
 from core.errors import BatchTooLarge, InputError, QueueBusy
 from core.ledger import Ledger, PresetContent
-from core.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
+from core.ledger.settings import MAX_BACKLOG, MAX_PENDING_PER_REQUESTER
+from tests.core.controller.test_line_now import run
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
-from tests.core.test_line_now import run
 
 
 @pytest.fixture

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from send2trash import send2trash
 
-from core.batch.picks import marked
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
+from core.pictures.picks import marked
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.batch.pictures import Picture
     from core.ledger import Ledger
+    from core.pictures.pictures import Picture
 
 
 class TrashError(BatchlineError):

@@ -3,13 +3,11 @@ skipped."""
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from core.batch import BatchSpec, SeedPlan, queue_batch
-from core.batch.pictures import Picture, batch_pictures, job_outputs, write_new
 from core.ledger import Ledger
+from core.pictures.pictures import Picture, batch_pictures, job_outputs
 from tests.core.helpers import succeed
 
 
@@ -53,16 +51,3 @@ def test_relative_outputs_are_read_under_the_output_folder(ledger: Ledger, tmp_p
         Picture(job, tmp_path / batch.id / "a.png")
     ]
     assert job_outputs(ledger, job, tmp_path) == [str(tmp_path / batch.id / "a.png")]
-
-
-def test_a_picture_written_new_has_the_users_normal_file_mode(tmp_path: Path) -> None:
-    umask = os.umask(0o022)
-    try:
-        (tmp_path / "pick.png").write_bytes(b"taken")
-        written = write_new(tmp_path / "pick.png", lambda part: part.write_bytes(b"mine"))
-    finally:
-        os.umask(umask)
-    assert written == tmp_path / "pick-2.png"  # the taken name is left alone
-    assert written.read_bytes() == b"mine"
-    assert stat.S_IMODE(written.stat().st_mode) == 0o644  # as a downloaded picture, not 0600
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pick-2.png", "pick.png"]

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.attempt_error import AttemptError, ErrorKind
-from core.backpressure import Limits
 from core.batch import BatchSpec, SeedPlan
-from core.commands import LedgerCommands
+from core.controller.backpressure import Limits
+from core.controller.commands import LedgerCommands
 from core.errors import QueueBusy, UnknownRecord
 from core.job_state import JobState, Reason
 from core.ledger import Ledger
+from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.marks import Mark
-from core.settings import PAUSED
+from core.ledger.settings import PAUSED
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.attempt_error import SHORT_LIMIT, AttemptError, ErrorKind, current_errors
 from core.job_state import AttemptResult, JobState, Reason
+from core.ledger.attempt_error import SHORT_LIMIT, AttemptError, ErrorKind, current_errors
 from core.ledger.records import AttemptRecord, JobRecord
 
 _TEXT = st.text(min_size=1)

@@ -23,7 +23,7 @@ from core.batch import (
 from core.errors import CompositionError
 from core.presets import Preset, load_preset
 
-PRESETS = Path(__file__).parents[1] / "data" / "presets"
+PRESETS = Path(__file__).parents[2] / "data" / "presets"
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_nothing_varies(one_seed: Preset) -> None:
 
 
 def test_a_colour_input_takes_hex_as_the_composer_shows_it() -> None:
-    png = load_preset(Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png")
+    png = load_preset(Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png")
     keep = SeedPlan(SeedMode.keep)
     jobs = compose(png, BatchSpec(keep, overrides=("1.color=#FF8000",)))
     assert jobs[0].params["1.color"] == 0xFF8000
@@ -146,7 +146,7 @@ def test_a_colour_input_takes_hex_as_the_composer_shows_it() -> None:
 
 
 def test_workflow_without_seed_inputs() -> None:
-    png = load_preset(Path(__file__).parents[1] / "data" / "comfyui-output-with-workflow.png")
+    png = load_preset(Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png")
     with pytest.raises(CompositionError, match=r"no seed input"):
         compose(png, BatchSpec(SeedPlan(count=2)))
     sizes = compose(png, BatchSpec(SeedPlan(SeedMode.keep), grid=(GridAxis("1.width", (64, 128)),)))

@@ -9,11 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from core.controller.line_now import (
+    RECENT_ATTEMPTS,
+    LineCache,
+    NewJobs,
+    line_now,
+    typical_run_seconds,
+)
 from core.controller.published import status_to_json
 from core.controller.status import ControllerStatus, Progress, ServerStatus
 from core.job_state import Reason
 from core.ledger import Ledger, NewJob, PresetContent
-from core.line_now import RECENT_ATTEMPTS, LineCache, NewJobs, line_now, typical_run_seconds
 from tests.core.helpers import succeed as record_success
 from tests.core.ledger.conftest import WORKFLOW, make_jobs
 

@@ -1,17 +1,13 @@
-"""A batch's pictures as the viewer steps through them: each job's output files, in job order;
-and a new picture written into a folder without replacing any file there."""
+"""A batch's pictures as the viewer steps through them: each job's output files, in job order."""
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.comfy.download import open_part, place
-
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from core.ledger import AttemptRecord, Ledger
 
@@ -55,17 +51,3 @@ def batch_pictures(ledger: Ledger, batch_id: str, output_dir: Path | None = None
         for path in recorded_outputs(attempts.get(job_id, []), output_dir)
         if path.is_file()
     ]
-
-
-def write_new(dest: Path, write: Callable[[Path], object]) -> Path:
-    """Have ``write`` fill a temp file in ``dest``'s folder, then give it ``dest``'s name or the
-    next free one (see ``core.comfy.download.place``); the path it got. The file has the
-    user's normal file mode, as a downloaded picture has."""
-    part, handle = open_part(dest)
-    handle.close()
-    try:
-        write(part)
-        return place(part, dest)
-    finally:
-        with contextlib.suppress(OSError):
-            part.unlink()

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
-from core.batch.pictures import recorded_outputs, write_new
 from core.batch.varied import input_name, short_text
 from core.catalogue import Catalogue
 from core.errors import InputError
+from core.files import write_new
 from core.job_state import JobState
+from core.pictures.pictures import recorded_outputs
 from core.reason_texts import reason_text
 
 if TYPE_CHECKING:

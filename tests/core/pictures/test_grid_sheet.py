@@ -8,10 +8,10 @@ import pytest
 from PIL import Image
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-from core.batch.grid_sheet import CELL, LABEL, TITLE, export, sheets
 from core.errors import InputError
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent
+from core.pictures.grid_sheet import CELL, LABEL, TITLE, export, sheets
 from core.presets import workflow_hash
 from tests.core.helpers import NOISE_WORKFLOW, succeed, succeed_late
 
