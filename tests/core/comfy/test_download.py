@@ -118,7 +118,7 @@ async def test_download_without_hard_links_still_never_replaces(
     def refuse(source: object, target: object) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr("core.comfy.download.os.link", refuse)
+    monkeypatch.setattr("core.files.os.link", refuse)
     routes["GET /view"] = lambda request: httpx.Response(200, content=PNG)
     dest = tmp_path / "out.png"
     dest.write_bytes(b"old")
