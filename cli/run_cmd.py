@@ -33,7 +33,7 @@ from core.paths import data_dir
 from core.reason_texts import cause_text
 from core.settings import PAUSED, Settings, check_every_setting
 from core.token_store import client_for
-from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
+from desktop.app.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
 if TYPE_CHECKING:
     import argparse

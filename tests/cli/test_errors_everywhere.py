@@ -21,10 +21,10 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import AttemptRecord, Ledger, PresetContent
 from core.reason_texts import reason_text
 from core.simulator.thread import SimulatorThread
-from desktop.contact_sheet_model import STATUS_ROLE, ContactSheetModel
-from desktop.job_details import JobDetailsWidget
-from desktop.job_table_model import Column, JobTableModel
-from desktop.thumbnails import ThumbnailLoader
+from desktop.common.thumbnails import ThumbnailLoader
+from desktop.jobs.job_details import JobDetailsWidget
+from desktop.jobs.job_table_model import Column, JobTableModel
+from desktop.sheet.contact_sheet_model import STATUS_ROLE, ContactSheetModel
 from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW, succeed_late
 
