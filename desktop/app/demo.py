@@ -19,7 +19,7 @@ from desktop.presets.preset_files import add_preset_file
 
 COMFY_PORT = 8188
 DEMO_FOLDER = "demo"
-SAMPLE_PRESETS = Path(__file__).resolve().parent.parent / "resources" / "presets"
+SAMPLE_PRESETS = Path(__file__).resolve().parents[2] / "resources" / "presets"
 # The model-free sample has no seed input: vary its canvas colour instead.
 SAMPLE_SEED_INPUTS = {"Soft gradient (model-free)": ["1.color"]}
 SEEDED_KEY = "demo_presets_loaded"

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 ICON_FILE = RESOURCES / "batchline.svg"
 
 # Three job bars (done, running, queued) and a dot, as in resources/batchline.svg.
