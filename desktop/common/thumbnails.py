@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, Slot
 
 from core.paths import cache_dir
+from desktop.common.off_thread import OffThread
 
 log = logging.getLogger(__name__)
 THUMB_SIZE = 160
+_UNREADABLE = (OSError, ValueError, Image.DecompressionBombError)
 
 
 def thumbnail_path(source: Path, folder: Path, size: int = THUMB_SIZE) -> Path:
@@ -53,7 +54,9 @@ class ThumbnailLoader(QObject):
     def __init__(self, folder: Path | None = None, parent: Any = None) -> None:
         super().__init__(parent)
         self.folder = folder or cache_dir() / "thumbnails"
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="thumbnails")
+        self._pool = OffThread("thumbnails", 2, _UNREADABLE, self)
+        self._pool.done.connect(self._made)
+        self._pool.failed.connect(self._not_made)
         self._done: dict[str, str] = {}
         self._pending: set[str] = set()
 
@@ -64,19 +67,19 @@ class ThumbnailLoader(QObject):
         if source in self._done or source in self._pending:
             return
         self._pending.add(source)
-        self._pool.submit(self._work, source)
+        self._pool.submit(source, make_thumbnail, Path(source), self.folder)
 
-    def _work(self, source: str) -> None:
-        try:
-            thumb = make_thumbnail(Path(source), self.folder)
-        except (OSError, ValueError, Image.DecompressionBombError) as exc:
-            log.warning("no thumbnail for %s: %s", source, exc)
-            self._pending.discard(source)
-            self.failed.emit(source, str(exc))
-            return
+    @Slot(object, object)
+    def _made(self, source: str, thumb: Path) -> None:
         self._done[source] = str(thumb)
         self._pending.discard(source)
         self.ready.emit(source, str(thumb))
 
+    @Slot(object, object)
+    def _not_made(self, source: str, exc: Exception) -> None:
+        log.warning("no thumbnail for %s: %s", source, exc)
+        self._pending.discard(source)
+        self.failed.emit(source, str(exc))
+
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown()

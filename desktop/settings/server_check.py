@@ -4,19 +4,18 @@ without freezing it (the request runs in a thread; the dialog keeps painting).""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from dataclasses import dataclass
 
 import httpx
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop
 
 from core.comfy.http_errors import plain_reason
 from core.errors import BatchlineError
 from core.token_store import client_for
+from desktop.common.off_thread import OffThread
 from desktop.window.status_bar import host_text
 
 CHECK_TIMEOUT = httpx.Timeout(3.0)
-_POLL_MS = 20
 
 
 @dataclass(frozen=True)
@@ -62,18 +61,18 @@ def check_servers_waiting(servers: list[str], token: str = "") -> list[ServerChe
         with asyncio.Runner(loop_factory=asyncio.DefaultEventLoopPolicy().new_event_loop) as r:
             return r.run(all_of())
 
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        future = pool.submit(in_a_loop_of_its_own)
-        loop = QEventLoop()
-        timer = QTimer()
-
-        def quit_when_done() -> None:
-            if future.done():
-                loop.quit()
-
-        timer.timeout.connect(quit_when_done)
-        timer.start(_POLL_MS)
-        if not future.done():
-            loop.exec()
-        timer.stop()
-        return future.result()
+    pool = OffThread("server-check", 1, expected=(Exception,))
+    answers: list[list[ServerCheck]] = []
+    errors: list[Exception] = []
+    loop = QEventLoop()
+    pool.done.connect(lambda _key, checks: answers.append(checks))
+    pool.failed.connect(lambda _key, exc: errors.append(exc))
+    pool.done.connect(loop.quit)  # queued to this thread, so never before exec() below
+    pool.failed.connect(loop.quit)
+    pool.submit(None, in_a_loop_of_its_own)
+    loop.exec()
+    pool.shutdown()
+    pool.deleteLater()
+    if errors:
+        raise errors[0]
+    return answers[0]

@@ -11,7 +11,6 @@ asked for only when its cell is painted.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
 from core.reason_texts import reason_text
+from desktop.common.off_thread import OffThread
 from desktop.common.preview_reader import PreviewReader
 from desktop.sheet.sheet_batch import BatchView, read_batch
 
@@ -80,7 +80,6 @@ class ContactSheetModel(QAbstractTableModel):
     """
 
     batch_shown = Signal()
-    _batch_read = Signal(int, object)  # from the reading thread: generation, BatchView
 
     def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
         super().__init__(parent)
@@ -101,8 +100,8 @@ class ContactSheetModel(QAbstractTableModel):
         self._line: dict[str, int] = {}
         self._generation = 0  # of the batch chosen last: a read for an older one is dropped
         self._waiting: list[JobRecord] | None = None  # the feed's changes during a read
-        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sheet-batch")
-        self._batch_read.connect(self._on_batch_read)
+        self._reader = OffThread("sheet-batch", 1, parent=self)  # done: generation, BatchView
+        self._reader.done.connect(self._on_batch_read)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         thumbnails.ready.connect(self.thumbnail_ready)
         self._preview_reader = PreviewReader(ledger.folder, self)
@@ -123,22 +122,21 @@ class ContactSheetModel(QAbstractTableModel):
             return
         self._show(BatchView(batch_id))
         self._waiting = []
-        self._reader.submit(self._read, batch_id, self._generation)
+        self._reader.submit(self._generation, self._read, batch_id)
 
-    def _read(self, batch_id: str, generation: int) -> None:
+    def _read(self, batch_id: str) -> BatchView | None:
         """In the worker thread."""
         try:
             with self._ledger.thread_connection():
-                view = read_batch(self._ledger, batch_id, self.output_dir)
+                return read_batch(self._ledger, batch_id, self.output_dir)
         except BatchlineError as exc:  # the ledger was closed meanwhile, say
             log.info("batch %s not read: %s", batch_id, exc)
-            return
-        self._batch_read.emit(generation, view)
+            return None
 
-    @Slot(int, object)
-    def _on_batch_read(self, generation: int, view: BatchView) -> None:
-        if generation != self._generation:
-            return  # another batch was chosen meanwhile
+    @Slot(object, object)
+    def _on_batch_read(self, generation: int, view: BatchView | None) -> None:
+        if view is None or generation != self._generation:
+            return  # not read, or another batch was chosen meanwhile
         waiting, self._waiting = self._waiting, None
         self._show(view)
         if waiting:
@@ -160,7 +158,7 @@ class ContactSheetModel(QAbstractTableModel):
     def stop(self) -> None:
         """Read no more (the ledger may be closed next)."""
         self._generation += 1
-        self._reader.shutdown(wait=True, cancel_futures=True)
+        self._reader.shutdown()
 
     def _lay_out(self) -> None:
         """Which job each cell shows, after the mark filter (a grid keeps its places: the cells

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QImage, QImageReader
+
+from desktop.common.off_thread import OffThread
 
 CACHED = 4  # the pictures kept decoded: the one shown and its neighbours
 
@@ -25,7 +26,8 @@ class PictureLoader(QObject):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
+        self._pool = OffThread("pictures", 1, parent=self)
+        self._pool.done.connect(self._read_done)
         self._cache: OrderedDict[str, QImage] = OrderedDict()
         self._pending: set[str] = set()
         self.loaded.connect(self._keep)
@@ -41,20 +43,18 @@ class PictureLoader(QObject):
         if path in self._cache or path in self._pending:
             return
         self._pending.add(path)
-        self._pool.submit(self._read, path)
+        self._pool.submit(path, _read, path)
 
     def forget(self, path: str) -> None:
         self._cache.pop(path, None)
 
-    def _read(self, path: str) -> None:
-        reader = QImageReader(path)
-        reader.setAutoTransform(True)
-        image = reader.read()
+    @Slot(object, object)
+    def _read_done(self, path: str, read: QImage | str) -> None:
         self._pending.discard(path)
-        if image.isNull():
-            self.failed.emit(path, f"cannot read {path}: {reader.errorString()}")
+        if isinstance(read, str):
+            self.failed.emit(path, read)
         else:
-            self.loaded.emit(path, image)
+            self.loaded.emit(path, read)
 
     def _keep(self, path: str, image: QImage) -> None:
         self._cache[path] = image
@@ -62,4 +62,12 @@ class PictureLoader(QObject):
             self._cache.popitem(last=False)
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown()
+
+
+def _read(path: str) -> QImage | str:
+    """The picture, or why it cannot be read (in the worker thread)."""
+    reader = QImageReader(path)
+    reader.setAutoTransform(True)
+    image = reader.read()
+    return f"cannot read {path}: {reader.errorString()}" if image.isNull() else image
