@@ -3,7 +3,6 @@ how long the rest will take, and a bar."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSignalBlocker, Signal, Slot
@@ -17,36 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.job_state import JobState
+from desktop.common.batch_counts import BatchCounts
 
 if TYPE_CHECKING:
     from core.ledger import JobRecord
-
-
-def progress_text(jobs: list[JobRecord], seconds_left: float | None) -> str:
-    """``12 of 40 done · 1 failed · 1 running · about 2 min left``."""
-    counts = Counter(job.state for job in jobs)
-    parts = [f"{counts[JobState.succeeded]} of {len(jobs)} done"]
-    if counts[JobState.failed]:
-        parts.append(f"{counts[JobState.failed]} failed")
-    if counts[JobState.cancelled]:
-        parts.append(f"{counts[JobState.cancelled]} cancelled")
-    running = counts[JobState.running] + counts[JobState.cancelling]
-    if running:
-        parts.append(f"{running} running")
-    if seconds_left is not None and any(job.state.is_active for job in jobs):
-        parts.append(time_left_text(seconds_left))
-    return " · ".join(parts)
-
-
-def time_left_text(seconds: float) -> str:
-    """``about 2 min left``; under half a minute ``less than a minute left``."""
-    if seconds < 30:
-        return "less than a minute left"
-    minutes = max(1, round(seconds / 60))
-    if minutes < 90:
-        return f"about {minutes} min left"
-    return f"about {minutes // 60} h {minutes % 60:02d} min left"
 
 
 class BatchProgress(QWidget):
@@ -110,10 +83,10 @@ class BatchProgress(QWidget):
     def show_jobs(self, jobs: list[JobRecord], seconds_left: float | None) -> None:
         self.batch.setVisible(self.batch.count() > 0)
         self.bar.setVisible(bool(jobs))
-        self.summary.setText(progress_text(jobs, seconds_left) if jobs else "")
-        finished = sum(1 for job in jobs if job.state.is_terminal)
-        self.bar.setMaximum(max(1, len(jobs)))
-        self.bar.setValue(finished)
+        counts = BatchCounts.of_jobs(jobs)
+        self.summary.setText(counts.progress_line(seconds_left) if jobs else "")
+        self.bar.setMaximum(max(1, counts.total))
+        self.bar.setValue(counts.finished)
 
     @Slot(int)
     def _on_index(self, _index: int) -> None:

@@ -8,25 +8,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from core.job_state import JobState
+from desktop.common.batch_counts import BatchCounts
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QIcon
 
+    from core.job_state import JobState
     from core.ledger import JobRecord
-
-
-def batch_message(batch: str, counts: Counter[JobState]) -> tuple[str, str]:
-    """Title and text of the notice for a batch whose jobs have all ended."""
-    done, failed = counts[JobState.succeeded], counts[JobState.failed]
-    cancelled = counts[JobState.cancelled]
-    title = f"Batch {batch} failed" if failed and not done else f"Batch {batch} finished"
-    parts = [f"{done} succeeded"]
-    if failed:
-        parts.append(f"{failed} failed")
-    if cancelled:
-        parts.append(f"{cancelled} cancelled")
-    return title, ", ".join(parts)
 
 
 class BatchNotifier(QObject):
@@ -40,7 +28,7 @@ class BatchNotifier(QObject):
 
     def __init__(self, icon: QIcon, parent: Any = None) -> None:
         super().__init__(parent)
-        self._states: dict[str, dict[str, JobState]] = {}
+        self._states: dict[str, dict[str, JobState]] = {}  # batch -> job -> state
         self._announced: set[str] = set()
         self._tray: QSystemTrayIcon | None = None
         if QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages():
@@ -50,7 +38,7 @@ class BatchNotifier(QObject):
     def seed(self, jobs: list[JobRecord]) -> None:
         """Batches already over when the app starts are not announced again."""
         self._record(jobs)
-        self._announced |= {b for b, states in self._states.items() if _over(states)}
+        self._announced |= {b for b in self._states if self._counts(b).over}
 
     def _record(self, jobs: list[JobRecord]) -> set[str]:
         for job in jobs:
@@ -60,11 +48,14 @@ class BatchNotifier(QObject):
     @Slot(list)
     def observe(self, jobs: list[JobRecord]) -> list[str]:
         touched = self._record(jobs)
-        over = [b for b in sorted(touched) if b not in self._announced and _over(self._states[b])]
+        over = [b for b in sorted(touched) if b not in self._announced and self._counts(b).over]
         for batch in over:
             self._announced.add(batch)
-            self.announce(*batch_message(batch, Counter(self._states[batch].values())))
+            self.announce(*self._counts(batch).finished_message(batch))
         return over
+
+    def _counts(self, batch: str) -> BatchCounts:
+        return BatchCounts.of_states(Counter(self._states[batch].values()))
 
     @Slot(str, str)
     def announce(self, title: str, text: str) -> None:
@@ -72,7 +63,3 @@ class BatchNotifier(QObject):
             self._tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 8000)
         else:
             self.banner.emit(f"{title}: {text}")
-
-
-def _over(states: dict[str, JobState]) -> bool:
-    return bool(states) and all(state.is_terminal for state in states.values())

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.controller.status import Connection
-from core.job_state import JobState
+from desktop.common.batch_counts import BatchCounts
 from desktop.common.icon import app_icon
 
 if TYPE_CHECKING:
@@ -23,28 +23,13 @@ def tray_available() -> bool:
     return QSystemTrayIcon.isSystemTrayAvailable()
 
 
-def progress_text(counts: dict[JobState, int], status: ControllerStatus) -> str:
+def tooltip_text(counts: BatchCounts, status: ControllerStatus) -> str:
     """One short line per fact: the jobs done of all, running, waiting, failed; the server
     when it is not answering; why the controller stopped."""
-    total = sum(counts.values())
-    done = counts.get(JobState.succeeded, 0)
-    active = sum(n for state, n in counts.items() if state.is_active)
-    lines = ["Batchline"]
-    if not total:
-        lines.append("No jobs yet")
-    elif not active:
-        lines.append(f"All done: {done} of {total} succeeded")
-    else:
-        lines.append(f"{done} of {total} done")
-        running = counts.get(JobState.running, 0)
-        waiting = counts.get(JobState.pending, 0) + counts.get(JobState.queued, 0)
-        lines.append(f"{running} running, {waiting} waiting")
-    failed = counts.get(JobState.failed, 0)
-    if failed:
-        lines.append(f"{failed} failed")
+    lines = ["Batchline", *counts.tray_lines()]
     if status.stopped:
         lines.append("Not sending jobs: " + status.stopped)
-    elif status.connection is Connection.offline and active:
+    elif status.connection is Connection.offline and counts.active:
         lines.append("ComfyUI is not answering: the jobs wait")
     return "\n".join(lines)
 
@@ -76,7 +61,7 @@ class ProgressTray(QObject):
         self.icon.activated.connect(self._activated)
         self._was_active = False
         self.announce_done = False  # set while the window is hidden
-        self._counts: dict[JobState, int] = {}
+        self._counts = BatchCounts()
         self._counted_seq = -1  # the change feed's position the counts are from
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
@@ -99,12 +84,12 @@ class ProgressTray(QObject):
     def refresh(self) -> None:
         seq = self.ledger.latest_seq()
         if seq != self._counted_seq:  # counting reads every job: only once some job changed
-            self._counts, self._counted_seq = self.ledger.count_by_state(), seq
+            self._counts, self._counted_seq = BatchCounts.read(self.ledger), seq
         counts = self._counts
-        self.icon.setToolTip(progress_text(counts, self.status))
-        active = any(state.is_active and n for state, n in counts.items())
+        self.icon.setToolTip(tooltip_text(counts, self.status))
+        active = counts.active > 0
         if self._was_active and not active and self.announce_done:
-            done, total = counts.get(JobState.succeeded, 0), sum(counts.values())
+            done, total = counts.succeeded, counts.total
             self.icon.showMessage("Batchline: all done", f"{done} of {total} jobs succeeded.")
         self._was_active = active
 

@@ -19,8 +19,8 @@ from core.controller.published import status_to_json
 from core.controller.status import Connection, ControllerStatus, ServerStatus
 from core.durations import duration_text
 from core.ledger import NewJob
+from desktop.common.batch_counts import time_left_text
 from desktop.composer.batch_composer import BatchComposerWidget
-from desktop.sheet.batch_progress import time_left_text
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from tests.core.helpers import succeed as record_success

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from core.job_state import JobState, Reason
+from core.job_state import Reason
 from desktop.common.icon import app_icon
-from desktop.window.notifications import BatchNotifier, batch_message
+from desktop.window.notifications import BatchNotifier
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import fail_job, succeed_job
-
-
-def test_message_counts() -> None:
-    counts = Counter({JobState.succeeded: 38, JobState.failed: 2})
-    assert batch_message("b1", counts) == ("Batch b1 finished", "38 succeeded, 2 failed")
-    assert batch_message("b2", Counter({JobState.failed: 3}))[0] == "Batch b2 failed"
 
 
 def test_banner_once_when_the_batch_is_over(qtbot, ledger, preset_name) -> None:

@@ -13,7 +13,8 @@ from core.ledger import Ledger
 from desktop.app import session as session_module
 from desktop.app.close_dialog import KEEP_TEXT
 from desktop.app.session import Session, SessionOptions
-from desktop.window.tray import progress_text
+from desktop.common.batch_counts import BatchCounts
+from desktop.window.tray import tooltip_text
 from tests.desktop.background_helpers import (
     answer_close_dialog,
     background_controller,
@@ -33,20 +34,21 @@ CONNECTED = ControllerStatus(connection=Connection.connected)
 
 
 def test_the_tooltip_says_the_progress_in_an_artists_words() -> None:
-    counts = {JobState.succeeded: 5, JobState.running: 1, JobState.pending: 5, JobState.failed: 1}
-    assert progress_text(counts, CONNECTED) == (
+    counts = BatchCounts(succeeded=5, running=1, waiting=5, failed=1)
+    assert tooltip_text(counts, CONNECTED) == (
         "Batchline\n5 of 12 done\n1 running, 5 waiting\n1 failed"
     )
-    assert progress_text({JobState.succeeded: 12}, CONNECTED) == (
+    assert tooltip_text(BatchCounts(succeeded=12), CONNECTED) == (
         "Batchline\nAll done: 12 of 12 succeeded"
     )
-    assert progress_text({}, CONNECTED) == "Batchline\nNo jobs yet"
+    assert tooltip_text(BatchCounts(), CONNECTED) == "Batchline\nNo jobs yet"
     offline = ControllerStatus(connection=Connection.offline)
-    assert progress_text({JobState.pending: 3}, offline).endswith(
+    assert tooltip_text(BatchCounts(waiting=3), offline).endswith(
         "ComfyUI is not answering: the jobs wait"
     )
+    assert tooltip_text(BatchCounts(succeeded=3), offline).endswith("succeeded")  # none waits
     stopped = ControllerStatus(stopped="no controller is running for this ledger")
-    assert progress_text({JobState.pending: 3}, stopped).endswith(
+    assert tooltip_text(BatchCounts(waiting=3), stopped).endswith(
         "Not sending jobs: no controller is running for this ledger"
     )
 
@@ -111,9 +113,9 @@ def test_the_tray_counts_the_jobs_again_only_once_one_changed(
         counted: list[int] = []
         count_by_state = ledger.count_by_state
 
-        def counting() -> dict[JobState, int]:
+        def counting(batch: str | None = None) -> dict[JobState, int]:
             counted.append(1)
-            return count_by_state()
+            return count_by_state(batch=batch)
 
         monkeypatch.setattr(ledger, "count_by_state", counting)
         tray = ProgressTray(ledger, CONNECTED)
