@@ -7,7 +7,6 @@ from PIL import Image
 
 from core.batch.pictures import job_outputs
 from core.job_state import AttemptResult, Reason
-from desktop.common.thumbnails import make_thumbnail, thumbnail_path
 from desktop.jobs.job_details import JobDetailsWidget
 from desktop.jobs.job_outputs import OutputsModel
 from tests.core.helpers import succeed_late
@@ -55,15 +54,6 @@ def test_outputs_get_thumbnails_off_the_gui_thread(
     qtbot.waitUntil(lambda: details.outputs.index(0).data(1) is not None)
     assert details.outputs.rowCount() == 1
     assert details.failure.isHidden()
-
-
-def test_thumbnail_is_cached_on_disk(tmp_path, image) -> None:
-    folder = tmp_path / "cache"
-    first = make_thumbnail(image, folder)
-    assert first == thumbnail_path(image, folder)
-    with Image.open(first) as thumb:
-        assert max(thumb.size) == 160
-    assert make_thumbnail(image, folder) == first
 
 
 @pytest.mark.expect_log("desktop.common.thumbnails")
