@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger, PresetRecord
     from core.presets import Preset
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
 
 _ERROR_STYLE = "color: #a4262c;"
 _NOTICE_STYLE = "color: #8a5300;"

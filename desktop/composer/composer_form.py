@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from core.presets.availability import unlisted_choices
+from desktop.common.questions import confirm
 from desktop.composer.parameter_editors import (
     PromptEdit,
     default_tooltip,
@@ -16,7 +17,6 @@ from desktop.composer.parameter_editors import (
     make_editor,
     set_editor_value,
 )
-from desktop.window.questions import confirm
 
 if TYPE_CHECKING:
     from core.catalogue import Catalogue

@@ -19,7 +19,7 @@ from core.batch.workflow import build_workflow
 from core.errors import BatchlineError
 from core.presets import preset_from_api
 from core.presets.storing import store_preset
-from desktop.window.questions import confirm
+from desktop.common.questions import confirm
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from core.ledger import Ledger
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
 
 
 def batch_label(batch_id: str, name: str | None) -> str:

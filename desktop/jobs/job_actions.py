@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 
 from core.errors import BatchlineError
 from core.job_state import CANCELLABLE_STATES, RETRYABLE_STATES
+from desktop.common.questions import confirm
 from desktop.common.tasks import BackgroundTasks
 from desktop.jobs.job_action_scope import (
     Scope,
@@ -22,7 +23,6 @@ from desktop.jobs.job_action_scope import (
     retry_scope,
     retry_smaller_scope,
 )
-from desktop.window.questions import confirm
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
     from core.job_state import JobState
     from core.ledger import JobRecord
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
     from desktop.jobs.job_action_scope import Counts
 
     SmallerChoice = tuple[float, list[str] | None]

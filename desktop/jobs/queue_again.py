@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from core.errors import BatchlineError
 
 if TYPE_CHECKING:
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
 
 
 def queue_again(controller: ControllerPort, job_id: str) -> tuple[str, str | None]:

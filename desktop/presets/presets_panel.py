@@ -31,9 +31,9 @@ from core.batch.queueing import stored_preset
 from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
 from core.presets.storing import duplicate_preset, remove_preset, rename_preset
+from desktop.common.questions import confirm
 from desktop.composer.recall import RecallChoice, ask_recall_choice
 from desktop.presets.preset_files import AddResult, add_preset_files
-from desktop.window.questions import confirm
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -41,17 +41,17 @@ from core.job_state import JobState
 from core.ledger.marks import Mark
 from core.line_now import LineCache
 from core.settings import Settings
+from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
 from desktop.sheet.batch_progress import BatchProgress
 from desktop.sheet.contact_sheet_model import ContactSheetModel, MarkFilter
 from desktop.sheet.flow_layout import FlowLayout
 from desktop.sheet.sheet_cell import SheetCellDelegate, cell_size
-from desktop.window.questions import confirm
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
     from core.ledger import JobRecord, Ledger
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
     from desktop.common.thumbnails import ThumbnailLoader
 
 ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often

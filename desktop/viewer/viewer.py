@@ -21,12 +21,12 @@ from core.batch.trash import check_trashable, trash_picture
 from core.batch.varied import value_text
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
+from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
 from desktop.jobs.queue_again import queue_again
 from desktop.viewer.picture_loader import PictureLoader
 from desktop.viewer.viewer_canvas import ZOOM_STEP, PictureCanvas
 from desktop.viewer.viewer_panel import ViewerPanel
-from desktop.window.questions import confirm
 from desktop.window.toast import Toast
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from core.batch.varied import BatchValues
     from core.ledger import Ledger
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1200, 800)
 _SCREEN_MARGIN = 24  # the window manager's title bar and a little room

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger
-    from desktop.app.controller_port import ControllerPort
+    from desktop.common.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1500, 880)
 _TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
