@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication
 from core.controller.status import ControllerStatus
 from core.job_state import JobState
 from core.ledger import Ledger, NewJob
-from desktop.preset_files import add_preset_file
+from desktop.presets.preset_files import add_preset_file
 
 PRESET = Path(__file__).resolve().parent.parent / "resources" / "presets"
 TXT2IMG = PRESET / "Portrait txt2img (SD 1.5).json"
@@ -69,7 +69,7 @@ def big_ledger(app: QApplication, folder: Path) -> tuple[float, dict[str, float]
     """Seconds to a shown window over 100,000 jobs; then seconds to sort by each column."""
     from PySide6.QtCore import Qt
 
-    from desktop.main_window import MainWindow
+    from desktop.window.main_window import MainWindow
 
     ledger = make_ledger(folder, 100_000)
     started = time.perf_counter()
@@ -121,7 +121,7 @@ def succeed(ledger: Ledger, job_id: str, outputs: list[str]) -> None:
 def longest_stall(app: QApplication, folder: Path, sort_column: int = -1) -> float:
     from PySide6.QtCore import Qt
 
-    from desktop.main_window import MainWindow
+    from desktop.window.main_window import MainWindow
 
     ledger = make_ledger(folder, 1000)
     window = MainWindow(ledger, IdleController(), thumbnail_dir=folder / "thumbs")  # type: ignore[arg-type]
@@ -146,7 +146,7 @@ def longest_stall(app: QApplication, folder: Path, sort_column: int = -1) -> flo
 def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    from desktop.job_table_model import Column
+    from desktop.jobs.job_table_model import Column
 
     # Stalls first: before 100,000 records fill the heap.
     with tempfile.TemporaryDirectory() as small, tempfile.TemporaryDirectory() as sorted_:

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QApplication
 from bench.gui import TXT2IMG, StallMeter, succeed
 from core.controller.commands import LedgerCommands
 from core.ledger import Ledger, NewJob
-from desktop.contact_sheet import ContactSheetWidget
-from desktop.preset_files import add_preset_file
-from desktop.thumbnails import ThumbnailLoader
+from desktop.common.thumbnails import ThumbnailLoader
+from desktop.presets.preset_files import add_preset_file
+from desktop.sheet.contact_sheet import ContactSheetWidget
 
 JOBS = 1000
 PICTURE = 512  # a small SD picture's side

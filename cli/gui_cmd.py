@@ -1,15 +1,15 @@
 """`batchline gui`: start the desktop application (the default command), and `--self-test`.
 
-`desktop.app` and `desktop.self_test` import Qt only when they run, so the other commands start
-without loading it (and still work where Qt's system libraries are missing).
+`desktop.app.app` and `desktop.app.self_test` import Qt only when they run, so the other
+commands start without loading it (and still work where Qt's system libraries are missing).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from desktop import app
-from desktop import self_test as desktop_self_test
+from desktop.app import app
+from desktop.app import self_test as desktop_self_test
 
 if TYPE_CHECKING:
     import argparse

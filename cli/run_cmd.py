@@ -33,7 +33,7 @@ from core.ledger.settings import PAUSED, Settings, check_every_setting
 from core.paths import data_dir
 from core.pictures.pictures import recorded_outputs
 from core.reason_texts import cause_text
-from desktop.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
+from desktop.app.demo import DEMO_FOLDER, demo_ledger, demo_settings, start_simulator
 
 if TYPE_CHECKING:
     import argparse

@@ -28,7 +28,7 @@ import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from core.job_state import JobState  # noqa: E402
-from desktop.session import Session, SessionOptions  # noqa: E402
+from desktop.app.session import Session, SessionOptions  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable

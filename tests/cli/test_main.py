@@ -184,7 +184,7 @@ import json, sys
 from cli.main import build_parser
 build_parser().parse_args(["queue", "noise"])
 qt = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "shiboken6", "qasync"))
-print(json.dumps({"qt": qt, "window": "desktop.app" in sys.modules}))
+print(json.dumps({"qt": qt, "window": "desktop.app.app" in sys.modules}))
 """
 
 

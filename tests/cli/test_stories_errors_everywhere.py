@@ -1,8 +1,5 @@
 """Each writer's error reads the same everywhere: `batchline run`, `show` and `jobs`, the API's
-JSON, and the window (the details pane, the table's and the contact sheet's tooltips).
-
-A story across every layer (the command line, the API, the desktop), kept in its own file
-rather than under one module's tests."""
+JSON, and the window (the details pane, the table's and the contact sheet's tooltips)."""
 
 from __future__ import annotations
 
@@ -23,10 +20,10 @@ from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import AttemptRecord, Ledger, PresetContent
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.reason_texts import reason_text
-from desktop.contact_sheet_model import STATUS_ROLE, ContactSheetModel
-from desktop.job_details import JobDetailsWidget
-from desktop.job_table_model import Column, JobTableModel
-from desktop.thumbnails import ThumbnailLoader
+from desktop.common.thumbnails import ThumbnailLoader
+from desktop.jobs.job_details import JobDetailsWidget
+from desktop.jobs.job_table_model import Column, JobTableModel
+from desktop.sheet.contact_sheet_model import STATUS_ROLE, ContactSheetModel
 from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli
 from tests.core.helpers import NOISE_WORKFLOW, succeed_late

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from core.controller.published import Published
-    from desktop.main_window import MainWindow
-    from desktop.session import Session
+    from desktop.app.session import Session
+    from desktop.window.main_window import MainWindow
 
 FAST = ControllerConfig(poll_active_s=0.1, poll_idle_s=0.3, grace_s=0.5)
 

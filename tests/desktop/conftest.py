@@ -13,10 +13,10 @@ import qasync
 
 from core.ledger import Ledger, NewJob
 from core.ledger.settings import Settings
-from desktop.job_table_model import JobTableModel
-from desktop.main_thread_gc import MainThreadCollector
-from desktop.preset_files import add_preset_file
-from desktop.thumbnails import ThumbnailLoader
+from desktop.app.main_thread_gc import MainThreadCollector
+from desktop.common.thumbnails import ThumbnailLoader
+from desktop.jobs.job_table_model import JobTableModel
+from desktop.presets.preset_files import add_preset_file
 from simulator import SimulatorConfig
 from simulator.thread import SimulatorThread
 from tests.desktop.background_helpers import FAST, ledger_free
@@ -55,7 +55,9 @@ def collect_on_the_gui_thread(qapp):
 def qloop(qapp):
     """A qasync loop on the Qt event loop, as the app runs (never pytest-asyncio's loop); the
     test fails if it leaves tasks running on it."""
-    qapp.setQuitOnLastWindowClosed(False)  # as desktop.app does: the session decides when to quit
+    qapp.setQuitOnLastWindowClosed(
+        False
+    )  # as desktop.app.app does: the session decides when to quit
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
@@ -103,7 +105,7 @@ def controller(ledger: Ledger) -> FakeController:
 @pytest.fixture
 def window(qtbot, ledger, controller, preset_name, tmp_path):
     """The main window over the ledger and a fake controller, started."""
-    from desktop.main_window import MainWindow
+    from desktop.window.main_window import MainWindow
 
     window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
     qtbot.addWidget(window)

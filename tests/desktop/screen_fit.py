@@ -13,8 +13,8 @@ from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication, QWidget
 
 from core.ledger import Ledger
-from desktop.main_window import MainWindow
-from desktop.preset_files import add_preset_file
+from desktop.presets.preset_files import add_preset_file
+from desktop.window.main_window import MainWindow
 from tests.desktop.conftest import TXT2IMG
 from tests.desktop.fakes import FakeController
 

@@ -25,10 +25,10 @@ from core.job_state import JobState, Reason
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from core.ledger.settings import MAX_PENDING_PER_REQUESTER, PAUSED
-from desktop.batch_composer import BatchComposerWidget
-from desktop.batch_names import ask_and_name
-from desktop.contact_sheet import ContactSheetWidget
-from desktop.job_actions import JobActions
+from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.jobs.batch_names import ask_and_name
+from desktop.jobs.job_actions import JobActions
+from desktop.sheet.contact_sheet import ContactSheetWidget
 from tests.cli.conftest import Cli
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import answer_name, fail_job, run_job, succeed_job, until

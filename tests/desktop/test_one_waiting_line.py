@@ -19,10 +19,10 @@ from core.controller.published import status_to_json
 from core.controller.status import Connection, ControllerStatus, ServerStatus
 from core.durations import duration_text
 from core.ledger import NewJob
-from desktop.batch_composer import BatchComposerWidget
-from desktop.batch_progress import time_left_text
-from desktop.contact_sheet import ContactSheetWidget
-from desktop.contact_sheet_model import STATUS_ROLE
+from desktop.common.batch_counts import time_left_text
+from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.sheet.contact_sheet import ContactSheetWidget
+from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from tests.core.helpers import succeed as record_success
 
 ONE, TWO = "http://127.0.0.1:8188", "http://127.0.0.1:8189"

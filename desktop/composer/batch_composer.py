@@ -1,0 +1,310 @@
+"""The batch composer: seeds, parameters, grid, requester and priority of a new batch."""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction, QHideEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.batch import BatchSpec
+from core.batch.queueing import stored_preset
+from core.controller.line_now import LineCache
+from core.errors import BatchlineError, PresetError
+from core.ledger.settings import server_list
+from desktop.composer.composer_form import ParameterForm, confirm_unlisted
+from desktop.composer.composer_memory import ComposerMemory
+from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
+from desktop.composer.grid_editor import GridEditor
+from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
+from desktop.composer.server_catalogues import ServerCatalogues
+from desktop.composer.wheel_guard import guard_wheel
+
+if TYPE_CHECKING:
+    from core.catalogue import Catalogue
+    from core.controller.status import ControllerStatus
+    from core.ledger import Ledger, PresetRecord
+    from core.presets import Preset
+    from desktop.common.controller_port import ControllerPort
+
+_ERROR_STYLE = "color: #a4262c;"
+_NOTICE_STYLE = "color: #8a5300;"
+
+
+class BatchComposerWidget(QWidget):
+    """Builds a BatchSpec for the selected preset and queues it through the controller.
+
+    Signals:
+        batch_queued(str, int): a batch id and its number of jobs.
+        message(str): what queueing did, for the window's notice (nothing in the form moves).
+        failed(str): why it could not (the window shows it as an error notice).
+    """
+
+    batch_queued = Signal(str, int)
+    message = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, ledger: Ledger, controller: ControllerPort, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._ledger = ledger
+        self._lines = LineCache(ledger)  # the wait note is asked with every status
+        self._controller = controller
+        self._preset_name: str | None = None
+        self._preset: Preset | None = None
+        self.title = QLabel("Choose or drop a preset", self)
+        self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
+        self.seeds = SeedPlanEditor(self)
+        self.parameters_box = ParameterForm(self)
+        self.grid = GridEditor(self)
+        self.requester = QLineEdit(_os_user(), self)
+        self.requester.setAccessibleName("Requester")
+        self.priority = QSpinBox(self)
+        self.priority.setRange(-1000, 1000)
+        self.priority.setAccessibleName("Priority")
+        self.notice = QLabel(self)  # the wait, kept up to date
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet(_NOTICE_STYLE)
+        self.notice.setAccessibleName("Wait estimate")
+        self.queue_button = QPushButton("Queue", self)
+        self.queue_button.setAccessibleName("Queue batch")
+        self.memory = ComposerMemory(self, ledger, parent=self)
+        self.reset_button = QPushButton("Reset to preset", self)
+        self.reset_button.setToolTip("Back to the preset's own values")
+        self.save_button = QPushButton("Save as preset…", self)
+        self.save_button.setToolTip("Store the workflow with these values as a preset")
+        self._build_layout()
+        self.seeds.changed.connect(self.update_count)
+        self.grid.changed.connect(self.update_count)
+        self.requester.editingFinished.connect(self.check_room)  # its own quota
+        self.priority.valueChanged.connect(self.check_room)  # higher goes ahead in line
+        edits = (
+            self.seeds.changed,
+            self.seeds.edited,
+            self.grid.changed,
+            self.parameters_box.edited,
+        )
+        for signal in edits:
+            signal.connect(self.memory.edited)
+        self.reset_button.clicked.connect(self.memory.reset)
+        self.save_button.clicked.connect(self.memory.ask_save_as)
+        self.queue_button.clicked.connect(self.queue)
+        self.catalogues = ServerCatalogues(self)
+        self.catalogues.ready.connect(self._catalogue_ready)
+        self.parameters_box.edited.connect(self.check_models)
+        controller.add_status_listener(self._status_changed)
+        self.queue_action = QAction("Queue batch", self)
+        self.queue_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.queue_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.queue_action.triggered.connect(self.queue)
+        self.addAction(self.queue_action)
+        self.queue_button.setToolTip("Queue the batch (Ctrl+Enter)")
+        self.setEnabled(False)
+
+    def _build_layout(self) -> None:
+        who = QGroupBox("Request", self)
+        form = QFormLayout(who)
+        form.addRow("&Requester", self.requester)
+        form.addRow("&Priority", self.priority)
+        inner = QWidget(self)
+        column = QVBoxLayout(inner)
+        for widget in (self.seeds, self.parameters_box, self.grid, who):
+            column.addWidget(widget)
+        column.addStretch(1)
+        scroll = self.form_scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(inner)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.reset_button)
+        buttons.addWidget(self.save_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.queue_button)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.catalogues.stop()  # no fetch outlives the window
+        super().hideEvent(event)
+
+    # --- the preset ---------------------------------------------------------------------------
+
+    @property
+    def preset_name(self) -> str | None:
+        return self._preset_name
+
+    @Slot(str)
+    def set_preset(self, name: str) -> None:
+        """Compose for the preset, with what the artist last set for it."""
+        try:
+            preset = self._preset_of(self._ledger.presets.get(name))
+        except BatchlineError as exc:
+            self.show_error(str(exc))
+            return
+        with self.memory.quiet():
+            self._show_preset(name, preset)
+        self.setEnabled(True)
+        self.update_count()
+
+    def _preset_of(self, record: PresetRecord) -> Preset:
+        """The preset with the choices and ranges of the server's catalogue once known (a
+        workflow whose nodes that server lacks: the bundled catalogue's)."""
+        known = self._known_catalogues()
+        if known:
+            with contextlib.suppress(PresetError):
+                return stored_preset(record, known[0][1])
+        return stored_preset(record)
+
+    def _known_catalogues(self) -> list[tuple[str, Catalogue]]:
+        """The catalogues fetched so far of the servers the controller drives, in their order."""
+        return self.catalogues.catalogues(server_list(self._controller.status.server))
+
+    @Slot()
+    def _catalogue_ready(self) -> None:
+        """Rebuild the fields with the server's lists (the state kept is shown again)."""
+        if self._preset_name is not None and self._preset is not None:
+            known = self._known_catalogues()
+            if known and self._preset.catalogue_source != known[0][1].source:
+                self.set_preset(self._preset_name)
+        self.check_models()
+
+    def _show_preset(self, name: str, preset: Preset) -> None:
+        self._preset_name, self._preset = name, preset
+        self.title.setText(name)
+        editable = [p for p in preset.parameters if not p.is_seed]
+        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable))
+        self.parameters_box.set_parameters(editable)
+        self.grid.set_parameters(editable)
+        guard_wheel(self)
+        self._set_tab_order()
+        self.check_models()
+        self.memory.restore(name)
+
+    def _set_tab_order(self) -> None:
+        """Tab walks the form top to bottom: editors made for this preset included."""
+        grid = [self.grid, self.grid.x_input, self.grid.x_values, self.grid.y_input]
+        chain: list[QWidget] = [
+            self.reset_button,
+            self.save_button,
+            *self.seeds.focus_chain(),
+            *(editor for _parameter, editor in self.parameters_box.editors),
+            *grid,
+            self.grid.y_values,
+            self.requester,
+            self.priority,
+            self.queue_button,
+        ]
+        for before, after in itertools.pairwise(chain):
+            QWidget.setTabOrder(before, after)
+
+    # --- the spec -------------------------------------------------------------------------------
+
+    def values(self) -> dict[str, Any]:
+        """The parameters the artist changed (swept ones included), keyed `NODE_ID.INPUT`."""
+        return self.parameters_box.changed_values()
+
+    def overrides(self) -> dict[str, Any]:
+        """The changed parameters neither the grid nor the seeds vary."""
+        taken = {axis.input for axis in self.grid.axes()} | set(self.seeds.varied_refs())
+        return {key: value for key, value in self.values().items() if key not in taken}
+
+    def state(self) -> dict[str, Any]:
+        """Everything the artist set for this preset, as JSON."""
+        return {"seeds": self.seeds.state(), "values": self.values(), "grid": self.grid.state()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Show a state `state()` returned for the same preset."""
+        self.seeds.restore(state.get("seeds") or {})
+        self.parameters_box.show_values(state.get("values") or {})
+        self.grid.restore(state.get("grid") or {})
+
+    def spec(self) -> BatchSpec:
+        return BatchSpec(
+            seeds=self.seeds.plan(),
+            overrides=self.overrides(),
+            grid=self.grid.axes(),
+            requester=self.requester_name(),
+            priority=self.priority.value(),
+        )
+
+    def requester_name(self) -> str:
+        return self.requester.text().strip() or _os_user()
+
+    def job_count(self) -> int:
+        return self.seeds.job_count() * self.grid.point_count()
+
+    @Slot()
+    def update_count(self) -> None:
+        count = self.job_count()
+        self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
+        self.queue_button.setEnabled(count > 0 and self._preset is not None)
+        self.check_room()
+
+    @Slot()
+    def check_room(self) -> None:
+        """Why Queue would refuse the new jobs now (past their requester's quota or the
+        backlog's limit), if it would; else their place in line and wait, as ComfyUI's queue
+        stands now (`core.controller.line_now`). Asked when the count, the requester or the priority
+        changes, and with each status."""
+        status, count, requester = self._controller.status, self.job_count(), self.requester_name()
+        refused = refusal_notice(self._ledger, status, requester, count)
+        text = refused or admission_notice(
+            self._lines, status, requester, count, self.priority.value()
+        )
+        self.notice.setText(text)
+        self.notice.setStyleSheet(_ERROR_STYLE if refused else _NOTICE_STYLE)
+        self.notice.setVisible(bool(text))
+
+    def _status_changed(self, status: ControllerStatus) -> None:
+        self.catalogues.want(server_list(status.server))
+        if self._preset is not None:
+            self.check_room()
+
+    @Slot()
+    def check_models(self) -> list[str]:
+        """Mark the fields whose value a server does not list; one line for each."""
+        return self.parameters_box.mark_unlisted(self._known_catalogues())
+
+    @Slot()
+    def queue(self) -> None:
+        if self._preset_name is None or not self.queue_button.isEnabled():
+            return
+        unlisted = self.check_models()
+        if unlisted and not confirm_unlisted(self, unlisted):
+            return
+        try:
+            batch, job_ids = self._controller.queue_batch(
+                self._preset_name, self.spec(), self.seeds.varied_refs()
+            )
+        except BatchlineError as exc:
+            self.show_error(str(exc))
+            return
+        self.message.emit(queued_message(len(job_ids), batch.id, self._controller.status))
+        self.batch_queued.emit(batch.id, len(job_ids))
+
+    def show_error(self, text: str) -> None:
+        self.failed.emit(text)
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "artist"

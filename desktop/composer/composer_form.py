@@ -1,0 +1,117 @@
+"""The composer's parameters: one editor per literal input, prompts as full-width text boxes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
+
+from core.presets.availability import unlisted_choices
+from desktop.common.questions import confirm
+from desktop.composer.parameter_editors import (
+    PromptEdit,
+    default_tooltip,
+    edited_signal,
+    editor_value,
+    make_editor,
+    set_editor_value,
+)
+
+if TYPE_CHECKING:
+    from core.catalogue import Catalogue
+    from core.presets import Parameter
+
+_UNLISTED_STYLE = "border: 2px solid #c42b1c; color: #a4262c;"
+
+
+class ParameterForm(QGroupBox):
+    """The editable parameters of a preset, labels above fields when the pane is narrow.
+
+    Signals:
+        edited(): a value changed.
+    """
+
+    edited = Signal()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__("Parameters", parent)
+        self._form = QFormLayout(self)
+        self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.editors: list[tuple[Parameter, QWidget]] = []
+
+    def set_parameters(self, parameters: list[Parameter]) -> None:
+        while self._form.rowCount():
+            self._form.removeRow(0)
+        self.editors = []
+        for parameter in parameters:
+            editor = make_editor(parameter, self)
+            label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+            label.setBuddy(editor)
+            label.setWordWrap(True)
+            if isinstance(editor, PromptEdit):  # the whole width, its label above
+                self._form.addRow(label)
+                self._form.addRow(editor)
+            else:
+                self._form.addRow(label, editor)
+            self.editors.append((parameter, editor))
+            edited_signal(editor).connect(self.edited)
+
+    def editor(self, ref: str) -> QWidget:
+        """The editor of the input `NODE_ID.INPUT`."""
+        return next(editor for parameter, editor in self.editors if str(parameter.ref) == ref)
+
+    def label_of(self, editor: QWidget) -> str:
+        label = next(w for w in self.findChildren(QLabel) if w.buddy() is editor)
+        return label.text()
+
+    def changed_values(self) -> dict[str, Any]:
+        """The values that differ from the preset's, keyed `NODE_ID.INPUT`."""
+        changed = {}
+        for parameter, editor in self.editors:
+            value = editor_value(editor, parameter)
+            if value != parameter.value:
+                changed[str(parameter.ref)] = value
+        return changed
+
+    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> list[str]:
+        """Mark in red each field whose value a server does not list (a model, a LoRA, an
+        image...), with a tooltip saying so; one line per such field, for asking before
+        queueing."""
+        values = {str(p.ref): editor_value(e, p) for p, e in self.editors}
+        missing: dict[str, list[str]] = {}
+        for address, catalogue in catalogues:
+            for parameter, _value in unlisted_choices(self._parameters(), values, catalogue):
+                missing.setdefault(str(parameter.ref), []).append(address)
+        lines = []
+        for parameter, editor in self.editors:
+            servers = missing.get(str(parameter.ref))
+            label = self.label_of(editor)
+            if servers:
+                value = values[str(parameter.ref)]
+                line = f"{label}: {value!s} (not on {', '.join(servers)})"
+                editor.setToolTip(
+                    f"{label}: the server does not have “{value}” ({', '.join(servers)})"
+                )
+                editor.setStyleSheet(_UNLISTED_STYLE)
+                lines.append(line)
+            elif editor.styleSheet():
+                editor.setStyleSheet("")
+                editor.setToolTip(default_tooltip(parameter))
+        return lines
+
+    def _parameters(self) -> list[Parameter]:
+        return [parameter for parameter, _editor in self.editors]
+
+    def show_values(self, values: dict[str, Any]) -> None:
+        for parameter, editor in self.editors:
+            if str(parameter.ref) in values:
+                set_editor_value(editor, parameter, values[str(parameter.ref)])
+
+
+def confirm_unlisted(parent: QWidget, lines: list[str]) -> bool:
+    """Ask whether to queue all the same, the server lacking what `lines` name."""
+    listed = "\n".join(f"• {line}" for line in lines)
+    text = f"The server does not list these; its jobs would fail:\n\n{listed}\n\nQueue anyway?"
+    return confirm(parent, "Missing on the server", text, warning=True)

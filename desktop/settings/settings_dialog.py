@@ -1,0 +1,237 @@
+"""The settings dialog: server and token, caps, output folder, attempts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.comfy import server_address
+from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
+from core.ledger.settings import DEFAULT_SERVER, Settings, server_list
+from desktop.settings.server_check import check_servers_waiting
+
+if TYPE_CHECKING:
+    from core.ledger import Ledger
+
+_OK_COLOUR = "#1e7b34"
+_PROBLEM_COLOUR = "#a4262c"
+
+
+class SettingsDialog(QDialog):
+    """Edits the ledger's `Settings`; ``apply()`` saves and returns the new ones."""
+
+    def __init__(self, ledger: Ledger, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Batchline settings")
+        self._ledger = ledger
+        current = Settings.load(ledger)
+        self._current = current
+        self.server = _line(current.server or DEFAULT_SERVER, "ComfyUI address", self)
+        self.server.setToolTip(
+            "The address of your ComfyUI, e.g. http://127.0.0.1:8188. Several servers (one per "
+            "GPU or machine): separate them with commas; Batchline feeds them all."
+        )
+        self.token = _line("", "Token", self)
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token.setPlaceholderText("leave empty to keep; most local servers need none")
+        self.keyring_note = QLabel(self)
+        self.keyring_note.setWordWrap(True)
+        if not keyring_available():
+            self.keyring_note.setText(
+                f"No system keyring found: the token cannot be remembered here. Set {TOKEN_ENV} "
+                "in the environment before starting Batchline instead."
+            )
+            self.token.setEnabled(False)
+        knobs = current.controller
+        self.global_cap = _spin(knobs.global_cap, "Global cap", self)
+        self.requester_cap = _spin(knobs.per_requester_cap, "Per-requester cap", self)
+        self.max_attempts = _spin(knobs.max_attempts, "Automatic attempts", self)
+        self.output = _line(str(current.output_folder), "Output folder", self)
+        browse = QPushButton("Browse…", self)
+        browse.setAccessibleName("Choose output folder")
+        browse.clicked.connect(self.browse)
+        row = QHBoxLayout()
+        row.addWidget(self.output, 1)
+        row.addWidget(browse)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.test_button = QPushButton("T&est", self)
+        self.test_button.setAccessibleName("Test the address")
+        self.test_button.setToolTip("Ask the address whether a ComfyUI answers, and its version")
+        self.test_button.clicked.connect(self.test)
+        self.server.textChanged.connect(self._address_edited)
+        self._untested_ok = False  # the artist saw the address fail and may save anyway
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.server, 1)
+        server_row.addWidget(self.test_button)
+        fields = QWidget(self)
+        form = self._form = QFormLayout(fields)
+        self.server_note = QLabel(self)
+        self.server_note.setWordWrap(True)  # a long reason must not widen the dialog
+        self.server_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.setMinimumWidth(480)
+        form.addRow(_buddy("&Server", self.server), server_row)
+        form.addRow("", self.server_note)
+        form.addRow("&Token", self.token)
+        form.addRow("", self.keyring_note)
+        form.addRow("&Global cap", self.global_cap)
+        form.addRow("&Per-requester cap", self.requester_cap)
+        form.addRow("&Automatic attempts", self.max_attempts)
+        form.addRow(_buddy("&Output folder", self.output), row)
+        # On a short screen (200 % scale) the fields scroll; the notes are never squeezed.
+        self.fields = QScrollArea(self)
+        self.fields.setWidgetResizable(True)
+        self.fields.setFrameShape(QFrame.Shape.NoFrame)
+        self.fields.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fields.setWidget(fields)
+        outer = self._outer = QVBoxLayout(self)
+        outer.addWidget(self.fields, 1)
+        outer.addWidget(buttons)
+        self._buttons = buttons
+        self._fit_height()
+
+    def settings(self) -> Settings:
+        """The settings as entered (an emptied field keeps what was shown)."""
+        controller = replace(
+            self._current.controller,
+            global_cap=self.global_cap.value(),
+            per_requester_cap=self.requester_cap.value(),
+            max_attempts=self.max_attempts.value(),
+        )
+        return Settings(
+            server=self.server.text().strip() or self._current.server or DEFAULT_SERVER,
+            output_dir=Path(self.output.text().strip() or self._current.output_folder),
+            controller=controller,
+        )
+
+    def apply(self) -> Settings:
+        """Save the settings to the ledger and the token to the keyring."""
+        settings = self.settings()
+        settings.save(self._ledger)
+        if self.token.text():
+            for server in server_list(settings.server):
+                save_token(server_address(server), self.token.text())
+        return settings
+
+    def problem(self) -> str | None:
+        """What is wrong with the entered servers or output folder (shown under the field),
+        or None."""
+        for server in server_list(self.server.text()):
+            try:
+                server_address(server)
+            except ValueError as exc:  # says what is wrong, never repeating a password
+                return f"{str(exc)[:1].upper()}{str(exc)[1:]}"
+        folder = self.output.text().strip()
+        if folder and not Path(folder).expanduser().is_absolute():
+            return f"The output folder must be a full path (from / or ~), not {folder!r}"
+        return None
+
+    def accept(self) -> None:
+        """Save when every address is well formed and answers; when one does not answer, say
+        so and offer "Save anyway" (ComfyUI may simply not be started yet)."""
+        if self._untested_ok or self.test():
+            super().accept()
+        elif self.problem() is None:
+            self._untested_ok = True
+            self.save_button.setText("Save &anyway")
+
+    @Slot()
+    def test(self) -> bool:
+        """Check the addresses; the note says what each answered. True when all answered."""
+        problem = self.problem()
+        if problem is not None:
+            self._say(problem, ok=False)
+            return False
+        self._say("Testing the address…", ok=True)
+        self.test_button.setEnabled(False)
+        try:
+            checks = check_servers_waiting(server_list(self.server.text()), self.token.text())
+        finally:
+            self.test_button.setEnabled(True)
+        reachable = all(check.reachable for check in checks)
+        lines = [check.line() for check in checks]
+        if not reachable:
+            lines.append("Start ComfyUI or correct the address; jobs wait until it answers.")
+        details = "\n".join(check.detail for check in checks if check.detail)
+        self._say("\n".join(lines), ok=reachable, detail=details)
+        return reachable
+
+    def _say(self, text: str, ok: bool, detail: str = "") -> None:
+        self.server_note.setStyleSheet(f"color: {_OK_COLOUR if ok else _PROBLEM_COLOUR};")
+        self.server_note.setText(text)
+        self.server_note.setToolTip(detail)  # the technical error, when there is one
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Tall enough for every field and note (they wrap), within the screen; past it the
+        fields scroll."""
+        outer = self._outer
+        margins = outer.contentsMargins()
+        chrome = (
+            margins.top() + margins.bottom() + outer.spacing() + self._buttons.sizeHint().height()
+        )
+        width = self.width() - margins.left() - margins.right()  # the fields' width, once shown
+        needed = self._form.totalHeightForWidth(width) + chrome
+        room = self.screen().availableGeometry().height()
+        self.resize(self.width(), min(needed, room))
+
+    @Slot()
+    def _address_edited(self) -> None:
+        self._untested_ok = False
+        self.save_button.setText("OK")
+
+    @Slot()
+    def browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Output folder", self.output.text())
+        if folder:
+            self.output.setText(folder)
+
+    @classmethod
+    def ask(cls, ledger: Ledger, parent: QWidget | None = None) -> Settings | None:
+        """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
+        dialog = cls(ledger, parent)
+        return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+
+def _line(text: str, name: str, parent: QWidget) -> QLineEdit:
+    edit = QLineEdit(text, parent)
+    edit.setAccessibleName(name)
+    return edit
+
+
+def _spin(value: int, name: str, parent: QWidget) -> QSpinBox:
+    box = QSpinBox(parent)
+    box.setRange(1, 64)
+    box.setValue(value)
+    box.setAccessibleName(name)
+    return box
+
+
+def _buddy(text: str, widget: QWidget) -> QLabel:
+    """A row's label for a field in a layout: its mnemonic focuses the field (a label
+    without a buddy would show the ``&`` itself)."""
+    label = QLabel(text, widget.parentWidget())
+    label.setBuddy(widget)
+    return label

@@ -1,0 +1,171 @@
+"""The main window's menu bar (File, Edit, Jobs, View, Help): every action with its shortcut,
+and a Help page listing those shortcuts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox
+
+from core import __version__
+from desktop.jobs.job_action_scope import plain_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtWidgets import QMenuBar, QToolBar, QWidget
+
+    from desktop.composer.batch_composer import BatchComposerWidget
+    from desktop.jobs.job_actions import JobActions
+    from desktop.presets.presets_panel import PresetsPanel
+    from desktop.sheet.contact_sheet import ContactSheetWidget
+
+
+class MenuWindow(Protocol):
+    """What the menus reach of the main window: its panes, its actions and its slots."""
+
+    @property
+    def presets(self) -> PresetsPanel: ...
+
+    @property
+    def composer(self) -> BatchComposerWidget: ...
+
+    @property
+    def job_actions(self) -> JobActions: ...
+
+    @property
+    def sheet(self) -> ContactSheetWidget: ...
+
+    @property
+    def toolbar(self) -> QToolBar: ...
+
+    @property
+    def connect_action(self) -> QAction: ...
+
+    @property
+    def settings_action(self) -> QAction: ...
+
+    @property
+    def quit_action(self) -> QAction: ...
+
+    @property
+    def quit_all_action(self) -> QAction: ...
+
+    def window(self) -> QWidget: ...
+
+    def menuBar(self) -> QMenuBar: ...
+
+    def select_all_jobs(self) -> None: ...
+
+    def focus_filter(self) -> None: ...
+
+    def name_batch(self) -> None: ...
+
+    def focus_composer(self) -> None: ...
+
+    def show_table(self) -> None: ...
+
+    def show_pictures(self) -> None: ...
+
+    def show_tab(self, index: int) -> None: ...
+
+
+def build_menus(window: MenuWindow) -> list[QMenu]:
+    """Fill the window's menu bar; the File menu keeps Settings, Close window and Quit."""
+    bar = window.menuBar()
+    owner = window.window()  # the main window itself (a top-level widget), as a QWidget
+    file_menu = bar.addMenu("&File")
+    file_menu.addAction(
+        _action(owner, "&Open preset…", "Ctrl+O", window.presets.open_files, "Open a workflow")
+    )
+    file_menu.addAction(window.connect_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.settings_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.quit_action)
+    file_menu.addAction(window.quit_all_action)
+
+    edit_menu = bar.addMenu("&Edit")
+    composer = window.composer
+    edit_menu.addAction(composer.queue_action)
+    edit_menu.addAction(
+        _action(owner, "&Reset to preset", "Ctrl+Shift+Backspace", composer.reset_button.click)
+    )
+    edit_menu.addAction(
+        _action(owner, "&Save as preset…", "Ctrl+Shift+S", composer.save_button.click)
+    )
+    edit_menu.addSeparator()
+    edit_menu.addAction(_action(owner, "Select &all jobs", "Ctrl+A", window.select_all_jobs))
+    edit_menu.addAction(_action(owner, "&Filter jobs", "Ctrl+F", window.focus_filter))
+
+    jobs_menu = bar.addMenu("&Jobs")
+    for action in window.job_actions.all():
+        jobs_menu.addAction(action)
+    jobs_menu.addSeparator()
+    for action in window.job_actions.recall_actions():
+        jobs_menu.addAction(action)
+    jobs_menu.addSeparator()
+    jobs_menu.addAction(_action(owner, "&Name batch…", "F2", window.name_batch))
+    jobs_menu.addSeparator()
+    for action in window.sheet.picture_actions:  # the shown batch's pictures
+        jobs_menu.addAction(action)
+
+    view_menu = bar.addMenu("&View")
+    toolbar = window.toolbar.toggleViewAction()
+    toolbar.setText("&Toolbar")
+    toolbar.setShortcut(QKeySequence("Ctrl+Shift+T"))
+    view_menu.addAction(toolbar)
+    view_menu.addSeparator()
+    view_menu.addAction(_action(owner, "&Composer", "Ctrl+1", window.focus_composer))
+    view_menu.addAction(_action(owner, "&Jobs table", "Ctrl+2", window.show_table))
+    view_menu.addAction(_action(owner, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
+    view_menu.addAction(_action(owner, "&Pictures", "Ctrl+4", window.show_pictures))
+
+    help_menu = bar.addMenu("&Help")
+    menus = [file_menu, edit_menu, jobs_menu, view_menu, help_menu]
+    help_menu.addAction(
+        _action(
+            owner,
+            "&Keyboard shortcuts",
+            "F1",
+            lambda: QMessageBox.information(owner, "Keyboard shortcuts", shortcuts_text(menus)),
+        )
+    )
+    help_menu.addAction(
+        _action(
+            owner,
+            "&About Batchline",
+            "",
+            lambda: QMessageBox.about(
+                owner,
+                "About Batchline",
+                f"Batchline {__version__}: batches of jobs for ComfyUI servers.",
+            ),
+        )
+    )
+    return menus
+
+
+def shortcuts_text(menus: list[QMenu]) -> str:
+    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del"."""
+    lines = []
+    for menu in menus:
+        for action in menu.actions():
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys:
+                lines.append(f"{plain_text(menu.title())} › {plain_text(action.text())}: {keys}")
+    return "\n".join(lines)
+
+
+def _action(
+    window: QWidget, text: str, keys: str, slot: Callable[[], object], tip: str = ""
+) -> QAction:
+    action = QAction(text, window)
+    if keys:
+        action.setShortcut(QKeySequence(keys))
+    if tip:
+        action.setStatusTip(tip)
+    action.triggered.connect(lambda _checked=False: slot())
+    window.addAction(action)
+    return action

@@ -1,0 +1,315 @@
+"""The composer turns the artist's choices into the right BatchSpec and queues it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.batch import GridAxis, SeedMode
+from core.controller.status import ServerStatus
+from core.job_state import JobState
+from core.ledger import NewJob
+from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.presets.preset_files import add_preset_file
+from tests.core.helpers import succeed
+from tests.desktop.conftest import GRADIENT
+
+
+@pytest.fixture
+def composer(qtbot, ledger, controller, preset_name):
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(preset_name)
+    return composer
+
+
+def editor_for(composer, ref):
+    return next(
+        editor for parameter, editor in composer.parameters_box.editors if str(parameter.ref) == ref
+    )
+
+
+def test_counted_seeds_and_changed_parameters(composer) -> None:
+    composer.seeds.count.setValue(5)
+    composer.seeds.start.setValue(100)
+    composer.seeds.step.setValue(10)
+    editor_for(composer, "3.steps").setValue(30)
+    editor_for(composer, "6.text").setPlainText("a heron at dawn")
+    composer.requester.setText("mia")
+    composer.priority.setValue(2)
+    spec = composer.spec()
+    assert spec.seeds.mode is SeedMode.sequence
+    assert (spec.seeds.count, spec.seeds.start, spec.seeds.step) == (5, 100, 10)
+    assert spec.overrides == {"3.steps": 30, "6.text": "a heron at dawn"}
+    assert (spec.requester, spec.priority) == ("mia", 2)
+    assert composer.queue_button.text() == "Queue 5 jobs"
+
+
+def test_explicit_and_random_seeds(composer) -> None:
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
+    composer.seeds.values.setText("7, 42 99")
+    assert composer.spec().seeds.values == (7, 42, 99)
+    assert composer.queue_button.text() == "Queue 3 jobs"
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("random"))
+    composer.seeds.count.setValue(4)
+    assert composer.spec().seeds.mode is SeedMode.random
+    assert composer.job_count() == 4
+
+
+def test_grid_of_two_parameters_multiplies_the_jobs(composer) -> None:
+    composer.seeds.count.setValue(2)
+    composer.grid.setChecked(True)
+    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("3.cfg"))
+    composer.grid.x_values.setText("4, 7.5")
+    composer.grid.y_input.setCurrentIndex(composer.grid.y_input.findData("3.sampler_name"))
+    composer.grid.y_values.setText("euler, dpmpp_2m, ddim")
+    spec = composer.spec()
+    assert spec.grid == (
+        GridAxis("3.cfg", (4.0, 7.5)),
+        GridAxis("3.sampler_name", ("euler", "dpmpp_2m", "ddim")),
+    )
+    assert composer.queue_button.text() == "Queue 12 jobs"
+
+
+def test_unchecking_every_seed_input_keeps_seeds(composer) -> None:
+    composer.seeds._checks[0][1].setChecked(False)
+    assert composer.spec().seeds.mode is SeedMode.keep
+    assert composer.queue_button.text() == "Queue 1 job"
+
+
+def test_queue_writes_the_batch_through_the_controller(composer, controller, ledger) -> None:
+    composer.seeds.count.setValue(3)
+    composer.queue_button.click()
+    name, call = controller.calls[-1]
+    assert name == "queue_batch"
+    assert call[2] == ["3.seed"]
+    jobs = ledger.jobs()
+    assert [job.params["3.seed"] for job in jobs] == [0, 1, 2]
+    assert {job.state for job in jobs} == {JobState.pending}
+
+
+def test_composition_errors_are_shown_not_raised(composer, ledger) -> None:
+    failed: list[str] = []
+    composer.failed.connect(failed.append)
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
+    composer.seeds.values.setText("5, 5")
+    composer.queue_button.click()
+    assert "repeats 5" in failed[-1]
+    assert ledger.jobs() == []
+
+
+def test_the_wait_follows_comfyui_s_queue(composer, controller, ledger, preset_name) -> None:
+    controller.push(server_queue=0, in_flight=0)
+    composer.seeds.count.setValue(1)
+    assert composer.notice.isHidden(), "an empty queue: no place in line to tell"
+    composer.seeds.count.setValue(4)
+    assert composer.notice.text() == (
+        "These 4 jobs would stand #1–#4 in line (ComfyUI gets 3 at a time); "
+        "the wait is estimated once a job has finished."
+    )
+    finish_one(ledger, preset_name, seconds=8.0)
+    others = (ServerStatus("http://127.0.0.1:8188", queue=5),)  # other clients' prompts
+    controller.push(servers=others, server_queue=5, in_flight=0)
+    assert composer.notice.text() == (
+        "These 4 jobs would stand #6–#9 in line (ComfyUI gets 3 at a time); "
+        "the last would be done in about 1 min 12 s."
+    )
+    controller.push(servers=(ServerStatus("http://127.0.0.1:8188"),), server_queue=0)
+    composer.seeds.count.setValue(1)
+    assert composer.notice.isHidden()
+
+
+def test_a_higher_priority_stands_ahead_of_the_jobs_waiting(
+    composer, controller, ledger, preset_name
+) -> None:
+    ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": n}) for n in range(5)], requester="b"
+    )
+    controller.push(server_queue=0, in_flight=0)
+    composer.requester.setText("b")  # another requester's would take turns with b's
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(4)
+    assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
+    composer.priority.setValue(1)
+    assert composer.notice.text().startswith("These 4 jobs would stand #1–#4 in line")
+    composer.priority.setValue(-1)
+    assert composer.notice.text().startswith("These 4 jobs would stand #6–#9 in line")
+
+
+def test_a_new_job_takes_turns_with_another_requesters_waiting_ones(
+    composer, controller, ledger, preset_name
+) -> None:
+    ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": n}) for n in range(5)], requester="b"
+    )
+    composer.requester.setText("a")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(3)
+    # a's turn first (name order), then b's: a, b, a, b, a
+    assert composer.notice.text().startswith("These 3 jobs would stand #1–#5 in line")
+
+
+def test_the_wait_counts_every_server(composer, controller) -> None:
+    servers = (ServerStatus("http://gpu-1:8188"), ServerStatus("http://gpu-2:8188"))
+    controller.push(servers=servers, server_queue=0)
+    composer.seeds.count.setValue(6)
+    assert composer.notice.isHidden(), "6 fit: 3 on each server"
+    composer.seeds.count.setValue(7)
+    assert composer.notice.text().startswith(
+        "These 7 jobs would stand #1–#7 in line (your 2 servers get 6 at a time)"
+    )
+
+
+def test_a_batch_past_the_quota_is_said_while_composing_not_only_on_queue(
+    composer, controller, ledger, preset_name
+) -> None:
+    from core.ledger.settings import MAX_PENDING_PER_REQUESTER
+
+    MAX_PENDING_PER_REQUESTER.set(ledger, 5)
+    _batch, ann_jobs = ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann")
+    composer.requester.setText("ann")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(2)
+    assert "would be refused" not in composer.notice.text(), "3 + 2 fit under 5"
+    composer.seeds.count.setValue(3)
+    assert composer.notice.text() == (
+        "Not now: ann has 3 unfinished jobs and may have 5, so these 3 jobs would be refused; "
+        "there is room once some have finished."
+    )
+    ledger.request_cancel(ann_jobs[0])  # one of ann's jobs ends: 2 + 3 fit
+    controller.push(server_queue=0)
+    assert "would be refused" not in composer.notice.text()
+    composer.requester.setText("bob")  # another requester has a quota of its own
+    composer.requester.editingFinished.emit()
+    assert "would be refused" not in composer.notice.text()
+    composer.seeds.count.setValue(6)
+    assert composer.notice.text() == (
+        "Too many at once: a batch of 6 jobs is more than the 5 one requester may have "
+        "unfinished: split it."
+    )
+
+
+def test_a_batch_that_stops_fitting_while_composed_is_said_with_the_next_status(
+    composer, controller, ledger, preset_name
+) -> None:
+    """Jobs queued meanwhile from elsewhere (the command line, the API) fill the quota."""
+    from core.ledger.settings import MAX_PENDING_PER_REQUESTER
+
+    MAX_PENDING_PER_REQUESTER.set(ledger, 5)
+    composer.requester.setText("ann")
+    composer.requester.editingFinished.emit()
+    composer.seeds.count.setValue(3)
+    assert "would be refused" not in composer.notice.text()
+    ledger.create_batch(preset_name, [NewJob({})] * 3, requester="ann")
+    controller.push(server_queue=0)
+    assert composer.notice.text().startswith("Not now: ann has 3 unfinished jobs and may have 5")
+
+
+def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) -> None:
+    from core.controller.status import Connection
+
+    told: list[str] = []
+    composer.message.connect(told.append)
+    controller.push(connection=Connection.connected, stopped="")
+    composer.seeds.count.setValue(1)
+    composer.queue_button.click()
+    assert told[-1].startswith("Queued 1 job as ")
+    controller.push(connection=Connection.offline, stopped="")
+    composer.queue_button.click()
+    assert told[-1].endswith("; it waits for the server (ComfyUI does not answer).")
+
+
+def finish_one(ledger, preset_name, seconds: float) -> None:
+    """A job of another batch that ran `seconds` on the server."""
+    _batch, (job_id,) = ledger.create_batch(preset_name, [NewJob(params={})], requester="x")
+    ledger.submit_attempt(job_id, "p-done", "http://x", "wf")
+    ledger.observe_queued("p-done", 1)
+    ledger.observe_running("p-done")
+    assert succeed(ledger, "p-done", [], "", (1000.0, 1000.0 + seconds))
+
+
+def test_model_free_preset_varies_its_named_seed_input(qtbot, ledger, controller) -> None:
+    name = add_preset_file(ledger, GRADIENT, ["1.color"]).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    composer.seeds.count.setValue(3)
+    composer.seeds.step.setValue(40000)
+    composer.queue_button.click()
+    assert [job.params for job in ledger.jobs()] == [
+        {"1.color": 0},
+        {"1.color": 40000},
+        {"1.color": 80000},
+    ]
+
+
+def test_ctrl_enter_queues(composer, controller, qtbot) -> None:
+    composer.seeds.count.setValue(2)
+    composer.queue_action.trigger()
+    assert controller.names() == ["queue_batch"]
+
+
+def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
+    qtbot, ledger, controller
+) -> None:
+    name = add_preset_file(ledger, GRADIENT).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    assert composer.job_count() == 1
+    assert composer.seeds.chosen.findData("1.color") > 0, "any integer input is offered"
+    composer.seeds.chosen.setCurrentIndex(composer.seeds.chosen.findData("1.color"))
+    assert composer.seeds.count.isEnabled()
+    composer.seeds.count.setValue(2)
+    composer.seeds.start.setValue(7)
+    assert composer.queue_button.text() == "Queue 2 jobs"
+    composer.queue_button.click()
+    assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
+    composer.set_preset(name)
+    assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
+
+
+def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_path) -> None:
+    pair = (
+        Path(__file__).parents[2] / "data" / "golden-pairs" / "controlnet_controlnet_example.json"
+    )
+    path = tmp_path / "controlnet.json"
+    path.write_text(json.dumps(json.loads(pair.read_text("utf-8"))["workflow"]), "utf-8")
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(add_preset_file(ledger, path).name)
+    form = composer.parameters_box
+    labels = [form.label_of(editor) for _parameter, editor in form.editors]
+    assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]
+
+
+def test_a_colour_input_reads_as_a_colour_and_the_swatch_picks_one(
+    qtbot, ledger, controller, monkeypatch
+) -> None:
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QColorDialog
+
+    from desktop.composer.colour_box import ColourBox
+
+    name = add_preset_file(ledger, GRADIENT).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    editor = composer.parameters_box.editor("1.color")
+    assert isinstance(editor, ColourBox)
+    assert editor.text() == "#3399FF", "EmptyImage's 3381759, as ComfyUI shows it"
+    picked = QColor("#FF8000")
+    monkeypatch.setattr(QColorDialog, "getColor", staticmethod(lambda *_args: picked))
+    editor.swatch.trigger()
+    assert composer.spec().overrides["1.color"] == 0xFF8000
+    editor.lineEdit().setText("#00ff00")
+    editor.interpretText()
+    assert composer.spec().overrides["1.color"] == 0x00FF00
+    assert composer.parameters_box.editor("2.blur_radius").text() == "3", "other numbers stay"
+    composer.grid.setChecked(True)
+    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("1.color"))
+    composer.grid.x_values.setText("#FF0000, #00ff00, 255")
+    composer.queue_button.click()
+    assert sorted(job.params["1.color"] for job in ledger.jobs()) == [255, 0x00FF00, 0xFF0000]

@@ -1,0 +1,96 @@
+"""The composer's layout: prompts grow with their text, nothing is cut off on the right of a
+narrow pane, and Tab walks the form top to bottom."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QWidget
+
+from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.composer.parameter_editors import PromptEdit
+from desktop.presets.preset_files import add_preset_file
+from tests.desktop.conftest import TXT2IMG
+
+
+def shown_composer(qtbot, ledger, controller, preset_name, width=380):
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(preset_name)
+    composer.grid.setChecked(True)
+    composer.resize(width, 700)
+    composer.show()
+    qtbot.waitExposed(composer)
+    return composer
+
+
+def test_nothing_is_cut_off_on_the_right(qtbot, ledger, controller, preset_name) -> None:
+    composer = shown_composer(qtbot, ledger, controller, preset_name)
+    prompt = composer.parameters_box.editor("6.text")
+    prompt.setPlainText("a very long prompt without any line break " * 20)
+    viewport = composer.form_scroll.viewport()
+    qtbot.waitUntil(lambda: composer.form_scroll.widget().width() <= viewport.width())
+    cut = [
+        widget.accessibleName() or type(widget).__name__
+        for widget in composer.form_scroll.widget().findChildren(QWidget)
+        if widget.isVisible()
+        and widget.mapTo(viewport, QPoint(widget.width(), 0)).x() > viewport.width()
+    ]
+    assert cut == []
+
+
+def test_prompts_span_the_pane_and_grow_with_their_text(
+    qtbot, ledger, controller, preset_name
+) -> None:
+    composer = shown_composer(qtbot, ledger, controller, preset_name, width=600)
+    prompt = composer.parameters_box.editor("6.text")
+    assert isinstance(prompt, PromptEdit)
+    assert prompt.width() > composer.parameters_box.width() * 0.8, "the whole width"
+    prompt.setPlainText("one line")
+    short = prompt.height()
+    prompt.setPlainText("\n".join(f"line {n}" for n in range(8)))
+    assert prompt.height() > short * 2
+    prompt.setPlainText("\n".join(f"line {n}" for n in range(100)))
+    tallest = prompt.height()
+    assert tallest < 14 * prompt.fontMetrics().lineSpacing(), "then it scrolls"
+    assert prompt.verticalScrollBar().maximum() > 0
+
+
+def test_tab_walks_the_form_top_to_bottom(qtbot, ledger, controller, preset_name) -> None:
+    composer = shown_composer(qtbot, ledger, controller, preset_name)
+    chain, widget = [], composer.reset_button
+    while widget not in chain:
+        chain.append(widget)
+        widget = widget.nextInFocusChain()
+    positive = composer.parameters_box.editor("6.text")
+    steps = composer.parameters_box.editor("3.steps")
+    order = [composer.seeds.count, positive, steps, composer.grid.x_input, composer.requester]
+    assert [chain.index(w) for w in order] == sorted(chain.index(w) for w in order)
+    assert chain.index(composer.queue_button) > chain.index(composer.priority)
+
+
+def test_a_long_prompt_in_the_preset_shows_whole_and_wrapped(
+    qtbot, ledger, controller, tmp_path
+) -> None:
+    """The prompt comes with the preset, before the box has its width: it still wraps at the
+    box's width (no sideways scrollbar) and the box is as tall as its lines."""
+    workflow = json.loads(TXT2IMG.read_text())
+    workflow["6"]["inputs"]["text"] = LONG_PROMPT
+    path = tmp_path / "Long prompt.json"
+    path.write_text(json.dumps(workflow))
+    name = add_preset_file(ledger, path).name
+    assert name
+    composer = shown_composer(qtbot, ledger, controller, name)
+    prompt = composer.parameters_box.editor("6.text")
+    assert isinstance(prompt, PromptEdit)
+    qtbot.wait(50)
+    assert not prompt.horizontalScrollBar().isVisible()
+    assert prompt.verticalScrollBar().maximum() == 0, "tall enough for every line"
+
+
+LONG_PROMPT = (
+    "a bottle with a beautiful rainbow galaxy inside it on top of a wooden table in the middle "
+    "of a modern kitchen beside a plate of vegetables and mushrooms and a wine glasse that "
+    "contains a planet earth with a plate with a half eaten apple pie on it"
+)

@@ -1,0 +1,138 @@
+"""Job details: attempts, timeline, failure node and message, output thumbnails."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from core.job_state import AttemptResult, Reason
+from core.pictures.pictures import job_outputs
+from desktop.jobs.job_details import JobDetailsWidget
+from desktop.jobs.job_outputs import OutputsModel
+from tests.core.helpers import succeed_late
+from tests.desktop.conftest import make_jobs
+from tests.desktop.helpers import fail_job, succeed_job
+
+
+@pytest.fixture
+def image(tmp_path):
+    path = tmp_path / "out" / "job_1.png"
+    path.parent.mkdir()
+    Image.new("RGB", (640, 480), "#336699").save(path)
+    return path
+
+
+def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_name, thumbnails):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.show_job(ledger.job(job_id))
+    assert details.attempts.rowCount() == 1
+    assert details.attempts.index(0, 1).data() == "Failed"
+    assert details.attempts.index(0, 2).data() == "out of memory"
+    assert details.attempts.index(0, 7).data() == f"prompt-{job_id}-1"
+    tos = [details.transitions.index(r, 2).data() for r in range(details.transitions.rowCount())]
+    assert tos == ["Queued", "Running", "Failed"]
+    assert details.transitions.index(2, 3).data() == "out of memory"
+    assert (
+        details.failure.text() == "out of memory in KSampler (node 3)\nMessage: CUDA out of memory"
+    )
+    assert job_id in details.header.text()
+
+
+def test_outputs_get_thumbnails_off_the_gui_thread(
+    qtbot, qtmodeltester, ledger, preset_name, thumbnails, image
+):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    succeed_job(ledger, job_id, [str(image)])
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    qtmodeltester.check(details.outputs)
+    with qtbot.waitSignal(thumbnails.ready, timeout=10_000):
+        details.show_job(ledger.job(job_id))
+    qtbot.waitUntil(lambda: details.outputs.index(0).data(1) is not None)
+    assert details.outputs.rowCount() == 1
+    assert details.failure.isHidden()
+
+
+@pytest.mark.expect_log("desktop.common.thumbnails")
+def test_outputs_model_passes_the_tester(qtmodeltester, thumbnails) -> None:
+    model = OutputsModel(thumbnails)
+    qtmodeltester.check(model)
+    model.set_paths(["/nonexistent/a.png", "/nonexistent/b.png"])
+    assert model.rowCount() == 2
+
+
+def test_record_models_pass_the_tester(qtmodeltester, ledger, preset_name) -> None:
+    from desktop.jobs.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.execution_error)
+    attempts = RecordTableModel(ATTEMPT_COLUMNS)
+    transitions = RecordTableModel(TRANSITION_COLUMNS)
+    qtmodeltester.check(attempts)
+    qtmodeltester.check(transitions)
+    attempts.set_records(ledger.attempts(job_id))
+    transitions.set_records(ledger.transitions(job_id))
+    assert attempts.columnCount() == len(ATTEMPT_COLUMNS)
+    assert transitions.rowCount() == 3
+
+
+def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, image):
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    ledger.submit_attempt(job_id, "old", "http://127.0.0.1:8188", "wf")
+    ledger.observe_retryable("old", AttemptResult.lost, Reason.timeout)
+    ledger.submit_attempt(job_id, "new", "http://127.0.0.1:8188", "wf")
+    assert succeed_late(ledger, "old", [str(image)])
+    assert job_outputs(ledger, job_id) == [str(image)]
+
+
+def test_a_narrow_details_pane_shows_an_attempts_result_and_reason_without_scrolling(
+    qtbot, ledger, preset_name, thumbnails
+):
+    from PySide6.QtWidgets import QTableView
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.resize(300, 700)  # the pane's width in a 1366x768 window
+    details.show()
+    details.show_job(ledger.job(job_id))
+    view = next(v for v in details.findChildren(QTableView) if v.accessibleName() == "Attempts")
+    header = view.horizontalHeader()
+    qtbot.waitUntil(lambda: header.sectionSize(2) > 0)
+    reason_end = header.sectionViewportPosition(2) + header.sectionSize(2)
+    assert reason_end <= view.viewport().width()
+    assert view.horizontalScrollBar().value() == 0
+
+
+def test_the_timelines_cause_wraps_within_a_narrow_pane(qtbot, ledger, preset_name, thumbnails):
+    from PySide6.QtWidgets import QTableView
+
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    fail_job(ledger, job_id, Reason.oom)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.resize(300, 700)
+    details.show()
+    details.show_job(ledger.job(job_id))
+    view = next(v for v in details.findChildren(QTableView) if v.accessibleName() == "Transitions")
+    header = view.horizontalHeader()
+    last = header.count() - 1
+    qtbot.waitUntil(lambda: header.sectionSize(last) > 0)
+    cause_end = header.sectionViewportPosition(last) + header.sectionSize(last)
+    assert cause_end <= view.viewport().width()
+
+
+def test_the_summary_names_the_batch_and_shows_outside_text_as_text(
+    qtbot, ledger, preset_name, thumbnails
+) -> None:
+    job_id = make_jobs(ledger, preset_name, 1)[0]
+    batch = ledger.job(job_id).batch
+    ledger.name_batch(batch, "<i>fox & study")
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.show_job(ledger.job(job_id))
+    assert f"&lt;i&gt;fox &amp; study ({batch})" in details.header.text()

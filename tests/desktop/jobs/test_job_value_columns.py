@@ -1,0 +1,105 @@
+"""The jobs table's value columns: the seed and each varied input in a column of its own,
+what a whole batch shares said once for it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
+from core.ledger import NewJob
+from desktop.jobs.job_table_model import Column
+
+HEADER = Qt.Orientation.Horizontal
+BIG_SEED = 18_446_744_073_709_551_000
+
+
+def grid_batch(ledger, preset_name) -> str:
+    """2 seeds × cfg 6, 7.5 × steps 20, 30; every job at 0.8 denoise with euler_a."""
+    spec = BatchSpec(
+        seeds=SeedPlan(count=2, start=BIG_SEED),
+        overrides=("3.denoise=0.8", "3.sampler_name=euler_ancestral"),
+        grid=(GridAxis("3.cfg", (6, 7.5)), GridAxis("3.steps", (20, 30))),
+    )
+    return queue_batch(ledger, preset_name, spec)[0].id
+
+
+def headers(model) -> list[str]:
+    display = Qt.ItemDataRole.DisplayRole
+    return [model.headerData(c, HEADER, display) for c in range(model.columnCount())]
+
+
+def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
+    model, ledger, preset_name
+) -> None:
+    batch = grid_batch(ledger, preset_name)
+    model.load_all()
+    assert headers(model)[len(Column) :] == ["seed", "cfg", "steps"]
+    seed = model.index(7, model.value_column("3.seed"))
+    assert seed.data() == str(BIG_SEED + 1), "the seed in full, never elided"
+    assert seed.data(Qt.ItemDataRole.TextAlignmentRole) == int(
+        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+    )
+    assert model.index(1, model.value_column("3.steps")).data() == "30"
+    assert model.index(2, model.value_column("3.cfg")).data() == "7.5"
+    assert model.value_column("3.denoise") is None, "shared by every job: no column"
+    assert model.batch_line(batch) == "denoise 0.8 · sampler_name euler_ancestral (all 8)"
+    tip = model.index(0, Column.batch).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"Batch {batch} · denoise 0.8 · sampler_name euler_ancestral (all 8)"
+
+
+def test_the_seed_column_sorts_numerically(model, ledger, preset_name) -> None:
+    ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": s}) for s in (10, 9, 100)], requester="t"
+    )
+    model.load_all()
+    model.sort(model.value_column("3.seed"), Qt.SortOrder.AscendingOrder)
+    assert [model.job_at(r).params["3.seed"] for r in range(3)] == [9, 10, 100]
+
+
+def test_two_nodes_setting_one_input_name_are_told_apart(model, ledger, preset_name) -> None:
+    params = [{"3.seed": s, "6.text": t, "7.text": "blurry"} for s, t in ((1, "fox"), (2, "owl"))]
+    jobs = [NewJob(params=p) for p in params]
+    batch, _ids = ledger.create_batch(preset_name, jobs, requester="t")
+    model.load_all()
+    assert headers(model)[len(Column) :] == ["seed", "text"]
+    assert model.batch_line(batch.id) == "text blurry (all 2)"
+    params = [{"3.seed": 3, "6.text": "cat", "7.text": "dark"}, {"3.seed": 4, "7.text": "x"}]
+    ledger.create_batch(preset_name, [NewJob(params=p) for p in params], requester="t")
+    model.load_all()
+    assert headers(model)[len(Column) :] == ["seed", "6.text", "7.text"]
+
+
+def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbot) -> None:
+    grid = grid_batch(ledger, preset_name)
+    _batch, _ids = ledger.create_batch(
+        preset_name, [NewJob(params={"3.seed": s}) for s in (1, 2)], requester="t"
+    )
+    window.model.load_all()
+    window.refresh_batches()
+    table, model, header = window.table, window.model, window.table.horizontalHeader()
+    seed, cfg, steps = (model.value_column(k) for k in ("3.seed", "3.cfg", "3.steps"))
+    assert [header.visualIndex(c) for c in (seed, cfg, steps)] == [2, 3, 4], "after Batch"
+    assert not any(table.isColumnHidden(c) for c in (Column.batch, seed, cfg, steps))
+    whole_seed = table.fontMetrics().horizontalAdvance(str(BIG_SEED))
+    assert table.columnWidth(seed) > whole_seed, "sized to the rows read with the column"
+    window.filter_bar.batch.setCurrentIndex(window.filter_bar.batch.findData(_batch.id))
+    assert not table.isColumnHidden(seed)
+    assert table.isColumnHidden(Column.batch), "the same in every row"
+    assert table.isColumnHidden(cfg)
+    assert table.isColumnHidden(steps)
+    assert window.filter_bar.shared.text() == ""
+    window.filter_bar.batch.setCurrentIndex(window.filter_bar.batch.findData(grid))
+    assert not table.isColumnHidden(cfg)
+    assert "denoise 0.8" in window.filter_bar.shared.text()
+    assert table.columnWidth(seed) > whole_seed, "the whole seed fits"
+
+
+def test_no_column_is_narrower_than_its_header(window) -> None:
+    table = window.table
+    header = table.horizontalHeader()
+    for column in Column:
+        if column == Column.reason or table.isColumnHidden(column):
+            continue  # the reason stretches
+        text = table.model().headerData(column, HEADER, Qt.ItemDataRole.DisplayRole)
+        # the header's own size for its text, margins and sort arrow included
+        assert table.columnWidth(column) >= header.sectionSizeHint(column), text

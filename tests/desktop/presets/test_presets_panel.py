@@ -1,0 +1,193 @@
+"""Presets panel and drops anywhere on the window: valid files are stored, broken ones explained."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.ledger import PresetContent
+from core.presets.composer_state import load_composer_state, save_composer_state
+from desktop.presets.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel
+from desktop.window.main_window import MainWindow
+from tests.desktop.conftest import TXT2IMG
+from tests.desktop.helpers import StubDropEvent
+
+
+@pytest.fixture
+def window(qtbot, ledger, controller):
+    window = MainWindow(ledger, controller)
+    qtbot.addWidget(window)
+    return window
+
+
+def test_preset_list_model_passes_the_tester(qtmodeltester, ledger, preset_name) -> None:
+    model = PresetListModel(ledger)
+    qtmodeltester.check(model)
+    assert model.rowCount() == 1
+    assert model.index(0).data() == preset_name
+
+
+def test_dropping_a_valid_file_adds_and_selects_it(window, ledger, preset_copy) -> None:
+    event = StubDropEvent([preset_copy])
+    window.dragEnterEvent(event)
+    assert event.accepted
+    window.dropEvent(event)
+    assert ledger.presets.names() == ["fox"]
+    assert window.presets.current_name() == "fox"
+    assert window.composer.title.text() == "fox"
+    assert window.banner.isHidden()
+
+
+def test_dropping_a_broken_file_shows_its_error_and_changes_nothing(
+    preset_name, window, ledger, tmp_path
+) -> None:
+    window.presets.select(preset_name)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"not": "a workflow"', encoding="utf-8")
+    window.dropEvent(StubDropEvent([broken]))
+    assert ledger.presets.names() == [preset_name]
+    assert window.presets.current_name() == preset_name
+    assert not window.banner.isHidden()
+    message = window.banner.text()
+    assert message.startswith("broken.json: ")
+    assert "\n" not in message
+    assert "Traceback" not in message
+
+
+def test_a_drop_of_other_files_is_refused(window, tmp_path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello", encoding="utf-8")
+    event = StubDropEvent([text])
+    window.dragEnterEvent(event)
+    assert not event.accepted
+
+
+def test_open_adds_the_chosen_files(qtbot, ledger, monkeypatch, preset_copy) -> None:
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    folders = []
+
+    def ask(cls, parent, folder):
+        folders.append(folder)
+        return [preset_copy]
+
+    monkeypatch.setattr(PresetsPanel, "ask_files", classmethod(ask))
+    with qtbot.waitSignal(panel.preset_selected) as blocker:
+        panel.open_button.click()
+    assert blocker.args == ["fox"]
+    panel.open_button.click()
+    # Home the first time (never the source checkout), then the folder last opened from.
+    assert folders == [Path.home(), preset_copy.parent]
+
+
+def test_open_starts_at_home_when_the_last_folder_is_gone(qtbot, ledger, tmp_path) -> None:
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    ledger.settings.set(OPEN_FOLDER_KEY, str(tmp_path / "gone"))
+    assert panel.open_folder() == Path.home()
+
+
+def test_same_name_other_content_gets_a_new_name(qtbot, ledger, tmp_path) -> None:
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    first = tmp_path / "a" / "fox.json"
+    first.parent.mkdir()
+    first.write_text(TXT2IMG.read_text().replace("1000", "7"), encoding="utf-8")
+    second = tmp_path / "fox.json"
+    second.write_text(TXT2IMG.read_text(), encoding="utf-8")
+    assert panel.add_files([first, second]) == ["fox", "fox (2)"]
+    assert panel.add_files([second]) == ["fox (2)"]
+
+
+def test_presets_added_by_another_process_appear(qtbot, tmp_path) -> None:
+    """The panel follows the ledger: a preset the CLI adds shows up, the selection stays."""
+    from core.ledger import Ledger, PresetContent
+
+    workflow = {"1": {"class_type": "EmptyImage", "inputs": {"width": 8}}}
+    with Ledger(tmp_path / "home") as ledger:
+        ledger.presets.add("first", PresetContent("h1", workflow))
+        panel = PresetsPanel(ledger)
+        qtbot.addWidget(panel)
+        panel.select("first")
+        with Ledger(tmp_path / "home") as other:  # stands in for the CLI
+            other.presets.add("added elsewhere", PresetContent("h2", workflow))
+        qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=5000)
+        assert panel.current_name() == "first"
+        panel.stop()
+
+
+@pytest.fixture
+def panel(qtbot, ledger, preset_name):
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    panel.select(preset_name)
+    yield panel
+    panel.stop()
+
+
+def add_named(ledger, *names: str) -> None:
+    record = ledger.presets.get(ledger.presets.names()[0])
+    for name in names:
+        ledger.presets.add(name, PresetContent(record.workflow_hash, record.api_workflow))
+
+
+def test_presets_sort_whatever_their_case(panel, ledger, preset_name) -> None:
+    add_named(ledger, "apple", "Banana", "cherry")
+    panel.follow_ledger()
+    shown = [panel.model.index(r).data() for r in range(panel.model.rowCount())]
+    assert shown == ["apple", "Banana", "cherry", preset_name]
+
+
+def test_rename_follows_in_the_list_and_keeps_the_composer_state(panel, ledger, preset_name):
+    save_composer_state(ledger, preset_name, {"values": {"3.steps": 9}})
+    monkey_answer = "Fox at dusk"
+    panel.ask_text = lambda *a: monkey_answer
+    panel.ask_rename(preset_name)
+    assert ledger.presets.names() == ["Fox at dusk"]
+    assert panel.current_name() == "Fox at dusk"
+    assert load_composer_state(ledger, "Fox at dusk") == {"values": {"3.steps": 9}}
+    assert load_composer_state(ledger, preset_name) is None
+
+
+def test_renaming_to_a_taken_name_is_refused_with_one_line(panel, ledger, preset_name) -> None:
+    failed: list[str] = []
+    panel.failed.connect(failed.append)
+    add_named(ledger, "taken")
+    assert not panel.rename(preset_name, "taken")
+    assert failed == ["a preset named 'taken' already exists"]
+    assert sorted(ledger.presets.names()) == sorted([preset_name, "taken"])
+    assert panel.rename(preset_name, preset_name.upper())  # its own name in other case is fine
+    assert len(failed) == 1
+
+
+def test_duplicate_selects_a_copy_with_the_composer_state(panel, ledger, preset_name) -> None:
+    save_composer_state(ledger, preset_name, {"values": {"3.steps": 9}})
+    copy = panel.duplicate(preset_name)
+    assert copy == f"{preset_name} copy"
+    assert panel.duplicate(preset_name) == f"{preset_name} copy (2)"
+    assert ledger.presets.get(copy).api_workflow == ledger.presets.get(preset_name).api_workflow
+    assert load_composer_state(ledger, copy) == {"values": {"3.steps": 9}}
+    assert panel.current_name() == f"{preset_name} copy (2)"
+
+
+def test_remove_asks_first(panel, ledger, preset_name) -> None:
+    add_named(ledger, "zebra")
+    panel.follow_ledger()
+    asked = []
+    panel.confirm = lambda parent, title, text: asked.append(text) or False
+    panel.ask_remove(preset_name)
+    assert sorted(ledger.presets.names()) == sorted([preset_name, "zebra"])
+    panel.confirm = lambda *a: True
+    panel.ask_remove(preset_name)
+    assert ledger.presets.names() == ["zebra"]
+    assert panel.current_name() == "zebra"
+    assert preset_name in asked[0]
+
+
+def test_the_context_menu_offers_the_three_actions(panel, ledger, preset_name) -> None:
+    menu = panel.context_menu(preset_name)
+    actions = menu.actions()
+    assert [action.text() for action in actions] == ["&Rename…", "&Duplicate", "Re&move…"]
+    actions[1].trigger()
+    assert f"{preset_name} copy" in ledger.presets.names()

@@ -1,0 +1,186 @@
+"""The contact sheet in the window: one live cell per job, selection shared with the table."""
+
+from __future__ import annotations
+
+from PIL import Image
+from PySide6.QtCore import QItemSelectionModel, Qt
+
+from core.controller.previews import FOLDER
+from core.controller.status import Progress, ServerStatus
+from core.job_state import JobState
+from desktop.sheet.contact_sheet_model import (
+    JOB_ROLE,
+    PICTURE_ROLE,
+    PROGRESS_ROLE,
+    STATUS_ROLE,
+)
+from tests.desktop.conftest import make_jobs
+from tests.desktop.helpers import fail_job, run_job, succeed_job
+
+
+def cells(window) -> list[str]:
+    model = window.sheet.model
+    return [model.index(row, 0).data() for row in range(model.rowCount())]
+
+
+def status(window, job_id: str) -> tuple[str, str]:
+    return window.sheet.model.index_of(job_id).data(STATUS_ROLE)
+
+
+def shown_batch(window, qtbot, count: int) -> None:
+    qtbot.waitUntil(lambda: window.sheet.model.rowCount() == count)
+
+
+def picture(path, colour) -> str:
+    Image.new("RGB", (64, 48), colour).save(path)
+    return str(path)
+
+
+def centre(pixmap) -> tuple[int, int, int]:
+    image = pixmap.toImage()
+    pixel = image.pixelColor(image.width() // 2, image.height() // 2)
+    return pixel.red(), pixel.green(), pixel.blue()
+
+
+def test_the_pictures_tab_comes_first_and_shows_the_new_batch(window, ledger, qtbot) -> None:
+    assert window.middle.currentWidget().isAncestorOf(window.sheet)
+    assert window.middle.tabText(1) == "T&able"
+    window.composer.seeds.count.setValue(3)
+    window.composer.queue_button.click()
+    batch = window.model.job_at(0).batch
+    shown_batch(window, qtbot, 3)
+    assert window.sheet.batch_id() == batch
+    labels = cells(window)
+    assert all(label.startswith("seed ") for label in labels), labels
+    seeds = [int(label.split()[1]) for label in labels]
+    assert seeds == sorted(seeds), "cells in seed order"
+    assert not any("job" in label for label in labels), "never job numbers"
+
+
+def test_cells_follow_the_jobs_as_they_move(
+    window, controller, ledger, preset_name, qtbot, tmp_path
+) -> None:
+    waiting, running, done, failed, cancelled = make_jobs(ledger, preset_name, 5)
+    shown_batch(window, qtbot, 5)
+    assert cells(window) == [f"seed {n}" for n in range(5)]
+    window.sheet.refresh_estimate()
+    assert status(window, waiting) == ("#1 in line", "muted")
+    assert status(window, cancelled) == ("#5 in line", "muted")
+
+    run_job(ledger, running)
+    window.model.read_chunk()  # the feed: the places follow soon
+    assert status(window, running) == ("running", "active")
+    qtbot.waitUntil(lambda: status(window, waiting) == ("#2 in line", "muted"))  # behind it
+    assert status(window, cancelled) == ("#5 in line", "muted")
+    assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == -1.0  # no figure yet
+    controller.push(progress={running: Progress(3, 10)}, positions={running: 0})
+    assert window.sheet.model.index_of(running).data(PROGRESS_ROLE) == 0.3
+    server = ServerStatus("http://127.0.0.1:9", queue=3)  # ours running, 2 others' prompts
+    controller.push(positions={running: 0}, server_queue=3, servers=(server,))
+    qtbot.waitUntil(lambda: status(window, waiting) == ("#4 in line", "muted"))
+    server = ServerStatus("http://127.0.0.1:9", queue=1)
+    controller.push(positions={running: 0}, server_queue=1, servers=(server,))
+    ledger.submit_attempt(waiting, "p-waiting", "http://127.0.0.1:9", "wf")
+    ledger.observe_queued("p-waiting", 2)
+    controller.push(positions={running: 0, waiting: 1}, server_queue=2, servers=(server,))
+    # ComfyUI's own place, named as such: not a place in the line ("#2 in line" reads alike).
+    qtbot.waitUntil(lambda: status(window, waiting) == ("in ComfyUI · #1", "muted"))
+
+    succeed_job(ledger, done, [picture(tmp_path / "done.png", (200, 30, 30))])
+    qtbot.waitUntil(lambda: status(window, done) == ("", "done"))
+    qtbot.waitUntil(lambda: window.sheet.model.index_of(done).data(PICTURE_ROLE) is not None)
+    assert window.sheet.model.index_of(done).data(PICTURE_ROLE).width() <= 160
+
+    fail_job(ledger, failed)
+    qtbot.waitUntil(lambda: status(window, failed) == ("failed: out of memory", "failed"))
+
+    ledger.request_cancel(cancelled)
+    qtbot.waitUntil(lambda: status(window, cancelled)[1] == "cancelled")
+    window.sheet.refresh_estimate()
+    assert status(window, waiting) == ("in ComfyUI · #1", "muted"), "behind the running one"
+    assert (
+        "1 of 5 done · 1 failed · 1 cancelled · 1 running" in window.sheet.progress.summary.text()
+    )
+
+
+def test_a_preview_frame_reaches_the_running_cell(
+    window, controller, ledger, preset_name, qtbot
+) -> None:
+    (job,) = make_jobs(ledger, preset_name, 1)
+    run_job(ledger, job)
+    shown_batch(window, qtbot, 1)
+    qtbot.waitUntil(lambda: status(window, job)[0] == "running")
+    folder = ledger.folder / FOLDER
+    folder.mkdir(exist_ok=True)
+    picture(folder / f"{job}.png", (20, 200, 20))  # as the controller writes it
+    controller.push(previews={job: 1})
+
+    def shown() -> tuple[int, int, int] | None:
+        preview = window.sheet.model.index_of(job).data(PICTURE_ROLE)
+        return None if preview is None else centre(preview)
+
+    qtbot.waitUntil(lambda: shown() == (20, 200, 20))  # read off the GUI thread
+    picture(folder / f"{job}.png", (20, 20, 200))
+    controller.push(previews={job: 2})
+    qtbot.waitUntil(lambda: shown() == (20, 20, 200))
+    controller.push(previews={})
+    assert window.sheet.model.index_of(job).data(PICTURE_ROLE) is None
+
+
+def test_the_sheet_and_the_table_share_the_selection(window, ledger, preset_name, qtbot) -> None:
+    ids = make_jobs(ledger, preset_name, 4)
+    shown_batch(window, qtbot, 4)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4)
+    view = window.sheet.list_view
+    model = window.sheet.model
+    view.selectionModel().select(
+        model.index_of(ids[1]), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    view.selectionModel().select(model.index_of(ids[2]), QItemSelectionModel.SelectionFlag.Select)
+    assert [job.id for job in window.table.selected_jobs()] == ids[1:3]
+    assert window.details.job_id() == ids[2]
+    assert window.job_actions.cancel.isEnabled()
+    assert window.job_actions.cancel in view.actions()
+
+    window.select_job(ids[3])
+    assert window.sheet.selected_job_ids() == [ids[3]]
+    assert [index.data(JOB_ROLE).id for index in view.selectedIndexes()] == [ids[3]]
+
+
+def test_the_table_selecting_another_batchs_job_shows_that_batch(
+    window, ledger, preset_name, qtbot
+) -> None:
+    first = make_jobs(ledger, preset_name, 2)
+    second = make_jobs(ledger, preset_name, 3)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5)
+    qtbot.waitUntil(lambda: window.sheet.batch_id() == ledger.job(second[0]).batch)
+    window.select_job(first[1])
+    assert window.sheet.batch_id() == ledger.job(first[0]).batch
+    assert window.sheet.selected_job_ids() == [first[1]]
+    assert [job.id for job in window.table.selected_jobs()] == [first[1]]
+    window.sheet.progress.batch.setCurrentIndex(0)  # the artist shows the newer batch
+    assert window.sheet.batch_id() == ledger.job(second[0]).batch
+    assert window.table.selected_jobs() == [], "no action on a job out of sight"
+    assert window.details.job_id() is None
+
+
+def test_opening_a_cell_asks_for_its_job(window, ledger, preset_name, qtbot) -> None:
+    ids = make_jobs(ledger, preset_name, 2)
+    shown_batch(window, qtbot, 2)
+    opened: list[str] = []
+    window.sheet.open_requested.connect(opened.append)
+    view = window.sheet.list_view
+    view.setCurrentIndex(window.sheet.model.index_of(ids[1]))
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert opened == [ids[1]]
+
+
+def test_a_cancelled_job_stays_in_its_place(window, ledger, preset_name, qtbot) -> None:
+    ids = make_jobs(ledger, preset_name, 3)
+    shown_batch(window, qtbot, 3)
+    ledger.request_cancel(ids[0])
+    qtbot.waitUntil(
+        lambda: window.sheet.model.index_of(ids[0]).data(JOB_ROLE).state is JobState.cancelled
+    )
+    assert window.sheet.model.index_of(ids[0]).row() == 0

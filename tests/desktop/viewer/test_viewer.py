@@ -1,0 +1,360 @@
+"""The picture viewer over pictures the simulator made: stepping through a batch, fit and zoom,
+the picture's values and what the artist does with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
+from core.batch.prompt import prompt_for
+from core.comfy import ComfyClient
+from core.controller import Controller
+from core.job_state import JobState
+from core.ledger import Ledger, NewJob
+from core.ledger.marks import Mark
+from core.pictures.pictures import job_outputs
+from desktop.presets.preset_files import add_preset_file
+from desktop.viewer.viewer import PictureViewer
+from desktop.window.main_window import MainWindow
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
+from tests.core.helpers import FAST
+from tests.desktop.conftest import GRADIENT
+from tests.desktop.helpers import succeed_job, until
+from tests.trash_home import use_trash
+
+SEEDS = (700, 701, 702)
+
+
+@pytest.fixture
+def simulator(tmp_path: Path):
+    thread = SimulatorThread(SimulatorConfig(job_seconds=0.02, output_dir=tmp_path / "sim"))
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+def run_batch(qloop, ledger: Ledger, simulator, preset: str, spec: BatchSpec, out: Path):
+    """Queue the batch and let a real controller run it on the simulator until it is done."""
+
+    async def scenario() -> list[str]:
+        _, ids = queue_batch(ledger, preset, spec)
+        client = ComfyClient(simulator.url)
+        controller = Controller(ledger, client, config=FAST, output_dir=out)
+        await controller.start()
+        try:
+            await until(lambda: all(ledger.job(i).state is JobState.succeeded for i in ids), 30)
+        finally:
+            await controller.stop()
+            await client.aclose()
+        return ids
+
+    return qloop.run_until_complete(scenario())
+
+
+@pytest.fixture
+def batch(qloop, window: MainWindow, ledger, simulator, preset_name, tmp_path) -> list[str]:
+    """Three finished jobs, seeds 700-702, their pictures downloaded under tmp_path/out."""
+    spec = BatchSpec(seeds=SeedPlan(count=3, start=SEEDS[0]), overrides={"3.steps": 7})
+    return run_batch(qloop, ledger, simulator, preset_name, spec, tmp_path / "out")
+
+
+@pytest.fixture
+def viewer(qtbot, window: MainWindow, batch: list[str]) -> PictureViewer:
+    window.model.refresh()
+    window.select_job(batch[0])
+    window.table.activated.emit(window.table.currentIndex())  # Enter / double-click on the row
+    viewer = window.viewer
+    assert viewer is not None
+    qtbot.waitExposed(viewer)
+    qtbot.waitUntil(viewer.canvas.has_picture)
+    return viewer
+
+
+def answer(button: QMessageBox.StandardButton) -> list[str]:
+    """Press ``button`` in the next modal question, once it shows; the questions answered."""
+    asked: list[str] = []
+
+    def press() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            asked.append(box.text())
+            box.button(button).click()
+        else:
+            QTimer.singleShot(10, press)
+
+    QTimer.singleShot(0, press)
+    return asked
+
+
+def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, ledger, batch):
+    assert viewer.isVisible()
+    seen = [(viewer.current().job_id, viewer.facts.seeds)]
+    for _ in range(3):  # the last Right stays on the last picture
+        qtbot.keyClick(viewer, Qt.Key.Key_Right)
+        seen.append((viewer.current().job_id, viewer.facts.seeds))
+    assert seen == [(job, {"3.seed": seed}) for job, seed in zip(batch, SEEDS, strict=True)] + [
+        seen[-1]
+    ]
+    assert viewer.panel.seed.text() == "Seed 702"
+    qtbot.keyClick(viewer, Qt.Key.Key_Home)
+    assert viewer.current().job_id == batch[0]
+    qtbot.keyClick(viewer, Qt.Key.Key_End)
+    assert viewer.current().job_id == batch[2]
+    qtbot.keyClick(viewer, Qt.Key.Key_Left)
+    assert viewer.current().job_id == batch[1]
+    qtbot.waitUntil(lambda: "× " in viewer.panel.facts.text())
+    width, height = viewer.canvas.picture_size()
+    assert f"{width} × {height} px" in viewer.panel.facts.text()
+    assert f"2 of 3 · {ledger.job(batch[1]).batch}" in viewer.panel.facts.text()
+    ledger.name_batch(ledger.job(batch[1]).batch, "fox study")
+    qtbot.keyClick(viewer, Qt.Key.Key_Right)
+    assert "3 of 3 · fox study" in viewer.panel.facts.text()
+    qtbot.keyClick(viewer, Qt.Key.Key_Escape)
+    assert not viewer.isVisible()
+
+
+def test_pictures_finished_after_opening_come_after_the_last(qtbot, viewer, ledger, batch):
+    batch_id = ledger.job(batch[0]).batch
+    (later,) = ledger.add_jobs(batch_id, [NewJob({"3.seed": 703})])
+    picture = Path(job_outputs(ledger, batch[2])[0]).with_name(f"{later}_0.png")
+    Image.new("RGB", (32, 32), "#aa3344").save(picture)
+    succeed_job(ledger, later, [str(picture)])
+    qtbot.keyClick(viewer, Qt.Key.Key_End)
+    assert viewer.current().job_id == later
+    assert viewer.facts.seeds == {"3.seed": 703}
+    qtbot.waitUntil(lambda: viewer.canvas.picture_size() == (32, 32))
+    assert viewer.windowTitle() == f"{picture.name} — {viewer.canvas.zoom():.0%} — Batchline"
+
+
+def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
+    canvas = viewer.canvas
+    width, height = canvas.picture_size()
+    fitted = min(canvas.width() / width, canvas.height() / height)
+    assert canvas.fitting
+    assert canvas.scale == pytest.approx(fitted)
+    qtbot.keyClick(viewer, Qt.Key.Key_A)
+    assert canvas.zoom() == 1.0  # one picture pixel per device pixel, at any screen scale
+    assert canvas.scale == 1.0 / canvas.devicePixelRatioF()
+    assert viewer.windowTitle().endswith(" — 100% — Batchline")
+    assert not canvas.fitting
+    qtbot.keyClick(viewer, Qt.Key.Key_Plus)
+    assert canvas.zoom() == pytest.approx(1.25)
+    # The wheel zooms around the cursor: the picture point under it stays there.
+    at = QPointF(canvas.width() * 0.25, canvas.height() * 0.3)
+    before = canvas.to_picture(at)
+    wheel = QWheelEvent(
+        at,
+        canvas.mapToGlobal(at),
+        QPoint(),
+        QPoint(0, 120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(canvas, wheel)
+    assert canvas.zoom() == pytest.approx(1.25 * 1.25)
+    assert canvas.to_picture(at).x() == pytest.approx(before.x())
+    assert canvas.to_picture(at).y() == pytest.approx(before.y())
+    centre = canvas.center
+    qtbot.mousePress(canvas, Qt.MouseButton.LeftButton, pos=QPoint(100, 100))
+    drag = QMouseEvent(
+        QEvent.Type.MouseMove,
+        QPointF(140, 100),
+        canvas.mapToGlobal(QPointF(140, 100)),
+        Qt.MouseButton.NoButton,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(canvas, drag)
+    qtbot.mouseRelease(canvas, Qt.MouseButton.LeftButton, pos=QPoint(140, 100))
+    assert canvas.center.x() == pytest.approx(centre.x() - 40 / canvas.scale)
+    qtbot.keyClick(viewer, Qt.Key.Key_F)
+    assert canvas.fitting
+    assert canvas.scale == pytest.approx(fitted)
+
+
+def test_copy_seed_puts_it_in_the_clipboard(viewer) -> None:
+    viewer.actions_by_name["next"].trigger()
+    assert viewer.actions_by_name["again"].text() == "&Queue again with this seed"
+    viewer.panel.buttons["copy_seed"].click()
+    assert QGuiApplication.clipboard().text() == str(SEEDS[1])
+
+
+def test_queue_again_queues_exactly_that_seed(viewer, window, ledger, batch) -> None:
+    viewer.actions_by_name["next"].trigger()
+    viewer.panel.buttons["again"].click()
+    (new_batch,) = [b for b in ledger.batches() if b.id != ledger.job(batch[0]).batch]
+    (new,) = ledger.jobs(batch=new_batch.id)
+    assert ledger.job(new.id).params == {"3.seed": SEEDS[1], "3.steps": 7}
+    original = ledger.job(batch[1])
+
+    def prompt(job) -> dict:
+        workflow = ledger.workflow(ledger.batch(job.batch).workflow_hash)
+        return prompt_for(workflow, job.params, "folder")
+
+    assert prompt(new) == prompt(original)
+    assert viewer.toast.isVisible()
+    assert viewer.toast.text() == (
+        f"Queued {new.id} (seed {SEEDS[1]}, the values of {batch[1]}) in {new_batch.id}."
+    )
+    assert window.controller.calls[-1][0] == "queue_again"  # the commands' path
+
+
+def test_send_to_composer_fills_the_composers_values(viewer, window, batch) -> None:
+    viewer.actions_by_name["last"].trigger()
+    viewer.panel.buttons["composer"].click()
+    assert window.composer.seeds.plan().values == (SEEDS[2],)
+    assert window.composer.values()["3.steps"] == 7
+
+
+def test_marks_by_key_persist_after_reopening_the_ledger(qtbot, viewer, window, ledger, batch):
+    qtbot.keyClick(viewer, Qt.Key.Key_1)
+    assert viewer.panel.mark.text() == "★ Starred"
+    qtbot.keyClick(viewer, Qt.Key.Key_Right)
+    qtbot.keyClick(viewer, Qt.Key.Key_0)
+    qtbot.keyClick(viewer, Qt.Key.Key_Right)
+    qtbot.keyClick(viewer, Qt.Key.Key_1)
+    qtbot.keyClick(viewer, Qt.Key.Key_1)  # again: the star comes off
+    assert viewer.panel.mark.text() == "Not marked"
+    with Ledger(ledger.folder) as reopened:
+        assert reopened.marks.of(batch) == {batch[0]: Mark.star, batch[1]: Mark.reject}
+    # Marked elsewhere (the contact sheet, the table) while the viewer was in the background.
+    ledger.marks.set([batch[2]], Mark.reject)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: not viewer.isActiveWindow())
+    viewer.activateWindow()
+    qtbot.waitUntil(viewer.isActiveWindow)
+    assert viewer.panel.mark.text() == "✕ Rejected"
+    assert viewer.actions_by_name["reject"].isChecked()
+
+
+def test_move_to_trash_sends_the_file_there_and_shows_the_next(
+    qtbot, viewer, ledger, batch, tmp_path, monkeypatch
+) -> None:
+    trash = use_trash(monkeypatch, tmp_path / "data")
+    (picture,) = (Path(p) for p in job_outputs(ledger, batch[0]))
+    answer(QMessageBox.StandardButton.Yes)
+    qtbot.keyClick(viewer, Qt.Key.Key_Delete)
+    assert not picture.exists()
+    assert (trash / picture.name).is_file()
+    assert viewer.current().job_id == batch[1]
+    assert [p.job_id for p in viewer.pictures] == batch[1:]
+    assert job_outputs(ledger, batch[0]) == []
+    assert ledger.job(batch[0]).state is JobState.succeeded  # the job is history, kept
+    assert viewer.toast.text() == f"Moved {picture.name} to the trash."
+    # Cancelled: nothing moves. (The viewer active again first, as the window system makes
+    # it once the question has gone: else the key reaches no shortcut, and the answer waited
+    # for a question into a later test.)
+    viewer.activateWindow()
+    qtbot.waitUntil(viewer.isActiveWindow)
+    asked = answer(QMessageBox.StandardButton.Cancel)
+    qtbot.keyClick(viewer, Qt.Key.Key_Delete)
+    assert len(asked) == 1
+    assert viewer.current().job_id == batch[1]
+    viewer.activateWindow()
+    qtbot.waitUntil(viewer.isActiveWindow)
+    # Starred: refused before any question, in one line.
+    qtbot.keyClick(viewer, Qt.Key.Key_1)
+    qtbot.keyClick(viewer, Qt.Key.Key_Delete)
+    assert "is starred: take its star off first" in viewer.toast.text()
+    assert all(Path(p).exists() for j in batch[1:] for p in job_outputs(ledger, j))
+
+
+def test_a_trash_that_cannot_be_used_is_one_line(
+    qtbot, viewer, ledger, batch, tmp_path, monkeypatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    use_trash(monkeypatch, blocker / "data")
+    (picture,) = job_outputs(ledger, batch[0])
+    answer(QMessageBox.StandardButton.Yes)
+    qtbot.keyClick(viewer, Qt.Key.Key_Delete)
+    assert viewer.toast.text() == f"cannot move {picture} to the trash: Not a directory"
+    assert viewer.current().job_id == batch[0]
+
+
+def test_show_in_folder_opens_the_batchs_folder(viewer, ledger, batch, tmp_path, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True
+    )
+    viewer.panel.buttons["folder"].click()
+    viewer.panel.buttons["open"].click()
+    assert not viewer.toast.isVisible(), viewer.toast.text()
+    batch_id = ledger.job(batch[0]).batch
+    assert Path(opened[0]) == (tmp_path / "out" / batch_id).resolve()
+    assert opened[1] == job_outputs(ledger, batch[0])[0]
+
+
+def test_a_picture_gone_or_that_nothing_opens_is_said(viewer, ledger, batch, monkeypatch):
+    (picture,) = (Path(p) for p in job_outputs(ledger, batch[0]))
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)  # no application here
+    viewer.panel.buttons["open"].click()
+    assert viewer.toast.text() == f"No application here opens {picture}"
+    picture.unlink()
+    viewer.panel.buttons["open"].click()
+    assert viewer.toast.text() == f"{picture} is no longer there"
+
+
+def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_values(
+    qloop, qtbot, window, ledger, simulator, preset_name, tmp_path
+) -> None:
+    spec = BatchSpec(seeds=SeedPlan(count=2, start=40), grid=(GridAxis("3.cfg", (5.0, 9.0)),))
+    ids = run_batch(qloop, ledger, simulator, preset_name, spec, tmp_path / "out")
+    window.open_viewer(ids[0])
+    viewer = window.viewer
+    shown = []
+    for _ in ids:
+        shown.append((viewer.current().job_id, viewer.facts.seeds["3.seed"], viewer.facts.varied))
+        viewer.next()
+    assert shown == [
+        (ids[0], 40, {"3.cfg": 5.0}),
+        (ids[1], 40, {"3.cfg": 9.0}),
+        (ids[2], 41, {"3.cfg": 5.0}),
+        (ids[3], 41, {"3.cfg": 9.0}),
+    ]
+    viewer.previous()
+    assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>cfg 5.0</div>"
+    assert any(title == "Positive prompt" for title, _ in viewer.facts.prompts)
+
+
+def test_a_picture_without_a_seed_offers_to_queue_again_not_with_this_seed(
+    qloop, window, ledger, simulator, tmp_path
+) -> None:
+    name = add_preset_file(ledger, GRADIENT).name
+    assert name
+    spec = BatchSpec(SeedPlan(SeedMode.keep), grid=(GridAxis("2.blur_radius", (1, 5)),))
+    ids = run_batch(qloop, ledger, simulator, name, spec, tmp_path / "out")
+    window.open_viewer(ids[0])
+    viewer = window.viewer
+    assert viewer.facts is not None
+    assert not viewer.facts.seeds
+    assert viewer.actions_by_name["again"].text() == "&Queue again"
+    assert not viewer.actions_by_name["copy_seed"].isEnabled()
+
+
+def test_a_picture_that_cannot_be_read_says_why(qtbot, window, ledger, preset_name, tmp_path):
+    _, (job,) = queue_batch(ledger, preset_name, BatchSpec())
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    succeed_job(ledger, job, [str(broken)])
+    window.open_viewer(job)
+    canvas = window.viewer.canvas
+    qtbot.waitUntil(lambda: canvas.message.startswith(f"cannot read {broken}: "))
+    assert not canvas.has_picture()
+
+
+def test_a_job_without_pictures_says_so(window, ledger, preset_name) -> None:
+    _, (job,) = queue_batch(ledger, preset_name, BatchSpec())
+    window.open_viewer(job)
+    assert window.viewer is None or not window.viewer.isVisible()
+    assert window.banner.text() == f"{job} has no pictures to show."

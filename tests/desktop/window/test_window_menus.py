@@ -1,0 +1,84 @@
+"""The menu bar carries every action with its shortcut; Tab walks the window top to bottom."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollBar
+
+from desktop.window.main_window import MainWindow, tab_stops
+from desktop.window.window_menus import shortcuts_text
+
+
+@pytest.fixture
+def window(qtbot, ledger, controller, preset_name, tmp_path):
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    window.start()
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+
+
+def test_the_menus_hold_every_action_with_a_shortcut(window) -> None:
+    titles = [menu.title() for menu in window.menus]
+    assert titles == ["&File", "&Edit", "&Jobs", "&View", "&Help"]
+    in_menus = {action for menu in window.menus for action in menu.actions()}
+    toolbar = [a for a in window.toolbar.actions() if a.text() and not a.isSeparator()]
+    jobs = window.job_actions.all()
+    for action in [*toolbar, *jobs, window.quit_action, window.quit_all_action]:
+        assert action in in_menus, action.text()
+    files = [a.text() for a in window.menus[0].actions()]
+    for kept in ("Se&ttings…", "&Close window", "&Quit Batchline completely"):
+        assert kept in files
+    without = [
+        a.text()
+        for a in in_menus
+        if a.text() and not a.isSeparator() and a.shortcut().isEmpty() and "About" not in a.text()
+    ]
+    assert without == []
+    listed = shortcuts_text(window.menus)
+    assert "Jobs › Cancel: Del" in listed
+    assert "Edit › Queue batch: Ctrl+Return" in listed
+
+
+def test_tab_goes_top_to_bottom_and_the_table_is_one_stop(window, qtbot) -> None:
+    assert not window.table.tabKeyNavigation()
+    assert not window.sheet.list_view.tabKeyNavigation()
+
+    def stops() -> list:
+        return [w for w in tab_stops(window) if not isinstance(w, QScrollBar)]
+
+    def first(widget) -> int:
+        return next(i for i, w in enumerate(stops()) if w is widget or widget.isAncestorOf(w))
+
+    order = [first(window.presets), first(window.composer), first(window.sheet), first(window.tabs)]
+    assert order == sorted(order), order
+    assert sum(w is window.sheet.list_view for w in stops()) == 1
+    window.show_table()
+    order = [
+        first(window.composer),
+        first(window.filter_bar),
+        first(window.table),
+        first(window.tabs),
+    ]
+    assert order == sorted(order), order
+    assert sum(w is window.table for w in stops()) == 1
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_Tab)
+    assert window.focusWidget() is not window.table
+
+
+def test_view_menu_moves_the_focus(window) -> None:
+    view = {a.text(): a for a in window.menus[3].actions()}
+    view["&Jobs table"].trigger()
+    assert window.focusWidget() is window.table
+    view["&Pictures"].trigger()
+    assert window.middle.currentWidget().isAncestorOf(window.sheet)
+    assert window.focusWidget() is window.sheet.list_view
+    view["&Details"].trigger()
+    assert window.tabs.currentIndex() == 0
+    assert window.focusWidget() is window.tabs.currentWidget()
+    view["&Composer"].trigger()
+    assert window.composer.isAncestorOf(window.focusWidget())
