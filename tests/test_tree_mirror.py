@@ -20,7 +20,16 @@ MIRRORED = {
     "core/comfy": "tests/core/comfy",
     "core/ledger": "tests/core/ledger",
     "core/api": "tests/core/api",
+    "core": "tests/core",
+    "core/batch": "tests/core/batch",
+    "core/pictures": "tests/core/pictures",
+    "core/presets": "tests/core/presets",
+    "core/placement": "tests/core/placement",
+    "simulator": "tests/simulator",
     "cli": "tests/cli",
+    **{f"desktop/{view}": f"tests/desktop/{view}" for view in (
+        "app", "window", "composer", "jobs", "sheet", "viewer", "presets", "settings", "common"
+    )},
 }
 
 # A module of this many lines or fewer is a name, a constant or a thin adapter: no file of its own.
