@@ -1,0 +1,66 @@
+"""Tests for core.batch.values: an override's text turned into the input's type and checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.batch import (
+    BatchSpec,
+    GridAxis,
+    SeedMode,
+    SeedPlan,
+    compose,
+)
+from core.errors import CompositionError
+from core.presets import Preset, load_preset
+
+
+def test_overrides_are_parsed_and_checked(one_seed: Preset) -> None:
+    spec = BatchSpec(SeedPlan(count=2), overrides=("3.steps=30", "3.cfg=4.5", "6.text=a cat"))
+    jobs = compose(one_seed, spec)
+    assert jobs[0].params == {"3.steps": 30, "3.cfg": 4.5, "6.text": "a cat", "10.value": 0}
+    mapping = compose(one_seed, BatchSpec(overrides={"3.sampler_name": "heun"}))
+    assert mapping[0].params["3.sampler_name"] == "heun"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("3.steps=abc", r"node 3, input 'steps': 'abc' is not an integer"),
+        ("3.steps=0", r"node 3, input 'steps': 0 is outside 1..10000"),
+        ("3.sampler_name=nope", r"node 3, input 'sampler_name': 'nope' is not one of"),
+        ("3.cfg=inf", "not a finite number"),
+        ("99.steps=1", "node 99 is not in the workflow"),
+        ("3.nope=1", "node 3 has no input 'nope'"),
+        ("3.model=1", "fed by a link"),
+        ("steps=3", "not of the form NODE_ID.INPUT=value"),
+        ("3.steps", "not of the form"),
+    ],
+)
+def test_bad_overrides(one_seed: Preset, override: str, message: str) -> None:
+    with pytest.raises(CompositionError, match=message):
+        compose(one_seed, BatchSpec(overrides=(override,)))
+
+
+def test_override_of_unknown_node_uses_the_literal_type() -> None:
+    api = {"1": {"class_type": "Custom", "inputs": {"flag": True, "seed": 1}}}
+    from core.presets import preset_from_api
+
+    custom = preset_from_api(api, Path("custom.json"))
+    jobs = compose(custom, BatchSpec(overrides=("1.flag=no",)))
+    assert jobs[0].params["1.flag"] is False
+
+
+def test_a_colour_input_takes_hex_as_the_composer_shows_it() -> None:
+    png = load_preset(Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png")
+    keep = SeedPlan(SeedMode.keep)
+    jobs = compose(png, BatchSpec(keep, overrides=("1.color=#FF8000",)))
+    assert jobs[0].params["1.color"] == 0xFF8000
+    grid = compose(png, BatchSpec(keep, grid=(GridAxis("1.color", ("#000000", 255)),)))
+    assert [job.params["1.color"] for job in grid] == [0, 255]
+    with pytest.raises(CompositionError, match=r"input 'color': '#GG0000' is not a colour"):
+        compose(png, BatchSpec(keep, overrides=("1.color=#GG0000",)))
+    with pytest.raises(CompositionError, match=r"input 'width': '#40' is not an integer"):
+        compose(png, BatchSpec(keep, overrides=("1.width=#40",)))
