@@ -1,4 +1,4 @@
-"""Tests for core.presets.loader: real files of every format, and every kind of bad file."""
+"""Tests for core.presets.loader: a preset from API JSON, a PNG or an editor graph, or refused."""
 
 from __future__ import annotations
 
@@ -13,8 +13,18 @@ from core.presets import PresetFormat, load_preset, workflow_hash
 from core.presets.loader import MAX_FILE_BYTES
 
 DATA = Path(__file__).parents[2] / "data"
+
+
 PNG = DATA / "comfyui-output-with-workflow.png"
+
+
 PRESETS = DATA / "presets"
+
+
+def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
 
 
 def test_api_json() -> None:
@@ -24,14 +34,6 @@ def test_api_json() -> None:
     assert preset.content_hash == workflow_hash(preset.api_workflow)
     assert [str(s.ref) for s in preset.seed_inputs] == ["10.noise_seed", "11.noise_seed"]
     assert preset.notices == ()
-
-
-def test_png_prompt_and_workflow_chunks() -> None:
-    preset = load_preset(PNG)
-    assert preset.format is PresetFormat.png
-    assert {n["class_type"] for n in preset.api_workflow.values()} == {"EmptyImage", "SaveImage"}
-    assert preset.editor_workflow is not None
-    assert "nodes" in preset.editor_workflow
 
 
 def test_png_without_prompt_converts_its_workflow(tmp_path: Path) -> None:
@@ -82,12 +84,6 @@ def test_explicit_seed_input_must_exist() -> None:
         load_preset(PRESETS / "api_sdxl_refiner.json", seed_inputs=["99.seed"])
 
 
-def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
-    path = tmp_path / name
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
-
-
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -128,37 +124,6 @@ def test_truncated_png(tmp_path: Path) -> None:
     data = PNG.read_bytes()
     path = _write(tmp_path, "cut.png", data[: len(data) // 2])
     with pytest.raises(PresetError, match=r"cut.png: the PNG is damaged or truncated"):
-        load_preset(path)
-
-
-def test_png_without_workflow(tmp_path: Path) -> None:
-    from PIL import Image
-
-    path = tmp_path / "plain.png"
-    Image.new("RGB", (4, 4)).save(path)
-    with pytest.raises(PresetError, match=r"plain.png: the PNG carries no ComfyUI workflow"):
-        load_preset(path)
-
-
-def _png_with_text(path: Path, **texts: str) -> Path:
-    from PIL import Image, PngImagePlugin
-
-    info = PngImagePlugin.PngInfo()
-    for key, value in texts.items():
-        info.add_text(key, value)
-    Image.new("RGB", (4, 4)).save(path, pnginfo=info)
-    return path
-
-
-def test_png_with_broken_prompt(tmp_path: Path) -> None:
-    path = _png_with_text(tmp_path / "broken.png", prompt="{broken")
-    with pytest.raises(PresetError, match=r"broken.png: the PNG's prompt chunk is not valid JSON"):
-        load_preset(path)
-
-
-def test_png_with_non_api_prompt(tmp_path: Path) -> None:
-    path = _png_with_text(tmp_path / "odd.png", prompt="[1]", workflow="{bad")
-    with pytest.raises(PresetError, match=r"odd.png: the PNG's prompt chunk is not an API-format"):
         load_preset(path)
 
 
