@@ -40,14 +40,6 @@ def test_without_a_keyring_the_dialog_says_so(qtbot, ledger, no_keyring, monkeyp
     assert load_token("http://x") == "from-env"
 
 
-def test_keyring_token_wins_over_the_environment(memory_keyring, monkeypatch) -> None:
-    monkeypatch.setenv("BATCHLINE_TOKEN", "from-env")
-    save_token("http://x", "from-keyring")
-    assert load_token("http://x") == "from-keyring"
-    save_token("http://x", "")
-    assert load_token("http://x") == "from-env"
-
-
 def test_several_servers_share_the_token_and_bad_addresses_are_named(
     qtbot, ledger, memory_keyring
 ) -> None:
