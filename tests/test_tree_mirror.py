@@ -66,8 +66,9 @@ TESTED_THROUGH_OTHERS = {
     "core/ledger/watch.py": "tests/core/controller/test_supervision.py",
     # The API's one error shape: every refusal in test_routes and test_bodies.
     "core/api/errors.py": "tests/core/api/test_routes.py",
-    # `batchline simulate`: tested with the simulator it serves.
-    "cli/simulate_cmd.py": "tests/simulator/test_thread_and_cli.py",
+    # The simulator's WebSocket side: its event sequences are checked against the recorded
+    # transcripts (test_contract), the token on the socket in test_modes.
+    "simulator/sockets.py": "tests/simulator/test_contract.py",
 }
 
 

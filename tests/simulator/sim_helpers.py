@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,15 @@ def checkpoint(seed: int = 42, steps: int = 20, prefix: str = "ckpt") -> dict[st
         "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}},
         "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": prefix}},
     }  # fmt: skip
+
+
+def fetch(url: str, body: dict[str, object] | None = None) -> dict[str, object]:
+    """A JSON answer by blocking HTTP (GET, or POST of ``body``): for a simulator that runs in
+    another thread or process."""
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=10) as response:
+        result: dict[str, object] = json.loads(response.read())
+        return result
 
 
 async def post(session: aiohttp.ClientSession, url: str, body: Json) -> tuple[int, Json]:

@@ -139,17 +139,6 @@ async def test_success_counts_survive_a_restart_and_skip_failures(simulator: Sim
 
 
 @pytest.mark.asyncio
-async def test_every_route_also_answers_under_api(simulator: Simulator) -> None:
-    async with aiohttp.ClientSession() as session:
-        for path in ("/prompt", "/queue", "/history", "/system_stats", "/features", "/embeddings"):
-            assert (await get(session, simulator.url + path)) == (
-                await get(session, simulator.url + "/api" + path)
-            )
-        _, info = await get(session, simulator.url + "/api/object_info/EmptyImage")
-    assert list(info) == ["EmptyImage"]
-
-
-@pytest.mark.asyncio
 async def test_a_restart_counts_the_successes_it_wipes(simulator: Simulator) -> None:
     async with aiohttp.ClientSession() as session:
         await post(session, simulator.url + "/prompt", {"prompt": quick(1), "prompt_id": "done"})

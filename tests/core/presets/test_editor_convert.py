@@ -17,42 +17,6 @@ from simulator.validation import Validator
 PRESETS = Path(__file__).parents[2] / "data" / "presets"
 
 
-def _rerouted(chain: int, consumers: int) -> dict[str, Any]:
-    """An EmptyImage through `chain` reroutes into `consumers` SaveImage nodes."""
-    image = {"name": "IMAGE", "type": "IMAGE", "links": []}
-    nodes: list[dict[str, Any]] = [
-        {"id": 1, "type": "EmptyImage", "outputs": [image], "widgets_values": [8, 8, 1, 0]}
-    ]
-    links: list[list[Any]] = []
-    for index in range(chain):
-        nodes.append({"id": 100 + index, "type": "Reroute", "inputs": [{"link": index}]})
-        links.append([index, 99 + index if index else 1, 0, 100 + index, 0, "IMAGE"])
-    for index in range(consumers):
-        link = chain + index
-        save = {"id": 10_000 + index, "type": "SaveImage", "widgets_values": ["x"]}
-        save["inputs"] = [{"name": "images", "type": "IMAGE", "link": link}]
-        links.append([link, 99 + chain, 0, 10_000 + index, 0, "IMAGE"])
-        nodes.append(save)
-    return {"nodes": nodes, "links": links}
-
-
-def _hops_to_convert(workflow: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> int:
-    """How many reroute hops converting ``workflow`` took (counted, not timed)."""
-    hops = 0
-    pass_through = editor_convert._pass_through
-
-    def counted(*args: Any) -> str | None:
-        nonlocal hops
-        hops += 1
-        return pass_through(*args)
-
-    monkeypatch.setattr(editor_convert, "_pass_through", counted)
-    api = convert_editor(workflow, Catalogue.bundled()).api_workflow
-    monkeypatch.setattr(editor_convert, "_pass_through", pass_through)
-    assert api["10000"]["inputs"]["images"] == ["1", 0]
-    return hops
-
-
 def test_features_workflow(features: dict[str, Any]) -> None:
     conversion = convert_editor(features, Catalogue.bundled())
     api = conversion.api_workflow
@@ -109,6 +73,42 @@ def test_reroute_loop_is_an_error(features: dict[str, Any]) -> None:
     features["links"] += [[50, 20, 0, 21, 0, "*"], [51, 21, 0, 20, 0, "*"]]
     with pytest.raises(PresetError, match=r"loops"):
         convert_editor(features)
+
+
+def _rerouted(chain: int, consumers: int) -> dict[str, Any]:
+    """An EmptyImage through `chain` reroutes into `consumers` SaveImage nodes."""
+    image = {"name": "IMAGE", "type": "IMAGE", "links": []}
+    nodes: list[dict[str, Any]] = [
+        {"id": 1, "type": "EmptyImage", "outputs": [image], "widgets_values": [8, 8, 1, 0]}
+    ]
+    links: list[list[Any]] = []
+    for index in range(chain):
+        nodes.append({"id": 100 + index, "type": "Reroute", "inputs": [{"link": index}]})
+        links.append([index, 99 + index if index else 1, 0, 100 + index, 0, "IMAGE"])
+    for index in range(consumers):
+        link = chain + index
+        save = {"id": 10_000 + index, "type": "SaveImage", "widgets_values": ["x"]}
+        save["inputs"] = [{"name": "images", "type": "IMAGE", "link": link}]
+        links.append([link, 99 + chain, 0, 10_000 + index, 0, "IMAGE"])
+        nodes.append(save)
+    return {"nodes": nodes, "links": links}
+
+
+def _hops_to_convert(workflow: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many reroute hops converting ``workflow`` took (counted, not timed)."""
+    hops = 0
+    pass_through = editor_convert._pass_through
+
+    def counted(*args: Any) -> str | None:
+        nonlocal hops
+        hops += 1
+        return pass_through(*args)
+
+    monkeypatch.setattr(editor_convert, "_pass_through", counted)
+    api = convert_editor(workflow, Catalogue.bundled()).api_workflow
+    monkeypatch.setattr(editor_convert, "_pass_through", pass_through)
+    assert api["10000"]["inputs"]["images"] == ["1", 0]
+    return hops
 
 
 def test_many_inputs_behind_one_long_reroute_chain_cost_one_walk_along_it(

@@ -21,12 +21,6 @@ PNG = DATA / "comfyui-output-with-workflow.png"
 PRESETS = DATA / "presets"
 
 
-def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
-    path = tmp_path / name
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
-
-
 def test_api_json() -> None:
     preset = load_preset(PRESETS / "api_sdxl_refiner.json")
     assert preset.format is PresetFormat.api
@@ -82,6 +76,12 @@ def test_explicit_seed_inputs_replace_detected() -> None:
 def test_explicit_seed_input_must_exist() -> None:
     with pytest.raises(PresetError, match=r"api_sdxl_refiner\.json: seed input 99\.seed"):
         load_preset(PRESETS / "api_sdxl_refiner.json", seed_inputs=["99.seed"])
+
+
+def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
 
 
 @pytest.mark.parametrize(

@@ -15,16 +15,6 @@ DATA = Path(__file__).parents[2] / "data"
 PNG = DATA / "comfyui-output-with-workflow.png"
 
 
-def _png_with_text(path: Path, **texts: str) -> Path:
-    from PIL import Image, PngImagePlugin
-
-    info = PngImagePlugin.PngInfo()
-    for key, value in texts.items():
-        info.add_text(key, value)
-    Image.new("RGB", (4, 4)).save(path, pnginfo=info)
-    return path
-
-
 def test_png_prompt_and_workflow_chunks() -> None:
     preset = load_preset(PNG)
     assert preset.format is PresetFormat.png
@@ -40,6 +30,16 @@ def test_png_without_workflow(tmp_path: Path) -> None:
     Image.new("RGB", (4, 4)).save(path)
     with pytest.raises(PresetError, match=r"plain.png: the PNG carries no ComfyUI workflow"):
         load_preset(path)
+
+
+def _png_with_text(path: Path, **texts: str) -> Path:
+    from PIL import Image, PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    for key, value in texts.items():
+        info.add_text(key, value)
+    Image.new("RGB", (4, 4)).save(path, pnginfo=info)
+    return path
 
 
 def test_png_with_broken_prompt(tmp_path: Path) -> None:
