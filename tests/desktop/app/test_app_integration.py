@@ -2,8 +2,7 @@
 
 Drop a preset file, compose and queue a batch, watch states change, cancel a queued and a
 running job, retry a failed one. Each test runs one coroutine with run_until_complete on a
-qasync.QEventLoop, never pytest-asyncio's loop.
-"""
+qasync.QEventLoop, never pytest-asyncio's loop."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from core.controller.published import APP
 from core.job_state import JobState
 from core.ledger import Ledger
 from core.ledger.settings import Settings
-from desktop.app.session import Session, SessionOptions, server_configured, wants_demo
+from desktop.app.session import Session, SessionOptions
 from desktop.settings.settings_dialog import SettingsDialog
 from desktop.window.main_window import MainWindow
 from simulator import SimulatorConfig
@@ -27,6 +26,7 @@ from tests.desktop.helpers import StubDropEvent
 
 if TYPE_CHECKING:
     pass
+
 
 FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
 
@@ -128,20 +128,6 @@ def test_demo_session_runs_the_sample_presets(qtbot, qloop, tmp_path) -> None:
     qloop.run_until_complete(scenario())
 
 
-def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
-    nothing = "http://127.0.0.1:9"  # where no ComfyUI answers
-    options = SessionOptions(data_dir=tmp_path)
-
-    async def decide() -> tuple[bool, bool, bool]:
-        return (
-            await wants_demo(options, False, nothing),
-            await wants_demo(options, True, nothing),
-            await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), True, nothing),
-        )
-
-    assert qloop.run_until_complete(decide()) == (True, False, True)
-
-
 def test_connect_to_a_real_comfyui_leaves_the_demo(
     qtbot, qloop, simulator, tmp_path, monkeypatch
 ) -> None:
@@ -208,16 +194,3 @@ def test_a_session_on_several_servers_runs_jobs_on_each(qloop, tmp_path, preset_
     finally:
         for sim in sims:
             sim.stop()
-
-
-def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
-    """Jobs made with the default server (e.g. from the CLI) count as a configured server."""
-    from core.ledger import NewJob, PresetContent
-
-    with Ledger(tmp_path / "home") as ledger:
-        assert not server_configured(ledger)
-        ledger.presets.add(
-            "p", PresetContent("h", {"1": {"class_type": "EmptyImage", "inputs": {}}})
-        )
-        ledger.create_batch("p", [NewJob({})], requester="me")
-        assert server_configured(ledger)

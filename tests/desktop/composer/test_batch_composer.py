@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from core.batch import GridAxis, SeedMode
+from core.batch import SeedMode
 from core.controller.status import ServerStatus
 from core.job_state import JobState
 from core.ledger import NewJob
@@ -15,14 +13,6 @@ from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
 from tests.core.helpers import succeed
 from tests.desktop.conftest import GRADIENT
-
-
-@pytest.fixture
-def composer(qtbot, ledger, controller, preset_name):
-    composer = BatchComposerWidget(ledger, controller)
-    qtbot.addWidget(composer)
-    composer.set_preset(preset_name)
-    return composer
 
 
 def editor_for(composer, ref):
@@ -45,38 +35,6 @@ def test_counted_seeds_and_changed_parameters(composer) -> None:
     assert spec.overrides == {"3.steps": 30, "6.text": "a heron at dawn"}
     assert (spec.requester, spec.priority) == ("mia", 2)
     assert composer.queue_button.text() == "Queue 5 jobs"
-
-
-def test_explicit_and_random_seeds(composer) -> None:
-    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
-    composer.seeds.values.setText("7, 42 99")
-    assert composer.spec().seeds.values == (7, 42, 99)
-    assert composer.queue_button.text() == "Queue 3 jobs"
-    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("random"))
-    composer.seeds.count.setValue(4)
-    assert composer.spec().seeds.mode is SeedMode.random
-    assert composer.job_count() == 4
-
-
-def test_grid_of_two_parameters_multiplies_the_jobs(composer) -> None:
-    composer.seeds.count.setValue(2)
-    composer.grid.setChecked(True)
-    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("3.cfg"))
-    composer.grid.x_values.setText("4, 7.5")
-    composer.grid.y_input.setCurrentIndex(composer.grid.y_input.findData("3.sampler_name"))
-    composer.grid.y_values.setText("euler, dpmpp_2m, ddim")
-    spec = composer.spec()
-    assert spec.grid == (
-        GridAxis("3.cfg", (4.0, 7.5)),
-        GridAxis("3.sampler_name", ("euler", "dpmpp_2m", "ddim")),
-    )
-    assert composer.queue_button.text() == "Queue 12 jobs"
-
-
-def test_unchecking_every_seed_input_keeps_seeds(composer) -> None:
-    composer.seeds._checks[0][1].setChecked(False)
-    assert composer.spec().seeds.mode is SeedMode.keep
-    assert composer.queue_button.text() == "Queue 1 job"
 
 
 def test_queue_writes_the_batch_through_the_controller(composer, controller, ledger) -> None:
@@ -251,26 +209,6 @@ def test_ctrl_enter_queues(composer, controller, qtbot) -> None:
     assert controller.names() == ["queue_batch"]
 
 
-def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
-    qtbot, ledger, controller
-) -> None:
-    name = add_preset_file(ledger, GRADIENT).name
-    composer = BatchComposerWidget(ledger, controller)
-    qtbot.addWidget(composer)
-    composer.set_preset(name)
-    assert composer.job_count() == 1
-    assert composer.seeds.chosen.findData("1.color") > 0, "any integer input is offered"
-    composer.seeds.chosen.setCurrentIndex(composer.seeds.chosen.findData("1.color"))
-    assert composer.seeds.count.isEnabled()
-    composer.seeds.count.setValue(2)
-    composer.seeds.start.setValue(7)
-    assert composer.queue_button.text() == "Queue 2 jobs"
-    composer.queue_button.click()
-    assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
-    composer.set_preset(name)
-    assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
-
-
 def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_path) -> None:
     pair = (
         Path(__file__).parents[2] / "data" / "golden-pairs" / "controlnet_controlnet_example.json"
@@ -283,33 +221,3 @@ def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_
     form = composer.parameters_box
     labels = [form.label_of(editor) for _parameter, editor in form.editors]
     assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]
-
-
-def test_a_colour_input_reads_as_a_colour_and_the_swatch_picks_one(
-    qtbot, ledger, controller, monkeypatch
-) -> None:
-    from PySide6.QtGui import QColor
-    from PySide6.QtWidgets import QColorDialog
-
-    from desktop.composer.colour_box import ColourBox
-
-    name = add_preset_file(ledger, GRADIENT).name
-    composer = BatchComposerWidget(ledger, controller)
-    qtbot.addWidget(composer)
-    composer.set_preset(name)
-    editor = composer.parameters_box.editor("1.color")
-    assert isinstance(editor, ColourBox)
-    assert editor.text() == "#3399FF", "EmptyImage's 3381759, as ComfyUI shows it"
-    picked = QColor("#FF8000")
-    monkeypatch.setattr(QColorDialog, "getColor", staticmethod(lambda *_args: picked))
-    editor.swatch.trigger()
-    assert composer.spec().overrides["1.color"] == 0xFF8000
-    editor.lineEdit().setText("#00ff00")
-    editor.interpretText()
-    assert composer.spec().overrides["1.color"] == 0x00FF00
-    assert composer.parameters_box.editor("2.blur_radius").text() == "3", "other numbers stay"
-    composer.grid.setChecked(True)
-    composer.grid.x_input.setCurrentIndex(composer.grid.x_input.findData("1.color"))
-    composer.grid.x_values.setText("#FF0000, #00ff00, 255")
-    composer.queue_button.click()
-    assert sorted(job.params["1.color"] for job in ledger.jobs()) == [255, 0x00FF00, 0xFF0000]

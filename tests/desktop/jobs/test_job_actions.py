@@ -10,17 +10,14 @@ import pytest
 
 from core.comfy import ComfyClient
 from core.controller import Controller
-from core.job_state import JobState, Reason
+from core.job_state import JobState
 from core.paths import ledger_path
 from desktop.jobs.job_action_scope import (
-    cancel_scope,
-    retry_scope,
-    retry_smaller_scope,
     short_batch,
 )
 from desktop.jobs.job_actions import JobActions
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job, succeed_job, until
+from tests.desktop.helpers import run_job, succeed_job, until
 
 if TYPE_CHECKING:
     from core.ledger import JobRecord
@@ -37,15 +34,6 @@ class Selection:
 
 
 @pytest.fixture
-def jobs(ledger, preset_name):
-    ids = make_jobs(ledger, preset_name, 4)
-    run_job(ledger, ids[1])
-    fail_job(ledger, ids[2], Reason.oom)
-    ledger.request_cancel(run_job(ledger, ids[3]) and ids[3])
-    return {job.state.value: job for job in ledger.jobs()}
-
-
-@pytest.fixture
 def selection() -> Selection:
     return Selection()
 
@@ -53,19 +41,6 @@ def selection() -> Selection:
 @pytest.fixture
 def actions(qapp, controller, selection, ledger):
     return JobActions(controller, selection, ledger.count_by_state)
-
-
-def test_states_decide_what_is_allowed(jobs) -> None:
-    pending, running = jobs["pending"], jobs["running"]
-    failed, cancelling = jobs["failed"], jobs["cancelling"]
-    assert cancel_scope([pending]).enabled
-    assert cancel_scope([running]).enabled
-    assert not cancel_scope([cancelling]).enabled  # disabled while cancelling
-    assert not cancel_scope([failed]).enabled
-    assert retry_scope([failed]).enabled
-    assert not retry_scope([running]).enabled
-    assert retry_smaller_scope([failed]).enabled
-    assert not retry_smaller_scope([pending]).enabled
 
 
 def test_actions_follow_the_selection(actions, selection, jobs) -> None:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from PIL import Image
-
 from core.job_state import AttemptResult, Reason
 from core.pictures.pictures import job_outputs
 from desktop.jobs.job_details import JobDetailsWidget
-from desktop.jobs.job_outputs import OutputsModel
 from tests.core.helpers import succeed_late
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, succeed_job
-
-
-@pytest.fixture
-def image(tmp_path):
-    path = tmp_path / "out" / "job_1.png"
-    path.parent.mkdir()
-    Image.new("RGB", (640, 480), "#336699").save(path)
-    return path
+from tests.desktop.helpers import fail_job
 
 
 def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_name, thumbnails):
@@ -39,44 +27,6 @@ def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_nam
         details.failure.text() == "out of memory in KSampler (node 3)\nMessage: CUDA out of memory"
     )
     assert job_id in details.header.text()
-
-
-def test_outputs_get_thumbnails_off_the_gui_thread(
-    qtbot, qtmodeltester, ledger, preset_name, thumbnails, image
-):
-    job_id = make_jobs(ledger, preset_name, 1)[0]
-    succeed_job(ledger, job_id, [str(image)])
-    details = JobDetailsWidget(ledger, thumbnails)
-    qtbot.addWidget(details)
-    qtmodeltester.check(details.outputs)
-    with qtbot.waitSignal(thumbnails.ready, timeout=10_000):
-        details.show_job(ledger.job(job_id))
-    qtbot.waitUntil(lambda: details.outputs.index(0).data(1) is not None)
-    assert details.outputs.rowCount() == 1
-    assert details.failure.isHidden()
-
-
-@pytest.mark.expect_log("desktop.common.thumbnails")
-def test_outputs_model_passes_the_tester(qtmodeltester, thumbnails) -> None:
-    model = OutputsModel(thumbnails)
-    qtmodeltester.check(model)
-    model.set_paths(["/nonexistent/a.png", "/nonexistent/b.png"])
-    assert model.rowCount() == 2
-
-
-def test_record_models_pass_the_tester(qtmodeltester, ledger, preset_name) -> None:
-    from desktop.jobs.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
-
-    job_id = make_jobs(ledger, preset_name, 1)[0]
-    fail_job(ledger, job_id, Reason.execution_error)
-    attempts = RecordTableModel(ATTEMPT_COLUMNS)
-    transitions = RecordTableModel(TRANSITION_COLUMNS)
-    qtmodeltester.check(attempts)
-    qtmodeltester.check(transitions)
-    attempts.set_records(ledger.attempts(job_id))
-    transitions.set_records(ledger.transitions(job_id))
-    assert attempts.columnCount() == len(ATTEMPT_COLUMNS)
-    assert transitions.rowCount() == 3
 
 
 def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, image):

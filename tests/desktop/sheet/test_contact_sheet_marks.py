@@ -11,7 +11,7 @@ from core.controller.commands import LedgerCommands
 from core.ledger import Ledger
 from core.ledger.marks import Mark
 from desktop.sheet.contact_sheet import ContactSheetWidget
-from desktop.sheet.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE, MarkFilter
+from desktop.sheet.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE
 from tests.desktop.conftest import make_jobs
 from tests.desktop.helpers import answer_question, succeed_job
 from tests.trash_home import use_trash
@@ -61,27 +61,6 @@ def test_keys_mark_the_selected_cells_and_the_marks_survive_reopening(
         marks = [again.model.index_of(job).data(MARK_ROLE) for job in ids]
         assert marks == [Mark.star, None, None, Mark.reject]
         again.stop()
-
-
-def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thumbnails) -> None:
-    ids = make_jobs(ledger, preset_name, 4)
-    ledger.marks.set([ids[1]], Mark.star)
-    ledger.marks.set([ids[2]], Mark.reject)
-    sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(ids[0]).batch)
-    expected = {
-        MarkFilter.starred: ["seed 1"],
-        MarkFilter.rejected: ["seed 2"],
-        MarkFilter.unmarked: ["seed 0", "seed 3"],
-        MarkFilter.all: ["seed 0", "seed 1", "seed 2", "seed 3"],
-    }
-    for choice, shown in expected.items():
-        sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(choice))
-        assert labels(sheet) == shown, choice
-    sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(MarkFilter.starred))
-    select(sheet, [ids[1]])
-    sheet.star.trigger()  # unstarred: it leaves the starred view
-    assert labels(sheet) == []
-    sheet.stop()
 
 
 def test_export_starred_copies_the_starred_pictures(

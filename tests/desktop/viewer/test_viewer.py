@@ -5,76 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PIL import Image
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QMouseEvent, QWheelEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
 from core.batch.prompt import prompt_for
-from core.comfy import ComfyClient
-from core.controller import Controller
 from core.job_state import JobState
 from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
 from core.pictures.pictures import job_outputs
 from desktop.presets.preset_files import add_preset_file
-from desktop.viewer.viewer import PictureViewer
-from desktop.window.main_window import MainWindow
-from simulator import SimulatorConfig
-from simulator.thread import SimulatorThread
-from tests.core.helpers import FAST
 from tests.desktop.conftest import GRADIENT
-from tests.desktop.helpers import succeed_job, until
+from tests.desktop.helpers import succeed_job
+from tests.desktop.viewer.viewer_batch import SEEDS, run_batch
 from tests.trash_home import use_trash
-
-SEEDS = (700, 701, 702)
-
-
-@pytest.fixture
-def simulator(tmp_path: Path):
-    thread = SimulatorThread(SimulatorConfig(job_seconds=0.02, output_dir=tmp_path / "sim"))
-    thread.start()
-    yield thread
-    thread.stop()
-
-
-def run_batch(qloop, ledger: Ledger, simulator, preset: str, spec: BatchSpec, out: Path):
-    """Queue the batch and let a real controller run it on the simulator until it is done."""
-
-    async def scenario() -> list[str]:
-        _, ids = queue_batch(ledger, preset, spec)
-        client = ComfyClient(simulator.url)
-        controller = Controller(ledger, client, config=FAST, output_dir=out)
-        await controller.start()
-        try:
-            await until(lambda: all(ledger.job(i).state is JobState.succeeded for i in ids), 30)
-        finally:
-            await controller.stop()
-            await client.aclose()
-        return ids
-
-    return qloop.run_until_complete(scenario())
-
-
-@pytest.fixture
-def batch(qloop, window: MainWindow, ledger, simulator, preset_name, tmp_path) -> list[str]:
-    """Three finished jobs, seeds 700-702, their pictures downloaded under tmp_path/out."""
-    spec = BatchSpec(seeds=SeedPlan(count=3, start=SEEDS[0]), overrides={"3.steps": 7})
-    return run_batch(qloop, ledger, simulator, preset_name, spec, tmp_path / "out")
-
-
-@pytest.fixture
-def viewer(qtbot, window: MainWindow, batch: list[str]) -> PictureViewer:
-    window.model.refresh()
-    window.select_job(batch[0])
-    window.table.activated.emit(window.table.currentIndex())  # Enter / double-click on the row
-    viewer = window.viewer
-    assert viewer is not None
-    qtbot.waitExposed(viewer)
-    qtbot.waitUntil(viewer.canvas.has_picture)
-    return viewer
 
 
 def answer(button: QMessageBox.StandardButton) -> list[str]:
@@ -131,61 +77,6 @@ def test_pictures_finished_after_opening_come_after_the_last(qtbot, viewer, ledg
     assert viewer.facts.seeds == {"3.seed": 703}
     qtbot.waitUntil(lambda: viewer.canvas.picture_size() == (32, 32))
     assert viewer.windowTitle() == f"{picture.name} — {viewer.canvas.zoom():.0%} — Batchline"
-
-
-def test_fit_zoom_and_actual_size_change_the_scale(qtbot, viewer) -> None:
-    canvas = viewer.canvas
-    width, height = canvas.picture_size()
-    fitted = min(canvas.width() / width, canvas.height() / height)
-    assert canvas.fitting
-    assert canvas.scale == pytest.approx(fitted)
-    qtbot.keyClick(viewer, Qt.Key.Key_A)
-    assert canvas.zoom() == 1.0  # one picture pixel per device pixel, at any screen scale
-    assert canvas.scale == 1.0 / canvas.devicePixelRatioF()
-    assert viewer.windowTitle().endswith(" — 100% — Batchline")
-    assert not canvas.fitting
-    qtbot.keyClick(viewer, Qt.Key.Key_Plus)
-    assert canvas.zoom() == pytest.approx(1.25)
-    # The wheel zooms around the cursor: the picture point under it stays there.
-    at = QPointF(canvas.width() * 0.25, canvas.height() * 0.3)
-    before = canvas.to_picture(at)
-    wheel = QWheelEvent(
-        at,
-        canvas.mapToGlobal(at),
-        QPoint(),
-        QPoint(0, 120),
-        Qt.MouseButton.NoButton,
-        Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase,
-        False,
-    )
-    QApplication.sendEvent(canvas, wheel)
-    assert canvas.zoom() == pytest.approx(1.25 * 1.25)
-    assert canvas.to_picture(at).x() == pytest.approx(before.x())
-    assert canvas.to_picture(at).y() == pytest.approx(before.y())
-    centre = canvas.center
-    qtbot.mousePress(canvas, Qt.MouseButton.LeftButton, pos=QPoint(100, 100))
-    drag = QMouseEvent(
-        QEvent.Type.MouseMove,
-        QPointF(140, 100),
-        canvas.mapToGlobal(QPointF(140, 100)),
-        Qt.MouseButton.NoButton,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(canvas, drag)
-    qtbot.mouseRelease(canvas, Qt.MouseButton.LeftButton, pos=QPoint(140, 100))
-    assert canvas.center.x() == pytest.approx(centre.x() - 40 / canvas.scale)
-    qtbot.keyClick(viewer, Qt.Key.Key_F)
-    assert canvas.fitting
-    assert canvas.scale == pytest.approx(fitted)
-
-
-def test_copy_seed_puts_it_in_the_clipboard(viewer) -> None:
-    viewer.actions_by_name["next"].trigger()
-    assert viewer.actions_by_name["again"].text() == "&Queue again with this seed"
-    viewer.panel.buttons["copy_seed"].click()
-    assert QGuiApplication.clipboard().text() == str(SEEDS[1])
 
 
 def test_queue_again_queues_exactly_that_seed(viewer, window, ledger, batch) -> None:

@@ -1,0 +1,47 @@
+"""Tests for desktop.composer.composer_form: the form fits the pane and Tab walks it in order."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QWidget
+
+from desktop.composer.batch_composer import BatchComposerWidget
+
+
+def shown_composer(qtbot, ledger, controller, preset_name, width=380):
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(preset_name)
+    composer.grid.setChecked(True)
+    composer.resize(width, 700)
+    composer.show()
+    qtbot.waitExposed(composer)
+    return composer
+
+
+def test_nothing_is_cut_off_on_the_right(qtbot, ledger, controller, preset_name) -> None:
+    composer = shown_composer(qtbot, ledger, controller, preset_name)
+    prompt = composer.parameters_box.editor("6.text")
+    prompt.setPlainText("a very long prompt without any line break " * 20)
+    viewport = composer.form_scroll.viewport()
+    qtbot.waitUntil(lambda: composer.form_scroll.widget().width() <= viewport.width())
+    cut = [
+        widget.accessibleName() or type(widget).__name__
+        for widget in composer.form_scroll.widget().findChildren(QWidget)
+        if widget.isVisible()
+        and widget.mapTo(viewport, QPoint(widget.width(), 0)).x() > viewport.width()
+    ]
+    assert cut == []
+
+
+def test_tab_walks_the_form_top_to_bottom(qtbot, ledger, controller, preset_name) -> None:
+    composer = shown_composer(qtbot, ledger, controller, preset_name)
+    chain, widget = [], composer.reset_button
+    while widget not in chain:
+        chain.append(widget)
+        widget = widget.nextInFocusChain()
+    positive = composer.parameters_box.editor("6.text")
+    steps = composer.parameters_box.editor("3.steps")
+    order = [composer.seeds.count, positive, steps, composer.grid.x_input, composer.requester]
+    assert [chain.index(w) for w in order] == sorted(chain.index(w) for w in order)
+    assert chain.index(composer.queue_button) > chain.index(composer.priority)

@@ -1,0 +1,45 @@
+"""Tests for desktop.composer.seed_editor: counted, listed or random seeds, the inputs varied."""
+
+from __future__ import annotations
+
+from core.batch import SeedMode
+from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.presets.preset_files import add_preset_file
+from tests.desktop.conftest import GRADIENT
+
+
+def test_explicit_and_random_seeds(composer) -> None:
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("explicit"))
+    composer.seeds.values.setText("7, 42 99")
+    assert composer.spec().seeds.values == (7, 42, 99)
+    assert composer.queue_button.text() == "Queue 3 jobs"
+    composer.seeds.mode.setCurrentIndex(composer.seeds.mode.findData("random"))
+    composer.seeds.count.setValue(4)
+    assert composer.spec().seeds.mode is SeedMode.random
+    assert composer.job_count() == 4
+
+
+def test_unchecking_every_seed_input_keeps_seeds(composer) -> None:
+    composer.seeds._checks[0][1].setChecked(False)
+    assert composer.spec().seeds.mode is SeedMode.keep
+    assert composer.queue_button.text() == "Queue 1 job"
+
+
+def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
+    qtbot, ledger, controller
+) -> None:
+    name = add_preset_file(ledger, GRADIENT).name
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(name)
+    assert composer.job_count() == 1
+    assert composer.seeds.chosen.findData("1.color") > 0, "any integer input is offered"
+    composer.seeds.chosen.setCurrentIndex(composer.seeds.chosen.findData("1.color"))
+    assert composer.seeds.count.isEnabled()
+    composer.seeds.count.setValue(2)
+    composer.seeds.start.setValue(7)
+    assert composer.queue_button.text() == "Queue 2 jobs"
+    composer.queue_button.click()
+    assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
+    composer.set_preset(name)
+    assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
