@@ -27,9 +27,20 @@ MIRRORED = {
     "core/placement": "tests/core/placement",
     "simulator": "tests/simulator",
     "cli": "tests/cli",
-    **{f"desktop/{view}": f"tests/desktop/{view}" for view in (
-        "app", "window", "composer", "jobs", "sheet", "viewer", "presets", "settings", "common"
-    )},
+    **{
+        f"desktop/{view}": f"tests/desktop/{view}"
+        for view in (
+            "app",
+            "window",
+            "composer",
+            "jobs",
+            "sheet",
+            "viewer",
+            "presets",
+            "settings",
+            "common",
+        )
+    },
 }
 
 # A module of this many lines or fewer is a name, a constant or a thin adapter: no file of its own.
@@ -66,6 +77,31 @@ TESTED_THROUGH_OTHERS = {
     "core/ledger/watch.py": "tests/core/controller/test_supervision.py",
     # The API's one error shape: every refusal in test_routes and test_bodies.
     "core/api/errors.py": "tests/core/api/test_routes.py",
+    # The batch's records (frozen dataclasses, no logic of their own): built and read in
+    # every test of the composition (test_compose, test_seeds, test_values).
+    "core/batch/spec.py": "tests/core/batch/test_compose.py",
+    # Starting the program (a display check, then the session on a qasync loop): the
+    # display check in test_display (`batchline gui` without a display), the session it runs
+    # in test_app_integration.
+    "desktop/app/app.py": "tests/desktop/app/test_display.py",
+    # The question on closing with jobs left: answered Keep and Stop, with what each does to
+    # the controller, in test_background.
+    "desktop/app/close_dialog.py": "tests/desktop/app/test_background.py",
+    # A Protocol (the controller as the window sees it): its two implementations are driven
+    # by the window in tests/desktop/test_command_doors.py.
+    "desktop/common/controller_port.py": "tests/desktop/test_command_doors.py",
+    # Background tasks kept alive and their failures shown: a failing session task said with
+    # its reason in test_background.
+    "desktop/common/tasks.py": "tests/desktop/app/test_background.py",
+    # The jobs table's view (selection, progress bars, value columns placed after Batch):
+    # through the window in test_job_value_columns and test_main_window.
+    "desktop/jobs/job_table_view.py": "tests/desktop/jobs/test_job_value_columns.py",
+    # How a cell is painted (picture, label, progress, badge): the sheet's tests look at the
+    # painted cells: a starred selected cell still shows its picture (test_contact_sheet_marks).
+    "desktop/sheet/sheet_cell.py": "tests/desktop/sheet/test_contact_sheet_marks.py",
+    # The notice floating over a widget: every notice of the window moves nothing, in
+    # test_notices_move_nothing.
+    "desktop/window/toast.py": "tests/desktop/window/test_notices_move_nothing.py",
     # The simulator's WebSocket side: its event sequences are checked against the recorded
     # transcripts (test_contract), the token on the socket in test_modes.
     "simulator/sockets.py": "tests/simulator/test_contract.py",

@@ -1,0 +1,40 @@
+"""Tests for desktop.sheet.sheet_batch: one batch read at once for the sheet (plain Python, no
+Qt): its jobs in seed order with their labels, and where each job of a grid sits."""
+
+from __future__ import annotations
+
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
+from core.ledger import Ledger, PresetContent
+from core.ledger.marks import Mark
+from core.presets import workflow_hash
+from desktop.sheet.sheet_batch import read_batch
+from tests.core.helpers import NOISE_WORKFLOW
+
+
+def stored(ledger: Ledger) -> str:
+    ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+    return "noise"
+
+
+def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: Ledger) -> None:
+    spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
+    batch, ids = queue_batch(ledger, stored(ledger), spec)
+    ledger.marks.set([ids[1]], Mark.star)
+    view = read_batch(ledger, batch.id)
+    assert view.order == [ids[1], ids[2], ids[0]]
+    assert [view.labels[job] for job in view.order] == ["seed 10", "seed 20", "seed 30"]
+    assert view.marks == {ids[1]: Mark.star}
+    assert (view.grid, view.pictures, view.errors) == (None, {}, {})
+
+
+def test_a_grid_batch_places_each_job_and_labels_the_edges(ledger: Ledger) -> None:
+    grid = (GridAxis("1.width", (32, 48)), GridAxis("2.strength", (0.25, 0.75)))
+    batch, ids = queue_batch(ledger, stored(ledger), BatchSpec(SeedPlan(count=1), grid=grid))
+    view = read_batch(ledger, batch.id)
+    assert view.grid is not None
+    assert len(view.grid.columns) == 2
+    assert len(view.grid.rows) == 2
+    assert "32" in view.grid.columns[0]
+    assert "48" in view.grid.columns[1]
+    assert sorted(view.grid.places.values()) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert set(view.grid.places) == set(ids)
