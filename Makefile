@@ -41,6 +41,7 @@ pytest: $(STAMP)
 # `make bench-more`: the ledger, bulk commands, controller kills, the GUI and its contact sheet.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
+	$(BIN)/python -m bench.turbo
 
 bench-more: $(STAMP)
 	$(BIN)/python bench/ledger.py
