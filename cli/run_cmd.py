@@ -97,8 +97,9 @@ def _controller_options(parser: argparse.ArgumentParser) -> None:
         "--deep-queue",
         type=whole(),
         metavar="N",
-        help="for very short jobs, let ComfyUI hold up to N prompts so the GPU never waits "
-        "for a poll (off by default: the global cap is the ceiling)",
+        help="for short jobs, let ComfyUI hold up to N prompts so the GPU never waits for "
+        "Batchline (by default the caps left at 3 deepen so on their own, up to the setting "
+        "max_queue_depth, 8; a cap given here without --deep-queue is a ceiling)",
     )
     parser.add_argument(
         "--per-requester", type=whole(), metavar="N", help="queued + running jobs per requester"
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace, *, ready_line: bool = False) -> int:
         api = api_plan(args, ledger, len(servers))
         config = settings.controller.with_overrides(
             global_cap=args.max_queued,
-            deep_queue=True if args.deep_queue is not None else None,
+            deep_queue=_deep_queue(args),
             max_queue_depth=args.deep_queue,
             per_requester_cap=args.per_requester,
             poll_active_s=args.poll_interval,
@@ -232,12 +233,20 @@ async def _serve(
             printer.print_new()
 
 
+def _deep_queue(args: argparse.Namespace) -> bool | None:
+    """``--deep-queue`` turns the deep queue on; a cap given without it is a ceiling (the
+    settings' ``"auto"`` would let a cap given as 3 deepen); else the settings say."""
+    if args.deep_queue is not None:
+        return True
+    if args.max_queued is not None or args.per_requester is not None:
+        return False
+    return None
+
+
 def _announce(ledger: Ledger, controller: Controller) -> None:
     config = controller.config
-    deep = f", deep queue {config.max_queue_depth}" if config.deep_queue else ""
     print(
-        f"controller for {ledger.folder} on {controller.status.server} "
-        f"(max queued {config.global_cap}{deep}, per requester {config.per_requester_cap})",
+        f"controller for {ledger.folder} on {controller.status.server} ({config.caps_text()})",
         file=sys.stderr,
     )
     if PAUSED.get(ledger):

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
-from core.controller.admission import AdmissionInput, Candidate, admit, queue_target
+from core.controller.admission import (
+    AdmissionInput,
+    Candidate,
+    admit,
+    queue_target,
+    requester_cap,
+)
 from core.controller.causes import reason_for_error, rejection_error, unanswered_error
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
@@ -77,7 +83,7 @@ class Dispatcher:
         if inputs is None:
             return
         chosen = admit(inputs)
-        cap = RequesterCap(self._config.per_requester_cap, tuple(left))
+        cap = RequesterCap(requester_cap(inputs), tuple(left))
         if self._server.keeps_our_ids:
             await self._send_together(chosen, cap)
         else:
@@ -138,12 +144,15 @@ class Dispatcher:
             last_served=self._last_served,
             job_seconds=statistics.median(durations) if durations else None,
             poll_interval=self._config.poll_active_s,
-            deep_queue=self._config.deep_queue,
+            deep_queue=self._config.deepens_queue,
             max_queue_depth=self._config.max_queue_depth,
+            lone_requester_fills=self._config.lone_requester_fills,
         )
-        if paused or queue_target(base) <= server_count:
+        target = queue_target(base)
+        if paused or target <= server_count:
             return None  # no room: skip the ledger queries
-        waiting = self._ledger.pending_lines(self._config.per_requester_cap)
+        # As deep as a lone requester may go (`requester_cap`): no more can be sent now.
+        waiting = self._ledger.pending_lines(max(target, self._config.per_requester_cap))
         if not waiting:
             return None
         in_flight = self._ledger.in_flight_by_requester(self._client.base_url, left)

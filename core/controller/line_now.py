@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from core.controller.admission import AdmissionInput, queue_target
+from core.controller.admission import AdmissionInput, queue_target, requester_cap
 from core.controller.published import read_published
 from core.controller.waiting_line import (
     LineInput,
@@ -77,13 +77,14 @@ def line_now(
     """
     job_seconds = typical_run_seconds(ledger)
     live = status if status is not None else _live_status(ledger)
-    loads, target, cap = _servers(ledger, job_seconds, servers, live)
+    loads, room = _servers(ledger, job_seconds, servers, live)
     waiting: dict[str, list[str]] = {}
     priorities: dict[str, int] = {}
     for job_id, requester, priority in ledger.waiting_jobs():
         waiting.setdefault(requester, []).append(job_id)
         priorities[job_id] = priority
     new_ids = _insert(waiting, priorities, new)
+    target, cap = queue_target(room), requester_cap(replace(room, waiting=waiting))
     # Only jobs in the line: one being sent (or finished) would have the whole line walked.
     asked = None if wanted is None else [*(j for j in wanted if j in priorities), *new_ids]
     places = waiting_line(LineInput(waiting, loads, target, cap, job_seconds), asked)
@@ -154,8 +155,8 @@ def _insert(
 
 def _servers(
     ledger: Ledger, job_seconds: float | None, count: int | None, status: ControllerStatus | None
-) -> tuple[list[ServerLoad], int, int]:
-    """The servers' loads, the prompts each may hold and the per-requester cap."""
+) -> tuple[list[ServerLoad], AdmissionInput]:
+    """The servers' loads, and admission's caps on each (its waiting line left empty)."""
     config = CONTROLLER.get(ledger)
     told = status is not None and bool(status.servers) and not status.stopped
     if status is not None and told:
@@ -186,10 +187,11 @@ def _servers(
         per_requester_cap=per_requester,
         job_seconds=job_seconds,
         poll_interval=config.poll_active_s,
-        deep_queue=config.deep_queue,
+        deep_queue=config.deepens_queue,
         max_queue_depth=config.max_queue_depth,
+        lone_requester_fills=config.lone_requester_fills,
     )
-    return loads, queue_target(room), per_requester
+    return loads, room
 
 
 def _live_status(ledger: Ledger) -> ControllerStatus | None:

@@ -12,7 +12,7 @@ import logging
 import math
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from core.errors import InputError, SettingError
 from core.ledger.stores import DISPATCH_PAUSED
@@ -37,6 +37,8 @@ def server_list(text: str) -> list[str]:
     return list(dict.fromkeys(server for server in servers if server))
 
 
+AUTO: Literal["auto"] = "auto"  # the deep queue's default: the caps left at default adapt
+DEFAULT_CAP = 3  # the global and per-requester caps' default: the queue's shallowest depth
 MAX_COUNT = 1_000_000_000  # the most any cap, limit or count may be
 MAX_SECONDS = 30 * 86_400.0  # the longest any interval or window may be
 
@@ -77,11 +79,19 @@ class ControllerConfig:
     """Caps, intervals and limits of one controller.
 
     Attributes:
-        global_cap: ComfyUI running + pending (all clients) at which we stop submitting: a
-            ceiling, never exceeded unless the deep queue is on.
-        per_requester_cap: queued + running jobs one requester may have at once.
-        deep_queue: off by default; on, very short jobs get more prompts waiting in ComfyUI
-            than the global cap so that the GPU never idles between polls.
+        global_cap: ComfyUI running + pending (all clients) at which we stop submitting.
+            Set to anything but its default (3), a ceiling; at 3, a ceiling unless the deep
+            queue deepens it.
+        per_requester_cap: queued + running jobs one requester may have at once (set to
+            anything but 3, a ceiling; at 3, a lone requester may fill the queue when
+            ``deep_queue`` is ``"auto"``).
+        deep_queue: ``"auto"`` (the default): the caps left at 3 adapt to the measured job
+            time, so that short jobs keep the GPU fed: the queue deepens up to
+            ``max_queue_depth``, and a requester alone in waiting may fill it (with others
+            waiting, each is held to the per-requester cap). ``true``: the global cap deepens
+            so for short jobs, whatever its value; the per-requester cap is a ceiling.
+            ``false``: both caps are ceilings however short the jobs. How deep and why:
+            `core.controller.admission`.
         max_queue_depth: the deep queue's ceiling: ComfyUI running + pending (all clients)
             never exceeds it (nor the global cap, when that is higher).
         max_attempts: automatic attempts per job.
@@ -97,9 +107,9 @@ class ControllerConfig:
             server is unreachable (exponential in between, jittered).
     """
 
-    global_cap: int = 3
-    per_requester_cap: int = 3
-    deep_queue: bool = False
+    global_cap: int = DEFAULT_CAP
+    per_requester_cap: int = DEFAULT_CAP
+    deep_queue: bool | Literal["auto"] = AUTO
     max_queue_depth: int = 8
     max_attempts: int = 3
     poll_active_s: float = 1.0
@@ -118,8 +128,35 @@ class ControllerConfig:
         positive = ("poll_active_s", "poll_idle_s", "grace_s", "settle_s", "stall_s")
         for name in (*positive, "offline_first_s", "offline_max_s"):
             seconds(getattr(self, name), name)
-        if not isinstance(self.deep_queue, bool):
-            raise InputError(f"deep_queue must be true or false, not {shown(self.deep_queue)}")
+        if not isinstance(self.deep_queue, bool) and self.deep_queue != AUTO:
+            raise InputError(
+                f'deep_queue must be true, false or "auto", not {shown(self.deep_queue)}'
+            )
+
+    @property
+    def deepens_queue(self) -> bool:
+        """Whether the queue deepens for short jobs: the deep queue on, or auto with the
+        global cap left at its default."""
+        auto = self.deep_queue == AUTO and self.global_cap == DEFAULT_CAP
+        return self.deep_queue is True or auto
+
+    @property
+    def lone_requester_fills(self) -> bool:
+        """Whether a requester alone in waiting may fill the queue: auto, with the
+        per-requester cap left at its default."""
+        return self.deep_queue == AUTO and self.per_requester_cap == DEFAULT_CAP
+
+    def caps_text(self) -> str:
+        """The caps as the command line shows them: ``auto`` where they adapt."""
+        depth = self.max_queue_depth
+        if self.deepens_queue and depth > self.global_cap:
+            queued = f"{self.global_cap}, auto up to {depth} for short jobs"
+        else:
+            queued = str(self.global_cap)
+        mine = str(self.per_requester_cap)
+        if self.lone_requester_fills:
+            mine += ", auto: the whole queue for a lone requester"
+        return f"max queued {queued}; per requester {mine}"
 
     def with_overrides(self, **overrides: Any) -> ControllerConfig:
         """A copy with the given fields replaced (None values are ignored)."""
@@ -235,7 +272,8 @@ CONTROLLER: Setting[ControllerConfig] = Setting(
     "controller",
     ControllerConfig(),
     "The controller's caps, intervals and limits (ControllerConfig); `batchline run` options "
-    "override them for one run.",
+    'override them for one run. deep_queue "auto" (the default): caps left at 3 deepen for '
+    "short jobs, up to max_queue_depth; a cap set to another value is a ceiling.",
     _controller_config,
     asdict,
 )

@@ -466,3 +466,21 @@ def assert_gave_up(result: Result, out: Path, said: str) -> None:
     assert result.err.splitlines()[-1].startswith(
         f"batchline: the output folder {out} still cannot take pictures after 1 s"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([], "max queued 3, auto up to 8 for short jobs; per requester 3, auto: the whole queue"),
+        (["--max-queued", "3"], "max queued 3; per requester 3)"),
+        (["--deep-queue", "6", "--per-requester", "6"], "max queued 3, auto up to 6 for short"),
+    ],
+)
+def test_run_says_where_the_caps_adapt_and_a_cap_given_is_a_ceiling(
+    cli: Cli, sim_thread: SimulatorThread, args: list[str], said: str
+) -> None:
+    """A cap given on the command line is a ceiling, even at the default's value."""
+    cli.server = sim_thread.url
+    result = cli("run", "--until-idle", *args)
+    assert result.code == 0, result.err
+    assert said in result.err.splitlines()[0]

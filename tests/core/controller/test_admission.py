@@ -72,6 +72,8 @@ def test_the_deep_queue_keeps_more_prompts_waiting_up_to_its_ceiling() -> None:
     lines=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 6), max_size=4),
     busy=st.dictionaries(st.sampled_from("abcd"), st.integers(0, 4), max_size=4),
     seconds=st.none() | st.floats(0.001, 100.0),
+    deep=st.booleans(),
+    fills=st.booleans(),
 )
 def test_never_exceeds_any_cap(
     server: int,
@@ -80,6 +82,8 @@ def test_never_exceeds_any_cap(
     lines: dict[str, int],
     busy: dict[str, int],
     seconds: float | None,
+    deep: bool,
+    fills: bool,
 ) -> None:
     waiting = {r: [f"{r}{i}" for i in range(n)] for r, n in lines.items()}
     inputs = replace(
@@ -90,11 +94,34 @@ def test_never_exceeds_any_cap(
         waiting=waiting,
         in_flight=busy,
         job_seconds=seconds,
+        deep_queue=deep,
+        lone_requester_fills=fills,
     )
     result = admit(inputs)
-    assert len(result) <= max(0, cap - server)
+    ceiling = max(cap, inputs.max_queue_depth) if deep else cap
+    assert len(result) <= max(0, ceiling - server)
+    alone = sum(1 for n in lines.values() if n) <= 1
+    mine_most = max(per, ceiling) if fills and alone else per
     for requester in waiting:
         mine = [c for c in result if c.requester == requester]
-        assert len(mine) + busy.get(requester, 0) <= max(per, busy.get(requester, 0))
+        assert len(mine) + busy.get(requester, 0) <= max(mine_most, busy.get(requester, 0))
         assert [c.job_id for c in mine] == waiting[requester][: len(mine)]
     assert len({c.job_id for c in result}) == len(result)
+
+
+def test_a_lone_requester_fills_the_deep_queue_when_its_cap_adapts() -> None:
+    short = replace(BASE, deep_queue=True, job_seconds=0.09, waiting={"a": list("abcdefghij")})
+    assert queue_target(short) == 8
+    assert len(chosen(short)) == 3, "the per-requester cap holds unless it adapts"
+    assert chosen(replace(short, lone_requester_fills=True)) == list("abcdefgh")
+    long = replace(short, job_seconds=5.0, lone_requester_fills=True)
+    assert chosen(long) == list("abc"), "long jobs keep the shallow queue"
+
+
+def test_with_others_waiting_each_requester_is_held_to_its_cap() -> None:
+    fills = replace(BASE, deep_queue=True, lone_requester_fills=True, job_seconds=0.09)
+    both = replace(fills, waiting={"a": ["a1", "a2", "a3", "a4"], "b": ["b1", "b2", "b3", "b4"]})
+    assert chosen(both) == ["a1", "b1", "a2", "b2", "a3", "b3"]
+    # ``a`` filled the queue alone; ``b`` arrives: ``b`` takes the room until it is at its cap.
+    deep_a = replace(both, server_count=5, in_flight={"a": 5})
+    assert chosen(deep_a) == ["b1", "b2", "b3"]

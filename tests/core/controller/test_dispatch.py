@@ -235,6 +235,96 @@ async def test_the_caps_are_ceilings_even_for_very_short_jobs(
     assert peak() > 1 if deep_queue else peak() == 1, "only the deep queue goes past the cap"
 
 
+# The queue deepens to hold two polls of work (`core.controller.admission`): with a poll of
+# 0.5 s, 50 ms jobs ask for more than any ceiling here, however slow the machine runs them (and
+# they outlast a POST, so the queue fills). Events, not the poll, refill it: no slower a test.
+SLOW_POLL = 0.5
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("depth", [8, 5])
+async def test_with_the_default_caps_short_jobs_deepen_the_queue_up_to_its_ceiling(
+    ledger: Ledger,
+    make_simulator: Callable[..., object],
+    make_controller: MakeController,
+    depth: int,
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.05)  # type: ignore[misc]
+    peak = record_peak_depth(simulator)
+    ids = queue(ledger, 40)
+    await make_controller(ledger, simulator, max_queue_depth=depth, poll_active_s=SLOW_POLL)
+    await wait_for(all_done(ledger, ids), 60)
+    assert states(ledger, ids) == [JobState.succeeded] * 40
+    assert 3 < peak() <= depth, "deeper than the caps' default 3, never above the ceiling"
+
+
+@pytest.mark.asyncio
+async def test_with_the_default_caps_long_jobs_keep_the_shallow_queue(
+    ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
+    peak = record_peak_depth(simulator)
+    ids = queue(ledger, 8)
+    await make_controller(ledger, simulator)  # 0.2 s jobs: 4 polls of 0.05 s each
+    await wait_for(all_done(ledger, ids), 30)
+    assert peak() == 3
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("caps", [{"global_cap": 2}, {"per_requester_cap": 2}])
+async def test_a_cap_the_artist_set_is_a_ceiling_for_short_jobs(
+    ledger: Ledger,
+    make_simulator: Callable[..., object],
+    make_controller: MakeController,
+    caps: dict[str, int],
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.05)  # type: ignore[misc]
+    peak = record_peak_depth(simulator)
+    ids = queue(ledger, 24)
+    await make_controller(ledger, simulator, poll_active_s=SLOW_POLL, **caps)
+    await wait_for(all_done(ledger, ids), 60)
+    assert peak() == 2
+
+
+@pytest.mark.asyncio
+async def test_a_requester_that_filled_the_deep_queue_alone_yields_to_the_next(
+    ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
+) -> None:
+    """Alice alone fills the queue; once Bob waits, each is held to the per-requester cap (3):
+    Bob's first three go before any more of Alice's, which already holds more than 3."""
+    simulator: Simulator = await make_simulator(job_seconds=0.05)  # type: ignore[misc]
+    depth = record_peak_depth(simulator)
+    alice = queue(ledger, 60)
+    await make_controller(ledger, simulator, poll_active_s=SLOW_POLL)
+    await wait_for(lambda: depth() >= 7, 30)
+    bob = queue(ledger, 6, requester="bob", start=1000)
+    await wait_for(all_done(ledger, alice + bob), 60)
+    attempts = ledger.attempts_of(alice + bob)
+    sent = sorted((a.created_at, a.job_id in bob) for tries in attempts.values() for a in tries)
+    order = [is_bob for _, is_bob in sent]
+    first_bob = order.index(True)
+    third_bob = [n for n, is_bob in enumerate(order) if is_bob][2]
+    assert order[first_bob:third_bob].count(False) == 0, "alice went on past her cap"
+    assert order[third_bob:].count(False) > 0, "then they take turns"
+
+
+@pytest.mark.asyncio
+async def test_with_the_default_caps_two_requesters_take_turns(
+    ledger: Ledger, make_simulator: Callable[..., object], make_controller: MakeController
+) -> None:
+    simulator: Simulator = await make_simulator(job_seconds=0.05)  # type: ignore[misc]
+    alice = queue(ledger, 20)
+    bob = queue(ledger, 20, requester="bob", start=1000)
+    await make_controller(ledger, simulator, poll_active_s=SLOW_POLL)
+    await wait_for(all_done(ledger, alice + bob), 60)
+    attempts = ledger.attempts_of(alice + bob)
+    sent = sorted((a.created_at, a.job_id in bob) for tries in attempts.values() for a in tries)
+    ahead = 0  # alice's jobs sent minus bob's, while both had jobs waiting
+    for _, is_bob in sent[:30]:
+        ahead += -1 if is_bob else 1
+        assert abs(ahead) <= 3, "one requester went past its cap while the other waited"
+
+
 @pytest.mark.asyncio
 async def test_validation_error_names_node_and_input(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController

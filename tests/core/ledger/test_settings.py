@@ -84,7 +84,7 @@ BAD_SETTINGS = [
     ("controller", {"max_attempts": 10**12}, "max-attempts must be at most 1000000000"),
     ("controller", {"settle_s": "soon"}, "settle_s must be a positive number of seconds"),
     ("controller", {"stall_s": True}, "stall_s must be a positive number of seconds"),
-    ("controller", {"deep_queue": "yes"}, "deep_queue must be true or false"),
+    ("controller", {"deep_queue": "yes"}, 'deep_queue must be true, false or "auto"'),
     ("output_dir", 5, "absolute path"),
     ("output_dir", "", "absolute path"),
     ("output_dir", "pictures", "must be an absolute path"),
@@ -173,3 +173,25 @@ def test_every_option_is_declared_once_with_a_description() -> None:
     assert len({s.key for s in declared}) == len(declared)
     assert all(len(s.description) > 20 for s in declared)
     assert (Settings().server, Settings().output_dir) == (SERVER.default, OUTPUT_DIR.default)
+
+
+def test_the_caps_left_at_their_defaults_adapt_and_caps_set_otherwise_are_ceilings() -> None:
+    auto = ControllerConfig()
+    assert auto.deep_queue == "auto"
+    assert (auto.deepens_queue, auto.lone_requester_fills) == (True, True)
+    assert "auto up to 8" in auto.caps_text()
+    assert "auto: the whole queue for a lone requester" in auto.caps_text()
+    lower = ControllerConfig(global_cap=2, per_requester_cap=4)
+    assert (lower.deepens_queue, lower.lone_requester_fills) == (False, False)
+    assert lower.caps_text() == "max queued 2; per requester 4"
+    off = ControllerConfig(deep_queue=False)
+    assert (off.deepens_queue, off.lone_requester_fills) == (False, False)
+    on = ControllerConfig(deep_queue=True, global_cap=2)
+    assert (on.deepens_queue, on.lone_requester_fills) == (True, False)
+
+
+def test_auto_is_kept_in_the_ledger_as_it_is_shown(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        Settings(controller=ControllerConfig()).save(ledger)
+        assert ledger.settings.get("controller")["deep_queue"] == "auto"
+        assert Settings.load(ledger).controller.deepens_queue
