@@ -3,6 +3,9 @@ run time, and the load a checkpoint switch costs."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -14,6 +17,7 @@ from core.placement.model_inputs import KNOWN_INPUTS
 from simulator import Simulator, SimulatorConfig
 from simulator.config import MODEL_LOAD_SHARE
 from simulator.model_lists import FOLDER_NAMES
+from simulator.thread import SimulatorThread
 from tests.core.conftest import MakeSimulator
 from tests.simulator.sim_helpers import checkpoint, get, post, submit, wait_history
 
@@ -199,3 +203,15 @@ def test_cli_refuses_an_unknown_folder(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit):
         build_parser().parse_args(["simulate", "--models", "gpus=a.safetensors"])
     assert "FOLDER=FILE,FILE" in capsys.readouterr().err
+
+
+def test_a_simulator_in_a_thread_takes_its_lists_too(tmp_path: Path) -> None:
+    thread = SimulatorThread(SimulatorConfig(job_seconds=0.01, output_dir=tmp_path))
+    url = thread.start()
+    try:
+        thread.set_models({"checkpoints": [B]})
+        with urllib.request.urlopen(url + "/models/checkpoints", timeout=10) as answer:
+            assert json.loads(answer.read()) == [B]
+        assert thread.stats()["models"] == {"checkpoints": [B]}
+    finally:
+        thread.stop()
