@@ -193,9 +193,8 @@ class JobRun:
         """A loader of a main model that runs (its output is not in the node cache) loads the
         file: `SimulatorConfig.load_seconds`, and the server holds that model from now on."""
         for name, value in inputs.items():
-            if isinstance(value, str) and known_folder(ModelInput(class_type, name)) in (
-                MAIN_MODEL_FOLDERS
-            ):
+            folder = known_folder(ModelInput(class_type, name))
+            if isinstance(value, str) and folder in MAIN_MODEL_FOLDERS:
                 await asyncio.sleep(self.state.config.load_seconds)
                 self.state.loaded_model = value
                 self.state.model_loads[value] += 1
