@@ -6,7 +6,9 @@ for a real one) and re-encodes the prompts. So a free server takes, in admission
 
 1. a job past the bound (passed over `max_passed` times or waiting `max_wait` seconds);
 2. else a job of the model it has loaded;
-3. else a job no other server has loaded (others' jobs are left for them), else the first.
+3. else a job no other server has loaded (others' jobs are left for them), else the first;
+   in both, the jobs fewest servers can run come first (a job only this server can run before
+   one another could take later), so that no server ends idle while another runs the rest.
 
 A job is passed over when a job behind it in admission's order goes to a server that could have
 run it. Passing stops at the bound, so no job is passed over more than `max_passed` times, and
@@ -126,8 +128,17 @@ def next_choice(
         bound: how far a job may be passed over.
     """
     free = [s for s in servers if s.free > 0]
-    for pick in (_past_bound, _loaded_model, _homeless, _first):
-        found = pick(candidates, free, servers, bound)
+    # A fresh model is taken among the jobs fewest servers can run first (stable: admission's
+    # order among equals): a job another server could take waits for it rather than leave that
+    # server idle at the end, with its own jobs only, while this one runs them (the best split).
+    scarce = sorted(candidates, key=lambda job: len(job.servers))
+    for pick, jobs in (
+        (_past_bound, candidates),
+        (_loaded_model, candidates),
+        (_homeless, scarce),
+        (_first, scarce),
+    ):
+        found = pick(jobs, free, servers, bound)
         if found is not None:
             job, server, why = found
             return _choice(candidates, job, server, why)

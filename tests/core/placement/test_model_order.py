@@ -107,6 +107,42 @@ def test_a_free_server_leaves_a_busy_servers_model_to_it_but_does_not_idle() -> 
     assert choice_text(only) == "gpu-2: next in line"
 
 
+def test_a_fresh_model_is_taken_among_the_jobs_fewest_servers_can_run_first() -> None:
+    """The mixed batch's best split: gpu-2 (which alone has C) takes its C jobs before the B
+    ones gpu-1 could take too, so that gpu-1, done with its A jobs, takes the B ones rather
+    than idle while gpu-2 runs every C job last."""
+    shared = jobs(B, B, servers=BOTH)
+    own = [Candidate(f"c{i}", C, frozenset({"gpu-2"})) for i in range(2)]
+    choice = next_for("gpu-2", [*shared, *own], [ServerSlots("gpu-1", A), ServerSlots("gpu-2")])
+    assert choice is not None
+    assert (choice.job_id, choice.server) == ("c0", "gpu-2")
+    assert choice.passed == ("0", "1")  # the B jobs it went ahead of count towards the bound
+
+
+def test_both_servers_stay_busy_to_the_end_of_a_mixed_batch() -> None:
+    """A (gpu-1 only), B (both) and C (gpu-2 only), ten each, one job at a time per server:
+    the B jobs are shared, so each server runs about half the batch."""
+    candidates = [
+        *[Candidate(f"a{i}", A, frozenset({"gpu-1"})) for i in range(10)],
+        *[Candidate(f"b{i}", B, BOTH) for i in range(10)],
+        *[Candidate(f"c{i}", C, frozenset({"gpu-2"})) for i in range(10)],
+    ]
+    slots = {"gpu-1": ServerSlots("gpu-1"), "gpu-2": ServerSlots("gpu-2")}
+    runs = {"gpu-1": 0, "gpu-2": 0}
+    asking = set(runs)
+    while candidates and asking:  # the server with less done asks next: both equally fast
+        name = min(asking, key=lambda s: (runs[s], s))
+        choice = next_for(name, candidates, list(slots.values()), NO_BOUND)
+        if choice is None:
+            asking.discard(name)  # nothing it can run is left
+            continue
+        runs[name] += 1
+        slots[name] = replace(slots[name], loaded=choice.model)
+        candidates = [c for c in candidates if c.job_id != choice.job_id]
+    assert not candidates
+    assert runs == {"gpu-1": 15, "gpu-2": 15}
+
+
 def test_the_only_server_with_a_model_is_said() -> None:
     choice = next_choice(
         jobs(B, servers=frozenset({"gpu-2"})), [ServerSlots("gpu-1"), ServerSlots("gpu-2", A)]
