@@ -24,6 +24,7 @@ from core.ledger.schema import (
     ApiToken,
     ControllerRun,
     Mark,
+    ServerOffer,
     database_proxy,
 )
 from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_errors
@@ -99,6 +100,15 @@ def _preset_owners(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     )
 
 
+def _placement(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 10: what each server can run (its offer), and why each attempt went where it went."""
+    ServerOffer.create_table(safe=True)
+    if "placed_because" not in {column.name for column in db.get_columns("attempt")}:
+        playhouse_migrate.migrate(
+            migrator.add_column("attempt", "placed_because", TextField(null=True))
+        )
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -108,6 +118,7 @@ MIGRATIONS: dict[int, Migration] = {
     7: _batch_names,
     8: _output_refs,
     9: _preset_owners,
+    10: _placement,
 }
 
 

@@ -27,6 +27,7 @@ from core.ledger.records import (
     NewJob,
     TransitionRecord,
 )
+from core.ledger.server_offers import ServerOfferStore
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
 from core.ledger.transitions import ATTEMPT_COLUMNS, TransitionVerbs, job_row
@@ -73,6 +74,7 @@ class Ledger(TransitionVerbs):
         self.controller_runs = ControllerRunStore(self.handle)
         self.marks = MarkStore(self.handle)
         self.tokens = TokenStore(self.handle)
+        self.server_offers = ServerOfferStore(self.handle)
 
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""

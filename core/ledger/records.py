@@ -58,6 +58,7 @@ class AttemptRow(NamedTuple):
     finished_at: float | None = None
     outputs_json: str = "[]"
     refs_json: str | None = None
+    placed_because: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,7 @@ class AttemptRecord:
     # subfolder, type, node_id), recorded before they were fetched; None before a success.
     refs: list[dict[str, JsonValue]] | None = None
     refs_note: str = ""  # what the success said of them (pictures left on the server)
+    placed_because: str = ""  # why it went to its server ("gpu-1: its loaded model")
 
     @property
     def fetching(self) -> bool:
@@ -148,6 +150,7 @@ class AttemptRecord:
             finished_at=row.finished_at,
             outputs=json.loads(row.outputs_json),
             **_refs(row.refs_json),
+            placed_because=row.placed_because or "",
         )
 
     @property

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -153,6 +153,9 @@ class Attempt(BaseModel):
     # Where a success left its pictures on the server ({"images": [...], "note": ...}),
     # recorded with the success itself, before they are fetched (schema 8).
     refs_json = TextField(null=True)
+    # Why the attempt went to its server ("gpu-2: the only server with X"), said by the
+    # dispatcher when it wrote the attempt (schema 10).
+    placed_because = TextField(null=True)
 
     class Meta:
         indexes = ((("job", "n"), True),)
@@ -196,6 +199,17 @@ class ControllerRun(BaseModel):
         table_name = "controller_run"
 
 
+class ServerOffer(BaseModel):
+    """What one server can run, as the controller last read it (schema 10)."""
+
+    server = CharField(primary_key=True)  # the server's address, as the settings list it
+    offer_json = TextField()  # core.placement.stored's form
+    read_at = FloatField()
+
+    class Meta:
+        table_name = "server_offer"
+
+
 class ApiToken(BaseModel):
     """A requester of the HTTP API: its name and the sha256 of its token (never the token)."""
 
@@ -232,4 +246,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     ControllerRun,
     ApiToken,
     Mark,
+    ServerOffer,
 )

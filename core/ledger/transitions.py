@@ -67,8 +67,10 @@ class TransitionVerbs:
         server: str,
         workflow_hash: str,
         cap: RequesterCap | None = None,
+        placed_because: str = "",
     ) -> AttemptRecord:
-        """Record the current attempt's prompt_id (result ``submitting``) before it is sent.
+        """Record the current attempt's prompt_id (result ``submitting``) before it is sent,
+        with why it goes to ``server`` (``placed_because``, shown in the details and `show`).
 
         The rules a submission obeys are checked here, in its own transaction, whatever the
         caller read before: the job is pending with its current attempt not yet sent,
@@ -105,6 +107,7 @@ class TransitionVerbs:
                 workflow_hash=workflow_hash,
                 stalled=0,
                 created_at=self.handle.now(),
+                placed_because=placed_because or None,
             )
             cursor = schema.database_proxy.execute_sql(_INSERT_ATTEMPT, row[1:])
             self._write_job(job, None, "")

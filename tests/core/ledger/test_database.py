@@ -153,12 +153,21 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert "name" in [row[1] for row in conn.execute("PRAGMA table_info(batch)")]
-        assert "refs_json" in [row[1] for row in conn.execute("PRAGMA table_info(attempt)")]
+        attempt_columns = [row[1] for row in conn.execute("PRAGMA table_info(attempt)")]
+        assert {"refs_json", "placed_because"} <= set(attempt_columns)
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(job)")}
         assert "job_pending_line" in indexes
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         assert "request" not in tables
-        assert {"job", "attempt", "setting", "controller_run", "api_token", "mark"} <= tables
+        assert {
+            "job",
+            "attempt",
+            "setting",
+            "controller_run",
+            "api_token",
+            "mark",
+            "server_offer",
+        } <= tables
     finally:
         conn.close()
 
