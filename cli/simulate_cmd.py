@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from platformdirs import user_cache_dir
 
 from cli.arg_types import COUNT, PORT, RATE, SECONDS, number, whole
 from core.errors import InputError
 from simulator import SimulatorConfig
-from simulator.config import BASELINE_VERSION, FaultSettings
+from simulator.config import BASELINE_VERSION, MODEL_LOAD_SHARE, FaultSettings
+from simulator.model_lists import FOLDER_NAMES
 from simulator.simulator import Simulator, check_loopback
-
-if TYPE_CHECKING:
-    import argparse
 
 
 def register(subparsers: Any) -> None:
@@ -51,8 +50,41 @@ def register(subparsers: Any) -> None:
         help="as ComfyUI's: 'none' (the default) sends no previews; any other (auto, "
         "latent2rgb, taesd) sends a small preview after each sampler step",
     )
+    parser.add_argument(
+        "--models",
+        type=model_list,
+        action="append",
+        default=[],
+        metavar="FOLDER=FILE,FILE",
+        help="the files of one model folder (repeatable; e.g. checkpoints=a.safetensors,"
+        "b.safetensors); a folder not named keeps the built-in files",
+    )
+    parser.add_argument(
+        "--model-load",
+        type=SECONDS,
+        metavar="SECONDS",
+        help="what loading a checkpoint costs (default: "
+        f"{MODEL_LOAD_SHARE:g} of --job-seconds, as measured on a real ComfyUI)",
+    )
     _fault_options(parser)
     parser.set_defaults(func=run)
+
+
+def model_list(text: str) -> tuple[str, list[str]]:
+    """``FOLDER=FILE,FILE`` as (folder, files); an empty list after ``=`` lists no file."""
+    folder, equals, files = text.partition("=")
+    if not equals or folder not in FOLDER_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not FOLDER=FILE,FILE with FOLDER one of {', '.join(FOLDER_NAMES)}"
+        )
+    return folder, [name.strip() for name in files.split(",") if name.strip()]
+
+
+def _models(pairs: list[tuple[str, list[str]]]) -> dict[str, list[str]] | None:
+    models: dict[str, list[str]] = {}
+    for folder, files in pairs:
+        models.setdefault(folder, []).extend(files)
+    return models or None
 
 
 def _fault_options(parser: argparse.ArgumentParser) -> None:
@@ -163,6 +195,8 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
         seed=args.seed,
         faults=faults,
         preview_method=args.preview_method,
+        models=_models(args.models),
+        model_load_s=args.model_load,
     )
 
 

@@ -78,6 +78,7 @@ class Reason(StrEnum):
     superseded = "superseded"  # withdrawn: an older attempt, answered late, succeeded first
     outputs_gone = "outputs_gone"  # it succeeded, but its pictures were gone from the server
     output_refused = "output_refused"  # it succeeded, but its batch folder is a link (refused)
+    model_missing = "model_missing"  # the server refused it for a model it stopped listing
 
 
 _S = JobState

@@ -21,6 +21,7 @@ REASON_TEXTS: dict[Reason, str] = {
     Reason.superseded: "an earlier try finished first",
     Reason.outputs_gone: "pictures gone from the server",
     Reason.output_refused: "batch folder refused",
+    Reason.model_missing: "model missing on that server",
 }
 
 

@@ -1,16 +1,24 @@
-"""Settings of a simulated ComfyUI server: version, auth, timing, output folder and faults."""
+"""Settings of a simulated ComfyUI server: version, auth, timing, models, output folder and
+faults."""
 
 from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 BASELINE_VERSION = "0.3.64"
 # POST /api/jobs/{id}/cancel and /api/jobs/cancel: ComfyUI PR #14493, merged 2026-06-16. 0.15.0
 # lacks them, 0.38.1 has them; 0.26.0 (2026-06-23) is the first release after the merge.
 JOBS_CANCEL_VERSION = (0, 26, 0)
 DEFAULT_STEPS = 20
+# A checkpoint switch's cost (its load and the prompts' re-encoding) as a share of a job, when
+# no load time is set: measured on the real ComfyUI with its tiny checkpoints (BENCHMARKS.md).
+MODEL_LOAD_SHARE = 0.5
 
 
 @dataclass
@@ -79,6 +87,11 @@ class SimulatorConfig:
     ``ram_bytes`` is the memory a simulated allocation may use before it fails like ComfyUI on
     CPU. ``output_dir`` defaults to a fresh temporary folder. ``preview_method`` other than
     "none" sends a preview after each sampler step.
+
+    ``models`` maps a model folder (ComfyUI's name: "checkpoints", "loras", ...) to the files
+    the server lists in it; a folder not named keeps the bundled catalogue's files, None keeps
+    them all. ``model_load_s`` is what loading a main model (a checkpoint or diffusion model the
+    node cache does not hold) costs; None makes it ``MODEL_LOAD_SHARE`` of ``job_seconds``.
     """
 
     version: str = BASELINE_VERSION
@@ -93,6 +106,8 @@ class SimulatorConfig:
     # sends a small JPEG after each sampler step (binary frames, type 4 to clients that asked
     # for preview metadata, type 1 to others).
     preview_method: str = "none"
+    models: Mapping[str, Sequence[str]] | None = None
+    model_load_s: float | None = None
 
     @property
     def has_jobs_api(self) -> bool:
@@ -103,6 +118,13 @@ class SimulatorConfig:
     def has_jobs_cancel(self) -> bool:
         """Whether this version serves the jobs API's cancel routes (see JOBS_CANCEL_VERSION)."""
         return version_tuple(self.version) >= JOBS_CANCEL_VERSION
+
+    @property
+    def load_seconds(self) -> float:
+        """The time one main model's load takes (see ``model_load_s``)."""
+        if self.model_load_s is None:
+            return MODEL_LOAD_SHARE * self.job_seconds
+        return self.model_load_s
 
     def resolved_output_dir(self) -> Path:
         if self.output_dir is None:

@@ -7,6 +7,7 @@ import time
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from core.placement.model_inputs import MAIN_MODEL_FOLDERS, ModelInput, known_folder
 from simulator.config import DEFAULT_STEPS
 from simulator.faults import JobFault, take_job_fault
 from simulator.images import preview_jpeg
@@ -178,6 +179,7 @@ class JobRun:
         share = self.shares.get(node_id, 0.0)
         if class_type in REAL_NODES:
             return await self._compute_real(class_type, inputs, share)
+        await self._load_main_model(class_type, inputs)
         steps = self._steps(node_id)
         if steps is not None:
             await self._sample(node_id, steps, share)
@@ -186,6 +188,17 @@ class JobRun:
         node_class = self.state.catalogue.get(class_type)
         output_types = list(node_class.outputs) if node_class is not None else []
         return simulate(class_type, inputs, output_types)
+
+    async def _load_main_model(self, class_type: str, inputs: dict[str, Any]) -> None:
+        """A loader of a main model that runs (its output is not in the node cache) loads the
+        file: `SimulatorConfig.load_seconds`, and the server holds that model from now on."""
+        for name, value in inputs.items():
+            if isinstance(value, str) and known_folder(ModelInput(class_type, name)) in (
+                MAIN_MODEL_FOLDERS
+            ):
+                await asyncio.sleep(self.state.config.load_seconds)
+                self.state.loaded_model = value
+                self.state.model_loads[value] += 1
 
     async def _compute_real(
         self, class_type: str, inputs: dict[str, Any], share: float

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from simulator.config import FaultSettings
+    from simulator.model_lists import ModelLists
 
 
 OOM_MESSAGE = (
@@ -141,16 +142,19 @@ class HttpFaults:
         return None
 
 
-# The simulator's own control routes under ``/_sim``: faults, restart, socket drops, stats.
+# The simulator's own control routes under ``/_sim``: faults, models, restart, socket drops,
+# stats.
 
 
 class Controls(Protocol):
-    """What the routes steer: a simulator's faults, restart, socket drops and stats."""
+    """What the routes steer: a simulator's faults, models, restart, socket drops and stats."""
 
     @property
     def faults(self) -> FaultSettings: ...
 
     def set_faults(self, **changes: Any) -> None: ...
+
+    def set_models(self, models: ModelLists | None) -> None: ...
 
     async def restart(self) -> None: ...
 
@@ -160,14 +164,16 @@ class Controls(Protocol):
 
 
 class AdminRoutes:
-    """``POST /_sim/faults``, ``POST /_sim/restart``, ``POST /_sim/drop_websockets``,
-    ``GET /_sim/stats``: what tests use to steer a simulator in another process or thread."""
+    """``POST /_sim/faults``, ``POST /_sim/models``, ``POST /_sim/restart``,
+    ``POST /_sim/drop_websockets``, ``GET /_sim/stats``: what tests use to steer a simulator in
+    another process or thread."""
 
     def __init__(self, simulator: Controls) -> None:
         self.sim = simulator
 
     def install(self, app: web.Application) -> None:
         app.router.add_post("/_sim/faults", self.post_faults)
+        app.router.add_post("/_sim/models", self.post_models)
         app.router.add_post("/_sim/restart", self.post_restart)
         app.router.add_post("/_sim/drop_websockets", self.post_drop_websockets)
         app.router.add_get("/_sim/stats", self.get_stats)
@@ -179,6 +185,18 @@ class AdminRoutes:
         except (ValueError, TypeError) as exc:
             return json_response({"error": str(exc)}, status=400)
         return json_response(self.sim.faults.to_json())
+
+    async def post_models(self, request: web.Request) -> web.StreamResponse:
+        """``{"models": {folder: [files]}}`` lists those files from now on; ``{"models": null}``
+        the bundled ones."""
+        try:
+            body: Any = await json_body(request)
+            if not isinstance(body, dict) or "models" not in body:
+                raise ValueError('the body must be {"models": {folder: [files]} or null}')
+            self.sim.set_models(body["models"])
+        except (ValueError, TypeError, AttributeError) as exc:
+            return json_response({"error": str(exc)}, status=400)
+        return json_response(self.sim.stats())
 
     async def post_restart(self, request: web.Request) -> web.StreamResponse:
         await self.sim.restart()

@@ -16,6 +16,7 @@ from aiohttp import web
 from PIL import Image
 
 from simulator.http_layer import LATE_QUEUE, empty_ok, json_body, json_response, server_error
+from simulator.model_lists import FOLDER_NAMES, folder_files
 from simulator.sockets import features
 from simulator.state import JobTimes, QueueItem, ServerState, now_ms
 
@@ -48,6 +49,8 @@ class ComfyRoutes:
         routes.add("GET", "/object_info/{node_class}", self.get_object_info_class)
         routes.add("GET", "/features", self.get_features)
         routes.add("GET", "/embeddings", self.get_embeddings)
+        routes.add("GET", "/models", self.get_model_folders)
+        routes.add("GET", "/models/{folder}", self.get_model_files)
         routes.add("POST", "/free", self.post_free)
 
     # --- /prompt ------------------------------------------------------------------------
@@ -184,6 +187,15 @@ class ComfyRoutes:
     async def get_embeddings(self, request: web.Request) -> web.StreamResponse:
         return json_response([])
 
+    async def get_model_folders(self, request: web.Request) -> web.StreamResponse:
+        return json_response(list(FOLDER_NAMES))
+
+    async def get_model_files(self, request: web.Request) -> web.StreamResponse:
+        folder = request.match_info["folder"]
+        if folder not in FOLDER_NAMES:
+            return web.Response(status=404)
+        return json_response(folder_files(self.state.object_info, folder))
+
     async def post_free(self, request: web.Request) -> web.StreamResponse:
         try:
             body = await json_body(request)
@@ -191,6 +203,8 @@ class ComfyRoutes:
             return server_error()
         if isinstance(body, dict) and body.get("free_memory"):
             self.state.cache.clear()
+        if isinstance(body, dict) and body.get("unload_models"):
+            self.state.loaded_model = None
         return empty_ok()
 
 

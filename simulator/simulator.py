@@ -11,7 +11,7 @@ import logging
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -23,6 +23,9 @@ from simulator.jobs_api import JobsApi
 from simulator.routes import ComfyRoutes, ViewRoute
 from simulator.sockets import WebSocketRoute
 from simulator.state import Folders, JobTimes, ServerState, now_ms
+
+if TYPE_CHECKING:
+    from simulator.model_lists import ModelLists
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +203,11 @@ class Simulator:
         self.folders.temp.mkdir(parents=True, exist_ok=True)
         self._worker = asyncio.create_task(self._work())
 
+    def set_models(self, models: ModelLists | None) -> None:
+        """List these model files from now on (see `SimulatorConfig.models`; None: the bundled
+        lists): a test "installs" a model, or sets the lists a restart comes back with."""
+        self.state.set_models(models)
+
     def execution_count(self, prompt_id: str) -> int:
         """How many times execution of ``prompt_id`` started (survives restarts)."""
         return self.state.execution_counts[prompt_id]
@@ -216,6 +224,9 @@ class Simulator:
             "history_size": len(state.history),
             "websockets": len(state.hub.sockets),
             "execution_counts": dict(state.execution_counts),
+            "models": state.config.models,
+            "loaded_model": state.loaded_model,
+            "model_loads": dict(state.model_loads),
             "success_counts": dict(state.success_counts),
             "successes_wiped": dict(state.successes_wiped),
             "http_faults_injected": dict(self.http_faults.counts),

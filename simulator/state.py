@@ -13,7 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from simulator.nodes import simulated_catalogue, simulated_object_info
+from core.catalogue import Catalogue
+from simulator.model_lists import ModelLists, checked_lists, object_info_with
+from simulator.nodes import simulated_catalogue
 from simulator.sockets import SocketHub
 from simulator.validation import Validator
 
@@ -51,12 +53,7 @@ class ServerState:
     def __init__(self, config: SimulatorConfig, folders: Folders) -> None:
         self.config = config
         self.folders = folders
-        self.object_info = simulated_object_info()
-        catalogue = simulated_catalogue()
-        self.validator = Validator(
-            catalogue, self.object_info, folders.input, check_combo_type=config.has_jobs_api
-        )
-        self.catalogue = catalogue
+        self.set_models(config.models)
         self.faults: FaultSettings = config.faults
         self.rng = random.Random(config.seed)
         self.hub = SocketHub()
@@ -65,8 +62,26 @@ class ServerState:
         # Successes a restart wiped from the history (survives restarts): a client that had not
         # recorded one yet can only run it again.
         self.successes_wiped: Counter[str] = Counter()
+        # How often each main model was loaded (survives restarts): a test counts the switches.
+        self.model_loads: Counter[str] = Counter()
         self.restarts = 0
         self.reset()
+
+    def set_models(self, models: ModelLists | None) -> None:
+        """List `models` from now on (see `SimulatorConfig.models`): what object_info serves and
+        validation accepts; ValueError for an unknown folder."""
+        lists = checked_lists(models)
+        self.config.models = lists
+        self.object_info = object_info_with(lists)
+        self.catalogue = (
+            Catalogue.from_object_info(self.object_info, source="Batchline simulator")
+            if lists
+            else simulated_catalogue()
+        )
+        check_combo_type = self.config.has_jobs_api
+        self.validator = Validator(
+            self.catalogue, self.object_info, self.folders.input, check_combo_type
+        )
 
     def restart(self) -> None:
         """Forget what a restart forgets, counting the successes it wipes from the history."""
@@ -84,6 +99,7 @@ class ServerState:
         self.interrupted = False
         self.running_client: str | None = None
         self.last_node_id: str | None = None
+        self.loaded_model: str | None = None  # the main model the last load brought in
         self.times: dict[str, JobTimes] = {}
 
     def broadcast_status(self) -> None:

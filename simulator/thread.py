@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from simulator.config import SimulatorConfig
+    from simulator.model_lists import ModelLists
 
 T = TypeVar("T")
 
@@ -79,6 +80,9 @@ class SimulatorThread:
 
     def set_faults(self, **changes: Any) -> None:
         self.call(lambda sim: sim.set_faults(**changes))
+
+    def set_models(self, models: ModelLists | None) -> None:
+        self.call(lambda sim: sim.set_models(models))
 
     def fail_next(self, count: int = 1, kind: str = "oom") -> None:
         self.call(lambda sim: sim.fail_next(count, kind))

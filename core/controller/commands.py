@@ -17,7 +17,7 @@ from core.batch import queue_batch, queue_smaller
 from core.batch.again import again
 from core.controller.backpressure import Limits, room_check
 from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
-from core.ledger.settings import PAUSED
+from core.ledger.settings import MODELS_ASKED, PAUSED
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
@@ -172,6 +172,15 @@ class LedgerCommands:
 
     def resume(self) -> None:
         PAUSED.set(self.ledger, False)
+        self.acted()
+
+    # --- what the servers can run ----------------------------------------------------------------
+
+    def refresh_models(self) -> None:
+        """Have the controller read every server's node classes and model files again (files
+        added or removed since it last read them): at its next tick, whichever process it runs
+        in (`MODELS_ASKED`)."""
+        MODELS_ASKED.set(self.ledger, self.ledger.handle.now())
         self.acted()
 
     # --- the artist's marks and names --------------------------------------------------------

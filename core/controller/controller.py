@@ -18,6 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from core.controller.commands import LedgerCommands, worker
+from core.controller.fleet import Fleet
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -30,7 +31,7 @@ from core.errors import (
     LedgerError,
     TransientComfyError,
 )
-from core.ledger.settings import CONTROLLER, PAUSED, ControllerConfig
+from core.ledger.settings import CONTROLLER, MODELS_ASKED, PAUSED, ControllerConfig
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -78,8 +79,10 @@ class Controller(LedgerCommands):
             raise InputError(f"one or more distinct servers are needed, not {', '.join(urls)}")
         super().__init__(ledger)
         self.config = config or CONTROLLER.get(ledger)
+        self.fleet = Fleet(ledger)
         self.links = [
-            ServerLink(ledger, client, self.config, output_dir, self._publish) for client in clients
+            ServerLink(ledger, client, self.config, output_dir, self._publish, self.fleet)
+            for client in clients
         ]
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping: set[asyncio.Task[None]] = set()  # tasks stop() could not wait for
@@ -222,7 +225,8 @@ class Controller(LedgerCommands):
         while True:
             self.ledger.handle.watch.check()  # the file is still ours: else stop, unwritten
             try:
-                await link.tick(self._live_on(link), paused=self._paused())
+                asked = MODELS_ASKED.get(self.ledger)
+                await link.tick(self._live_on(link), paused=self._paused(), models_asked=asked)
                 self._ledger_read = True
             except ComfyAuthError as exc:  # retrying cannot help: the supervisor stops all
                 self._went_offline(link, exc, "refused Batchline's credentials")

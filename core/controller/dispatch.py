@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.batch import workflow_hash
 from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
-from core.controller.admission import AdmissionInput, Candidate, admit, queue_target
+from core.controller.admission import AdmissionInput, admit, queue_target
 from core.controller.causes import reason_for_error, rejection_error, unanswered_error
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
@@ -27,14 +27,21 @@ from core.job_state import AttemptResult, Reason
 from core.ledger import RequesterCap
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.settings import PAUSED
+from core.placement.model_order import choice_text
+from core.placement.refusal import refused_needs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
+    from core.controller.fleet import Fleet, Waiting
     from core.controller.server_state import ServerState
     from core.ledger import JobRecord, Ledger
     from core.ledger.settings import ControllerConfig
+    from core.placement.model_order import Choice
+    from core.placement.needs import JobNeeds
+
+    _Placed = tuple[Waiting, Choice]
 
 log = logging.getLogger(__name__)
 
@@ -44,19 +51,27 @@ class _Plan:
     """One attempt about to be written and sent."""
 
     job_id: str
+    requester: str
     prompt_id: str
     prompt: dict[str, Any]
     extra: dict[str, Any]
+    needs: JobNeeds
+    because: str  # why it goes to this server (the attempt's placed_because)
 
 
 class Dispatcher:
     """Admits pending jobs and submits them, one attempt (one fresh prompt_id) each."""
 
     def __init__(
-        self, ledger: Ledger, client: ComfyClient, config: ControllerConfig, server: ServerState
+        self,
+        ledger: Ledger,
+        client: ComfyClient,
+        config: ControllerConfig,
+        server: ServerState,
+        fleet: Fleet,
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
-        self._server = server
+        self._server, self._fleet = server, fleet
         self._last_served: str | None = None
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
@@ -73,39 +88,44 @@ class Dispatcher:
         Each attempt written becomes the server's (``ServerState.ours``) before its POST: the
         event of it ending may come before its answer. The answers are held back
         (``ServerState.held``) for the caller to commit."""
-        inputs = self._admission_input(len(snapshot), paused, left)
-        if inputs is None:
+        if not self._server.offer_fresh:
+            return  # what it can run is not known yet: nothing goes there
+        found = self._admission_input(len(snapshot), paused, left)
+        if found is None:
             return
-        chosen = admit(inputs)
+        inputs, lines = found
+        placed = self._fleet.choose(self._server, admit(inputs), lines)
         cap = RequesterCap(self._config.per_requester_cap, tuple(left))
         if self._server.keeps_our_ids:
-            await self._send_together(chosen, cap)
+            await self._send_together(placed, cap)
         else:
-            await self._send_one_by_one(chosen, cap)
+            await self._send_one_by_one(placed, cap)
 
-    async def _send_one_by_one(self, chosen: list[Candidate], cap: RequesterCap) -> None:
+    async def _send_one_by_one(self, placed: list[_Placed], cap: RequesterCap) -> None:
         """Until the server has shown it keeps our prompt ids: write one, send it; a pause
         written meanwhile (by the artist, or because the server is unusable) refuses the next
         write, and the rest wait."""
-        for candidate in chosen:
-            plan = self._plan(self._ledger.job(candidate.job_id))
+        for job, choice in placed:
+            plan = self._plan(self._ledger.job(job.job_id), job.needs, choice)
             try:
                 written_now = self._write(plan, cap)
             except DispatchPaused:
                 return
-            self._last_served = candidate.requester
+            self._last_served = plan.requester
             if written_now:
                 self._server.ours[plan.prompt_id] = plan.job_id
                 await self._send(plan)
 
-    async def _send_together(self, chosen: list[Candidate], cap: RequesterCap) -> None:
+    async def _send_together(self, placed: list[_Placed], cap: RequesterCap) -> None:
         """Write every attempt of the burst in one transaction, then send each: every one is
         committed before any POST goes out. A request that fails does not keep the others
         unsent (written, they are sent); the first such error is raised afterwards."""
-        if not chosen:
+        if not placed:
             return
-        self._last_served = chosen[-1].requester
-        plans = [self._plan(self._ledger.job(candidate.job_id)) for candidate in chosen]
+        plans = [
+            self._plan(self._ledger.job(job.job_id), job.needs, choice) for job, choice in placed
+        ]
+        self._last_served = plans[-1].requester
         # Joined, without a savepoint a write: a submission refused (the job cancelled since
         # admission) has written nothing.
         with self._ledger.handle.joined():
@@ -126,7 +146,7 @@ class Dispatcher:
 
     def _admission_input(
         self, server_count: int, paused: bool, left: Sequence[str]
-    ) -> AdmissionInput | None:
+    ) -> tuple[AdmissionInput, dict[str, list[Waiting]]] | None:
         durations = self._server.durations
         base = AdmissionInput(
             server_count=server_count,
@@ -143,18 +163,22 @@ class Dispatcher:
         )
         if paused or queue_target(base) <= server_count:
             return None  # no room: skip the ledger queries
-        waiting = self._ledger.pending_lines(self._config.per_requester_cap)
-        if not waiting:
+        # The jobs this server can run, each requester's line: admission takes turns among them.
+        lines = self._fleet.lines_for(self._server, self._config.per_requester_cap)
+        if not lines:
             return None
         in_flight = self._ledger.in_flight_by_requester(self._client.base_url, left)
-        return replace(base, in_flight=in_flight, waiting=waiting)
+        cap = self._config.per_requester_cap
+        waiting = {requester: [w.job_id for w in line[:cap]] for requester, line in lines.items()}
+        return replace(base, in_flight=in_flight, waiting=waiting), lines
 
-    def _plan(self, job: JobRecord) -> _Plan:
+    def _plan(self, job: JobRecord, needs: JobNeeds, choice: Choice) -> _Plan:
         """The exact prompt ``job`` sends now, under a fresh prompt_id."""
         workflow, extra = self._batch_plan(job.batch)
         prompt_id = new_prompt_id()
         prompt = prompt_for(workflow, job.params, job.batch, prompt_id)
-        return _Plan(job.id, prompt_id, prompt, extra)
+        because = choice_text(choice)
+        return _Plan(job.id, job.requester, prompt_id, prompt, extra, needs, because)
 
     def _write(self, plan: _Plan, cap: RequesterCap) -> bool:
         """Record the attempt (committed, or part of the caller's transaction); False: the job
@@ -165,7 +189,12 @@ class Dispatcher:
         """
         try:
             self._ledger.submit_attempt(
-                plan.job_id, plan.prompt_id, self._client.base_url, workflow_hash(plan.prompt), cap
+                plan.job_id,
+                plan.prompt_id,
+                self._client.base_url,
+                workflow_hash(plan.prompt),
+                cap,
+                placed_because=plan.because,
             )
         except DispatchPaused:
             raise
@@ -181,9 +210,7 @@ class Dispatcher:
         try:
             result = await self._client.submit(plan.prompt, pid, extra_data=plan.extra)
         except ComfyRejected as exc:
-            self._server.hold(
-                self._ledger.observe_failed, pid, Reason.validation_error, rejection_error(exc)
-            )
+            self._refused(plan, exc)
         except TransientComfyError as exc:
             await self._resolve_unknown(pid, exc)
         except ComfyProtocolError as exc:  # an answer, but not one we can read: unknown too
@@ -195,6 +222,20 @@ class Dispatcher:
             self._accepted(pid, result)
         finally:
             self._server.posting.discard(pid)
+
+    def _refused(self, plan: _Plan, exc: ComfyRejected) -> None:
+        """A refused prompt fails, but for a model file the server stopped listing (its files
+        changed since its offer was read): its offer is read again before it gets more, and
+        the job is placed again (on a server that lists the file, or it waits for one)."""
+        pid, error = plan.prompt_id, rejection_error(exc)
+        if not refused_needs(exc.node_errors, plan.needs):
+            self._server.hold(self._ledger.observe_failed, pid, Reason.validation_error, error)
+            return
+        log.info("%s refused %s for a model it does not list: placed again", self._server.url, pid)
+        self._server.stale_offer()
+        self._fleet.forget(plan.job_id)
+        limit, retry = self._config.max_attempts, self._ledger.observe_retryable
+        self._server.hold(retry, pid, AttemptResult.failed, Reason.model_missing, error, limit)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:

@@ -29,6 +29,7 @@ from core.comfy import Connected as WsConnected
 from core.comfy import Disconnected as WsDisconnected
 from core.comfy.http_errors import plain_reason
 from core.controller.dispatch import Dispatcher
+from core.controller.fleet import Fleet
 from core.controller.orphans import Orphans
 from core.controller.previews import PreviewFiles
 from core.controller.reconcile import Reconciler
@@ -37,6 +38,7 @@ from core.controller.status import Connection, ServerStatus
 from core.controller.status import Progress as JobProgress
 from core.errors import TransientComfyError
 from core.job_state import AttemptResult, JobState
+from core.placement.server_offer import offer_from_object_info
 
 MIN_TICK_GAP_S = 0.02  # the shortest time between the starts of two ticks of one server
 
@@ -62,11 +64,14 @@ class ServerLink:
         config: ControllerConfig,
         output_dir: Path,
         changed: Callable[[], None],
+        fleet: Fleet | None = None,
     ) -> None:
         self.ledger, self.client, self.url = ledger, client, client.base_url
         self.server = ServerState.of(ledger, self.url)
+        self.fleet = fleet or Fleet(ledger)
+        self.fleet.add(self.server)
         self.reconciler = Reconciler(ledger, client, config, output_dir, self.server)
-        self.dispatcher = Dispatcher(ledger, client, config, self.server)
+        self.dispatcher = Dispatcher(ledger, client, config, self.server, self.fleet)
         self.orphans = Orphans(ledger, client, config.max_pictures_per_job)
         self.previews = PreviewFiles(ledger.folder)
         first, longest = config.offline_first_s, config.offline_max_s
@@ -79,15 +84,21 @@ class ServerLink:
 
     # --- one round -------------------------------------------------------------------------------
 
-    async def tick(self, live: list[AttemptRecord], paused: bool) -> None:
+    async def tick(
+        self, live: list[AttemptRecord], paused: bool, models_asked: float = 0.0
+    ) -> None:
         """Read the queue, then admit and submit while following ``live`` (this server's
-        attempts)."""
+        attempts). Its offer is read first when it may have restarted since it was last read,
+        or when the artist asked at ``models_asked`` (the ledger's clock) since."""
         self._tick_began = time.monotonic()
         server = self.server
         snapshot = await self.client.queue()
         if self.backoff.failing:
             server.may_have_restarted()
         self.backoff.reset()
+        server.answering = True
+        if not server.offer_fresh or models_asked > server.offer_read_at:
+            await self.read_offer()
         server.ours = {a.prompt_id: a.job_id for a in live}
         # Refill and follow at once: our prompts gone from the queue hold no room there,
         # whatever their outcome (read meanwhile, downloads and all), and the server takes the
@@ -107,6 +118,15 @@ class ServerLink:
         await self.orphans.watch(self.url, missed)
         stalled = frozenset(a.job_id for a in live if a.stalled)
         self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
+
+    async def read_offer(self) -> None:
+        """Read what the server can run (its /object_info), keep it, and store it in the
+        ledger for every process: on (re)connect, on request, after a refusal for a model."""
+        offer = offer_from_object_info(await self.client.object_info())
+        self.ledger.server_offers.store(self.url, offer)
+        server = self.server
+        server.offer, server.offer_epoch = offer, server.epoch
+        server.offer_read_at = self.ledger.handle.now()
 
     async def _follow(
         self, live: list[AttemptRecord], snapshot: QueueSnapshot
@@ -155,6 +175,7 @@ class ServerLink:
         """Whether this is news (the first failure), and how long to wait before trying again."""
         first = not self.backoff.failing
         delay = self.backoff.next_delay()
+        self.server.answering = False
         plain = plain_reason(exc)  # what the artist reads first: "nothing listens on that port"
         error = f"{plain}: {exc}" if plain else str(exc)
         self._set(connection=Connection.offline, last_error=error)

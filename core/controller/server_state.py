@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from core.ledger import Ledger
+    from core.placement.needs import ModelKey
+    from core.placement.server_offer import ServerOffer
 
 RECENT_DURATIONS = 20  # run times kept for the typical one (the deep queue's target)
 RECENT_FINISHES = 200  # finish times kept for the jobs-per-minute rate
@@ -54,6 +56,22 @@ class ServerState:
     output_full: bool = False  # the last download found no room: nothing more is sent
     durations: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_DURATIONS))
     finished_at: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_FINISHES))
+    # What it can run (its /object_info), read in epoch ``offer_epoch`` at ``offer_read_at``
+    # (the ledger's clock); nothing is sent to it until it is read in the current epoch.
+    offer: ServerOffer | None = None
+    offer_epoch: int = -1
+    offer_read_at: float = 0.0
+    loaded: ModelKey = frozenset()  # the main models of the last job sent to it
+    answering: bool = False  # its last tick read its queue (it takes jobs)
+
+    @property
+    def offer_fresh(self) -> bool:
+        """Its offer was read since it last may have restarted (a restart may bring files)."""
+        return self.offer is not None and self.offer_epoch == self.epoch
+
+    def stale_offer(self) -> None:
+        """Read its offer again before sending it anything more (it refused a listed model)."""
+        self.offer_epoch = -1
 
     @classmethod
     def of(cls, ledger: Ledger, url: str) -> ServerState:

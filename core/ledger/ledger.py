@@ -25,6 +25,7 @@ from core.ledger.records import (
     JobRecord,
     JobRow,
     NewJob,
+    PendingJob,
     TransitionRecord,
 )
 from core.ledger.server_offers import ServerOfferStore
@@ -361,6 +362,33 @@ class Ledger(TransitionVerbs):
                 lines[requester] = [job_id for (job_id,) in rows]
         return {requester: ids for requester, ids in lines.items() if ids}
 
+    def pending_line(self, requester: str, depth: int, skip: int = 0) -> list[PendingJob]:
+        """``requester``'s unsent pending jobs in admission's order, from the ``skip``-th, at
+        most ``depth``, with what placement reads of them (batch, values as stored)."""
+        with self.handle.read():
+            rows = self.handle.database.execute_sql(
+                _LINE_WITH_VALUES, (requester, depth, skip)
+            ).fetchall()
+        return [PendingJob(*row) for row in rows]
+
+    def requesters_waiting(self) -> list[str]:
+        """The requesters with a pending job, in name order (index seeks only)."""
+        with self.handle.read():
+            rows = self.handle.database.execute_sql(_REQUESTERS_WAITING).fetchall()
+        return [requester for (requester,) in rows]
+
+    def last_job_sent_to(self, server: str) -> JobRecord | None:
+        """The job of the attempt last sent to ``server`` (what it has loaded), None if none."""
+        with self.handle.read():
+            row = (
+                schema.Attempt.select(schema.Attempt.job)
+                .where(schema.Attempt.server == server)
+                .order_by(SQL("rowid").desc())
+                .tuples()
+                .first()
+            )
+            return None if row is None else JobRecord.from_row(job_row(row[0]))
+
     def in_flight_by_requester(
         self, server: str | None = None, left: Sequence[str] = ()
     ) -> dict[str, int]:
@@ -486,6 +514,12 @@ _LINE_OF_REQUESTER = """
     WHERE state = 'pending' AND requester = ? AND NOT EXISTS (
       SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt)
     ORDER BY priority DESC, rowid LIMIT ?"""
+
+_LINE_WITH_VALUES = """
+    SELECT id, batch_id, params_json, priority FROM job INDEXED BY job_pending_line
+    WHERE state = 'pending' AND requester = ? AND NOT EXISTS (
+      SELECT 1 FROM attempt WHERE attempt.job_id = job.id AND attempt.n = job.attempt)
+    ORDER BY priority DESC, rowid LIMIT ? OFFSET ?"""
 
 _WAITING_JOBS = """
     SELECT id, requester, priority FROM job INDEXED BY job_pending_line

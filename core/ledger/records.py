@@ -38,6 +38,15 @@ class JobRow(NamedTuple):
     finished_at: float | None
 
 
+class PendingJob(NamedTuple):
+    """A pending job as placement reads it from its requester's line (values as stored)."""
+
+    id: str
+    batch: str
+    params_json: str
+    priority: int
+
+
 class AttemptRow(NamedTuple):
     """An attempt's row as the verbs read it (every column, under its column name)."""
 

@@ -212,6 +212,13 @@ def _flag(stored: Any) -> bool:
     return stored
 
 
+def _moment(stored: Any) -> float:
+    """A moment in the ledger's clock (seconds since the epoch; 0: never)."""
+    if isinstance(stored, bool) or not isinstance(stored, int | float) or not stored >= 0:
+        raise InputError("it must be a moment in seconds")
+    return float(stored)
+
+
 def _limit(stored: Any) -> int:
     return count(stored, "it")
 
@@ -246,6 +253,15 @@ PAUSED: Setting[bool] = Setting(
     "already sent keep running. The controller sets it itself when a ComfyUI ignores its "
     "prompt ids (too old to be followed safely).",
     _flag,
+)
+
+MODELS_ASKED: Setting[float] = Setting(
+    "servers.models_asked_at",
+    0.0,
+    "When the artist last asked to read every server's models again (`batchline servers "
+    "--refresh`, the window's Refresh models): the controller reads again each server whose "
+    "models it read before then.",
+    _moment,
 )
 
 MAX_PENDING_PER_REQUESTER: Setting[int] = Setting(

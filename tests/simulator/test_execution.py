@@ -68,7 +68,7 @@ async def test_sampler_time_scales_with_steps(make_simulator: Any) -> None:
 
 @pytest.mark.asyncio
 async def test_targeted_interrupt_stops_the_sampler_between_steps(make_simulator: Any) -> None:
-    sim: Simulator = await make_simulator(job_seconds=0.2)
+    sim: Simulator = await make_simulator(job_seconds=0.2, model_load_s=0.0)  # at the sampler
     async with aiohttp.ClientSession() as session:
         running = await submit(session, sim, checkpoint(steps=2000))
         pending = await submit(session, sim, quick(1))

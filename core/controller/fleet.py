@@ -1,0 +1,201 @@
+"""Every server as placement sees it, shared by the server links: which jobs each can run, and
+which of those it takes next so that it keeps its loaded model (`core.placement.model_order`).
+
+Admission's rules stay whole: it is given each requester's line of the jobs the asking server
+can run (so a line headed by jobs only another server can run does not block the jobs behind
+them), and decides whose turn each slot is, within the caps. Model order then picks, for each
+slot, which of that requester's jobs of its highest waiting priority goes (its first
+``LOOKAHEAD``): one of the server's loaded model first, within ``OrderBound`` (a job is passed
+over at most 8 times, or 120 s after it was first passed over; see model_order.py for why).
+
+Cheap per tick: each requester's line is one query (values as stored), a job's needs are
+worked out once (per workflow and model values, `NeedsCache`) and kept by job id, and which
+servers can run a job is kept by its needs until an offer or a connection changes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.controller.placing import NeedsReader
+from core.errors import UnknownRecord
+from core.placement.model_order import Candidate, Choice, OrderBound, ServerSlots, next_for
+from core.placement.placement import missing_on
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from core.controller import admission
+    from core.controller.server_state import ServerState
+    from core.ledger import Ledger
+    from core.placement.needs import JobNeeds
+
+LOOKAHEAD = 16  # the jobs of each requester's line model order chooses among
+# The most of a requester's line read past jobs the asking server cannot run, per tick: a line
+# headed by thousands of such jobs costs reads, not a stall (those behind wait for the next
+# pages on the next ticks).
+MAX_SCAN = 2048
+_KEPT_NEEDS = 50_000  # jobs whose needs are kept; past it the memo starts again
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A pending job the asking server can run: its needs and its priority."""
+
+    job_id: str
+    needs: JobNeeds
+    priority: int
+
+
+@dataclass
+class _Passed:
+    count: int
+    since: float  # when it was first passed over (time.monotonic)
+
+
+class Fleet:
+    """What the links share for placement (see the module's docstring)."""
+
+    def __init__(self, ledger: Ledger, bound: OrderBound | None = None) -> None:
+        self.ledger = ledger
+        self.bound = bound or OrderBound()
+        self.servers: dict[str, ServerState] = {}
+        self.reader = NeedsReader(ledger)
+        self._needs: dict[str, JobNeeds] = {}
+        self._passed: dict[str, _Passed] = {}
+        self._able: dict[int, frozenset[str]] = {}  # id(needs) -> the servers that can run it
+        self._able_of: tuple[object, ...] = ()
+        self._loaded_read: set[str] = set()
+
+    def add(self, server: ServerState) -> None:
+        self.servers[server.url] = server
+
+    def taking(self) -> list[ServerState]:
+        """The servers that take jobs now: answering, their offer read since they (re)started."""
+        return [s for s in self.servers.values() if s.answering and s.offer_fresh]
+
+    # --- which jobs a server can run -------------------------------------------------------------
+
+    def lines_for(self, server: ServerState, depth: int) -> dict[str, list[Waiting]]:
+        """Per requester, the first ``depth`` pending jobs ``server`` can run (admission's
+        order), read past those it cannot run up to ``MAX_SCAN``."""
+        lines: dict[str, list[Waiting]] = {}
+        for requester in self.ledger.requesters_waiting():
+            line = self._line_for(server, requester, depth)
+            if line:
+                lines[requester] = line
+        return lines
+
+    def _line_for(self, server: ServerState, requester: str, depth: int) -> list[Waiting]:
+        found: list[Waiting] = []
+        read = 0
+        while len(found) < depth and read < MAX_SCAN:
+            page = self.ledger.pending_line(requester, max(depth, LOOKAHEAD), read)
+            read += len(page)
+            for job in page:
+                needs = self._needs_of(job.id, job.batch, job.params_json)
+                if needs is not None and server.url in self.able(needs):
+                    found.append(Waiting(job.id, needs, job.priority))
+            if len(page) < max(depth, LOOKAHEAD):
+                break
+        return found[:depth]
+
+    def _needs_of(self, job_id: str, batch: str, params_json: str) -> JobNeeds | None:
+        needs = self._needs.get(job_id)
+        if needs is None:
+            try:
+                needs = self.reader.of(batch, json.loads(params_json))
+            except (UnknownRecord, ValueError):
+                return None  # its batch or workflow is damaged: reconcile says so when sent
+            if len(self._needs) >= _KEPT_NEEDS:
+                self._needs.clear()
+            self._needs[job_id] = needs
+        return needs
+
+    def able(self, needs: JobNeeds) -> frozenset[str]:
+        """The servers taking jobs now whose offers have everything ``needs`` names."""
+        taking = self.taking()
+        key = tuple((s.url, id(s.offer)) for s in taking)
+        if key != self._able_of:
+            self._able, self._able_of = {}, key
+        able = self._able.get(id(needs))
+        if able is None:
+            able = frozenset(
+                s.url for s in taking if s.offer is not None and not missing_on(needs, s.offer)
+            )
+            self._able[id(needs)] = able
+        return able
+
+    # --- which of them goes next ------------------------------------------------------------------
+
+    def choose(
+        self,
+        server: ServerState,
+        turns: Sequence[admission.Candidate],
+        lines: Mapping[str, Sequence[Waiting]],
+    ) -> list[tuple[Waiting, Choice]]:
+        """For each of admission's ``turns`` (a requester's slot, in order), the job of that
+        requester's line ``server`` takes, and why (each choice counts for the next)."""
+        self._read_loaded()
+        left = {requester: _window(line) for requester, line in lines.items()}
+        chosen: list[tuple[Waiting, Choice]] = []
+        now = time.monotonic()
+        for turn in turns:
+            window = left.get(turn.requester) or []
+            choice = next_for(server.url, self._candidates(window, now), self._slots(), self.bound)
+            if choice is None:
+                continue
+            job = next(w for w in window if w.job_id == choice.job_id)
+            window.remove(job)
+            self._sent(server, choice, now)
+            chosen.append((job, choice))
+        return chosen
+
+    def _candidates(self, window: Sequence[Waiting], now: float) -> list[Candidate]:
+        out = []
+        for job in window:
+            passed = self._passed.get(job.job_id)
+            count, waited = (0, 0.0) if passed is None else (passed.count, now - passed.since)
+            out.append(
+                Candidate(job.job_id, job.needs.main_models, self.able(job.needs), waited, count)
+            )
+        return out
+
+    def _slots(self) -> list[ServerSlots]:
+        return [ServerSlots(s.url, s.loaded) for s in self.taking()]
+
+    def _sent(self, server: ServerState, choice: Choice, now: float) -> None:
+        server.loaded = choice.model
+        self._passed.pop(choice.job_id, None)
+        for job_id in choice.passed:
+            passed = self._passed.setdefault(job_id, _Passed(0, now))
+            passed.count += 1
+
+    def _read_loaded(self) -> None:
+        """Each server's loaded model as the ledger knows it (the job last sent there), read
+        once: a controller starting again picks up where the last one left each server."""
+        for url, server in self.servers.items():
+            if url in self._loaded_read:
+                continue
+            self._loaded_read.add(url)
+            job = self.ledger.last_job_sent_to(url)
+            if job is not None and not server.loaded:
+                try:
+                    server.loaded = self.reader.of_job(job).main_models
+                except UnknownRecord:
+                    continue
+
+    def forget(self, job_id: str) -> None:
+        """``job_id`` was placed again (refused where it went): its needs stay, its passes go."""
+        self._passed.pop(job_id, None)
+
+
+def _window(line: Sequence[Waiting]) -> list[Waiting]:
+    """The first ``LOOKAHEAD`` jobs of the line's highest priority (admission's rule kept)."""
+    if not line:
+        return []
+    top = line[0].priority
+    return [job for job in line if job.priority == top][:LOOKAHEAD]
