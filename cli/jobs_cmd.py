@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
 from core.controller.line_now import line_now
+from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import ErrorKind
@@ -46,10 +47,13 @@ def list_jobs(args: argparse.Namespace) -> int:
                 ledger.batch(args.batch)
         jobs = ledger.jobs(batch=args.batch, states=states)
         places = _places(ledger, jobs)
+        reasons = WaitingReasons(ledger)
         if args.json:
-            print_json([_placed(data, places) for data in jobs_json(ledger, jobs)])
+            datas = zip(jobs_json(ledger, jobs), jobs, strict=True)
+            print_json([_placed(with_waiting(d, job, reasons), places) for d, job in datas])
             return 0
-    _print_table(jobs, places)
+        waiting = {job.id: reasons.of(job) for job in jobs}
+    _print_table(jobs, places, waiting)
     return 0
 
 
@@ -76,13 +80,13 @@ def _place_text(place: Place | None) -> str:
     return f"#{place.place}{about}"
 
 
-def _print_table(jobs: list[JobRecord], places: dict[str, Place]) -> None:
+def _print_table(jobs: list[JobRecord], places: dict[str, Place], waiting: dict[str, str]) -> None:
     rows = [("JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS")]
     rows += [
         (
             job.id,
             job.state.value,
-            reason_text(job.reason) or "-",
+            waiting_text(waiting[job.id]) or reason_text(job.reason) or "-",
             str(job.attempt),
             job.requester,
             _place_text(places.get(job.id)),
@@ -100,7 +104,7 @@ def show_job(args: argparse.Namespace) -> int:
         with names_from_user():
             job = ledger.job(args.job)
         if args.json:
-            print_json(job_json(ledger, job))
+            print_json(with_waiting(job_json(ledger, job), job, WaitingReasons(ledger)))
         else:
             print("\n".join(story(ledger, job)))
     return 0
@@ -118,6 +122,9 @@ def story(ledger: Ledger, job: JobRecord) -> list[str]:
     ]
     if job.warning:
         lines.append(f"  warning: {job.warning}")
+    waiting = WaitingReasons(ledger).of(job)
+    if waiting:
+        lines.append(f"  {waiting_text(waiting)}")
     for attempt in ledger.attempts(job.id):
         lines += _attempt_lines(attempt)
     transitions = ledger.transitions(job.id)
@@ -140,6 +147,7 @@ def _attempt_lines(attempt: AttemptRecord) -> list[str]:
     lines = [
         f"  attempt {attempt.n}: {attempt.result.value}{reason}{stalled}, prompt "
         f"{attempt.prompt_id} on {attempt.server}",
+        *([f"    placed: {attempt.placed_because}"] if attempt.placed_because else []),
         f"    queued {short_time(attempt.queued_at)}, started {short_time(attempt.started_at)}, "
         f"finished {short_time(attempt.finished_at)}",
     ]
