@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
+from cli.common import (
+    format_params,
+    names_from_user,
+    open_ledger,
+    print_json,
+    server_urls,
+    short_time,
+)
 from core.controller.line_now import line_now
 from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
@@ -47,7 +54,7 @@ def list_jobs(args: argparse.Namespace) -> int:
                 ledger.batch(args.batch)
         jobs = ledger.jobs(batch=args.batch, states=states)
         places = _places(ledger, jobs)
-        reasons = WaitingReasons(ledger)
+        reasons = WaitingReasons(ledger, server_urls(args, ledger))
         if args.json:
             datas = zip(jobs_json(ledger, jobs), jobs, strict=True)
             print_json([_placed(with_waiting(d, job, reasons), places) for d, job in datas])
@@ -104,14 +111,16 @@ def show_job(args: argparse.Namespace) -> int:
         with names_from_user():
             job = ledger.job(args.job)
         if args.json:
-            print_json(with_waiting(job_json(ledger, job), job, WaitingReasons(ledger)))
+            reasons = WaitingReasons(ledger, server_urls(args, ledger))
+            print_json(with_waiting(job_json(ledger, job), job, reasons))
         else:
-            print("\n".join(story(ledger, job)))
+            print("\n".join(story(ledger, job, server_urls(args, ledger))))
     return 0
 
 
-def story(ledger: Ledger, job: JobRecord) -> list[str]:
-    """A job's whole story, as lines for people."""
+def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> list[str]:
+    """A job's whole story, as lines for people (``servers``: those configured, for why a
+    pending job waits while no controller runs)."""
     batch = ledger.batch(job.batch)
     reason = f" ({reason_text(job.reason)})" if job.reason else ""
     lines = [
@@ -122,7 +131,7 @@ def story(ledger: Ledger, job: JobRecord) -> list[str]:
     ]
     if job.warning:
         lines.append(f"  warning: {job.warning}")
-    waiting = WaitingReasons(ledger).of(job)
+    waiting = WaitingReasons(ledger, servers).of(job)
     if waiting:
         lines.append(f"  {waiting_text(waiting)}")
     for attempt in ledger.attempts(job.id):

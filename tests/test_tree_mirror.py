@@ -27,9 +27,20 @@ MIRRORED = {
     "core/placement": "tests/core/placement",
     "simulator": "tests/simulator",
     "cli": "tests/cli",
-    **{f"desktop/{view}": f"tests/desktop/{view}" for view in (
-        "app", "window", "composer", "jobs", "sheet", "viewer", "presets", "settings", "common"
-    )},
+    **{
+        f"desktop/{view}": f"tests/desktop/{view}"
+        for view in (
+            "app",
+            "window",
+            "composer",
+            "jobs",
+            "sheet",
+            "viewer",
+            "presets",
+            "settings",
+            "common",
+        )
+    },
 }
 
 # A module of this many lines or fewer is a name, a constant or a thin adapter: no file of its own.

@@ -18,7 +18,7 @@ from core.ledger.job_json import iso
 from core.placement.placement import BatchFit, Placement, ServerFit, placement_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Collection, Iterable, Mapping
 
     from core.ledger import JobRecord, Ledger
     from core.ledger.server_offers import StoredOffer
@@ -72,7 +72,7 @@ class BatchPlacement:
         if self.runs:
             return ""
         jobs = self.fit.unplaceable
-        some = "none of its jobs" if jobs == self.fit.jobs else f"{jobs} of its jobs"
+        some = "any of its jobs" if jobs == self.fit.jobs else f"{jobs} of its jobs"
         return f"no server can run {some} now ({self.text()}): they wait until one can"
 
     def to_json(self) -> dict[str, Any]:
@@ -127,15 +127,16 @@ class WaitingReasons:
     ``of(job)`` is then cheap for as many jobs as a table shows.
     """
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, configured: Collection[str] | None = None) -> None:
         self.ledger = ledger
+        self._configured = configured  # without a controller, these servers (servers_now)
         self._reader = NeedsReader(ledger)
         self._servers: Servers | None = None
         self._said: dict[JobNeeds, str] = {}
 
     def refresh(self) -> None:
         """Read the servers again (their offers and which are connected)."""
-        self._servers = servers_now(self.ledger)
+        self._servers = servers_now(self.ledger, self._configured)
         self._said.clear()
 
     def of(self, job: JobRecord) -> str:
