@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 )
 
 from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
+from core.controller.placing_said import host_text
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
@@ -25,7 +26,6 @@ from core.ledger.attempt_error import current_errors
 from core.reason_texts import reason_text
 from desktop.jobs.batch_names import batch_label
 from desktop.jobs.job_states import state_colour, state_label
-from desktop.window.status_bar import host_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
