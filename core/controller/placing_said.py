@@ -134,10 +134,15 @@ class WaitingReasons:
         self._servers: Servers | None = None
         self._said: dict[JobNeeds, str] = {}
 
-    def refresh(self) -> None:
-        """Read the servers again (their offers and which are connected)."""
-        self._servers = servers_now(self.ledger, self._configured)
+    def refresh(self) -> bool:
+        """Read the servers again (their offers and which are connected); whether they changed
+        (what was said may then have changed too)."""
+        servers = servers_now(self.ledger, self._configured)
+        if servers == self._servers:
+            return False
+        self._servers = servers
         self._said.clear()
+        return True
 
     def of(self, job: JobRecord) -> str:
         """Why ``job`` waits ("no server has sd_xl_refiner_1.0.safetensors"); "" when it is not
@@ -154,6 +159,10 @@ class WaitingReasons:
             waits = not placement.placeable and not self._servers.unread
             found = self._said[needs] = said(placement) if waits else ""
         return found
+
+
+# A pending job's reason in a cell too narrow for the files (the table's, the sheet's).
+NO_SERVER_SHORT = "no server can run it"
 
 
 def waiting_text(reason: str) -> str:

@@ -142,3 +142,15 @@ def test_the_servers_shown_are_the_configured_ones(
     assert not servers.place(reader.of_job(ledger.job(job))).placeable
     reasons = WaitingReasons(ledger, [model_servers.base_only.url])
     assert reasons.of(ledger.job(job)) == f"no server has {REFINER}"
+
+
+def test_a_refresh_says_whether_the_servers_changed(
+    ledger: Ledger, model_servers: ModelServers
+) -> None:
+    set_up(ledger, model_servers)
+    reasons = WaitingReasons(ledger)
+    assert reasons.refresh() is True  # the first read
+    assert reasons.refresh() is False
+    model_servers.full.set_models({"checkpoints": [NOWHERE]})
+    model_servers.store_offers(ledger)
+    assert reasons.refresh() is True
