@@ -144,20 +144,27 @@ class WaitingReasons:
         self._said.clear()
         return True
 
+    @property
+    def read(self) -> bool:
+        """Whether the servers were read (``refresh``, or the first ``of``)."""
+        return self._servers is not None
+
     def of(self, job: JobRecord) -> str:
         """Why ``job`` waits ("no server has sd_xl_refiner_1.0.safetensors"); "" when it is not
-        pending or some connected server can run it."""
+        pending, some connected server can run it, or no server's offer is known (nothing is
+        known against it)."""
         if job.state is not JobState.pending:
             return ""
         if self._servers is None:
             self.refresh()
         assert self._servers is not None
+        if not self._servers.offers or self._servers.unread:
+            return ""
         needs = self._reader.of_job(job)
         found = self._said.get(needs)
         if found is None:
             placement = self._servers.place(needs)
-            waits = not placement.placeable and not self._servers.unread
-            found = self._said[needs] = said(placement) if waits else ""
+            found = self._said[needs] = "" if placement.placeable else said(placement)
         return found
 
 

@@ -260,7 +260,10 @@ class JobTableModel(QAbstractTableModel):
 
     def _read_waits(self, jobs: list[JobRecord]) -> None:
         """Why each pending job of ``jobs`` waits when no server can run it (its needs are
-        cached per workflow and model values: cheap for a batch of thousands)."""
+        cached per workflow and model values: cheap for a batch of thousands). Nothing is read
+        before the first status has read the servers."""
+        if not self._placing.read:
+            return
         for job in jobs:
             reason = self._placing.of(job)
             if reason:
