@@ -80,8 +80,9 @@ class Fleet:
     # --- which jobs a server can run -------------------------------------------------------------
 
     def lines_for(self, server: ServerState, depth: int) -> dict[str, list[Waiting]]:
-        """Per requester, the first ``depth`` pending jobs ``server`` can run (admission's
-        order), read past those it cannot run up to ``MAX_SCAN``."""
+        """Per requester, the first ``depth`` (at least ``LOOKAHEAD``) pending jobs ``server``
+        can run (admission's order), read past those it cannot run up to ``MAX_SCAN``."""
+        depth = max(depth, LOOKAHEAD)
         lines: dict[str, list[Waiting]] = {}
         for requester in self.ledger.requesters_waiting():
             line = self._line_for(server, requester, depth)
@@ -93,13 +94,13 @@ class Fleet:
         found: list[Waiting] = []
         read = 0
         while len(found) < depth and read < MAX_SCAN:
-            page = self.ledger.pending_line(requester, max(depth, LOOKAHEAD), read)
+            page = self.ledger.pending_line(requester, depth, read)
             read += len(page)
             for job in page:
                 needs = self._needs_of(job.id, job.batch, job.params_json)
                 if needs is not None and server.url in self.able(needs):
                     found.append(Waiting(job.id, needs, job.priority))
-            if len(page) < max(depth, LOOKAHEAD):
+            if len(page) < depth:
                 break
         return found[:depth]
 

@@ -122,7 +122,8 @@ class ServerLink:
     async def read_offer(self) -> None:
         """Read what the server can run (its /object_info), keep it, and store it in the
         ledger for every process: on (re)connect, on request, after a refusal for a model."""
-        offer = offer_from_object_info(await self.client.object_info())
+        info = await self.client.object_info()
+        offer = await asyncio.to_thread(offer_from_object_info, info)  # MBs: off the loop
         self.ledger.server_offers.store(self.url, offer)
         server = self.server
         server.offer, server.offer_epoch = offer, server.epoch

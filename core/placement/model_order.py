@@ -50,7 +50,8 @@ class Candidate:
         job_id: the job.
         model: its main models (checkpoints, diffusion models); empty if none.
         servers: the servers that can run it (placement's).
-        waited: seconds since it became pending.
+        waited: seconds since a job behind it first went ahead of it (the controller keeps
+            it: a job merely queued long ago has not waited for another model).
         passed: how many times a job behind it went first.
     """
 

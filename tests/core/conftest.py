@@ -32,20 +32,21 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
 
 @pytest_asyncio.fixture
 async def make_simulator(tmp_path: Path) -> AsyncIterator[MakeSimulator]:
-    """A factory: ``await make_simulator(version="0.38.1", token="t", faults={...})``.
+    """A factory: ``await make_simulator(version="0.38.1", token="t", faults={...})``
+    (``port``: on that port, else any free one).
 
     Keyword arguments are `SimulatorConfig` fields (``faults`` may be a dict of
     `FaultSettings` fields). Every simulator made is started, and stopped after the test.
     """
     started: list[Simulator] = []
 
-    async def make(**config: Any) -> Simulator:
+    async def make(port: int = 0, **config: Any) -> Simulator:
         options = {**TEST_DEFAULTS, **config}
         options.setdefault("output_dir", tmp_path / f"sim-output-{len(started)}")
         if isinstance(options.get("faults"), dict):
             options["faults"] = FaultSettings(**options["faults"])
         simulator = Simulator(SimulatorConfig(**options))
-        await simulator.start()
+        await simulator.start(port=port)
         started.append(simulator)
         return simulator
 

@@ -13,6 +13,8 @@ import pytest
 from core.batch import BatchSpec, SeedPlan, queue_batch
 from core.comfy import new_prompt_id
 from core.controller import Controller
+from core.controller.commands import LedgerCommands
+from core.controller.placing import why_waiting
 from core.errors import CapReached, DispatchPaused, IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent, RequesterCap
@@ -23,6 +25,14 @@ from simulator import Simulator
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, executions, queue
 from tests.core.controller.test_controller import all_done, states
+from tests.core.controller.test_fleet import (
+    A,
+    B,
+    last_server,
+    queue_models,
+    sd_preset,
+    succeeded,
+)
 from tests.core.helpers import FAST, NOISE_WORKFLOW, wait_for
 
 
@@ -302,3 +312,55 @@ async def test_a_server_that_ignores_our_prompt_ids_fails_the_job_and_pauses(
     assert "predates client-chosen prompt ids" in error.message
     assert PAUSED.get(ledger) is True
     assert [ledger.job(i).state for i in ids[1:]] == [JobState.pending] * 2
+
+
+# --- placement: refusals for a model the server stopped listing -----------------------------
+
+
+def stored_checkpoints(ledger: Ledger, url: str) -> list[str]:
+    return ledger.server_offers.all()[url].offer.listing().get("checkpoints", [])
+
+
+@pytest.mark.asyncio
+async def test_a_server_refusing_a_model_it_stopped_listing_is_reread_and_the_job_goes_elsewhere(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
+) -> None:
+    stale = await make_simulator(models={"checkpoints": [A]})
+    keeps = await make_simulator(models={"checkpoints": [A]})
+    sd_preset(ledger)
+    PAUSED.set(ledger, True)
+    controller = await make_controller(ledger, [stale, keeps])
+    await wait_for(lambda: len(ledger.server_offers.all()) == 2, 10)
+    stale.set_models({"checkpoints": [B]})  # its files changed; the controller does not know
+    ids = queue_models(ledger, A, seeds=12)
+    controller.resume()
+    await wait_for(lambda: succeeded(ledger, ids), 30)
+    refused = [a for j in ids for a in ledger.attempts(j) if a.reason == Reason.model_missing]
+    assert refused, "it was sent there first"
+    assert {a.server for a in refused} == {stale.url}
+    assert {last_server(ledger, j) for j in ids} == {keeps.url}
+    assert stored_checkpoints(ledger, stale.url) == [B]
+    assert all(ledger.job(j).reason is None for j in ids)
+
+
+@pytest.mark.asyncio
+async def test_a_job_refused_everywhere_waits_and_runs_once_the_models_are_read_again(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
+) -> None:
+    """Refused, it waits (not failed) with its reason; "Refresh models" finds the file back."""
+    sim = await make_simulator(models={"checkpoints": [A]})
+    sd_preset(ledger)
+    PAUSED.set(ledger, True)
+    controller = await make_controller(ledger, sim)
+    await wait_for(lambda: sim.url in ledger.server_offers.all(), 10)
+    sim.set_models({"checkpoints": [B]})
+    (job,) = queue_models(ledger, A)
+    controller.resume()
+    await wait_for(lambda: stored_checkpoints(ledger, sim.url) == [B], 10)
+    await wait_for(lambda: why_waiting(ledger, ledger.job(job)) == f"no server has {A}", 10)
+    assert ledger.job(job).state is JobState.pending
+    assert ledger.attempts(job)[0].reason == Reason.model_missing
+    sim.set_models({"checkpoints": [A, B]})
+    LedgerCommands(ledger).refresh_models()  # as `batchline servers --refresh` does
+    await wait_for(lambda: succeeded(ledger, [job]), 30)
+    assert stored_checkpoints(ledger, sim.url) == [A, B]

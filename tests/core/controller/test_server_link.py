@@ -32,7 +32,7 @@ from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, executions, queue
 from tests.core.controller.test_controller import all_done, states
 from tests.core.helpers import FAST, wait_for
-from tests.core.hostile import GB, HostileServer, huge, trickle
+from tests.core.hostile import GB, HostileServer, answer_json, huge, trickle
 
 pytestmark = pytest.mark.asyncio
 
@@ -354,3 +354,41 @@ async def test_the_same_server_twice_is_refused(ledger: Ledger, simulator: Simul
     async with ComfyClient(simulator.url) as one, ComfyClient(simulator.url) as two:
         with pytest.raises(InputError, match="distinct servers"):
             Controller(ledger, [one, two], config=FAST, output_dir=ledger.folder / "out")
+
+
+# --- what each server can run ----------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_the_models_are_read_on_connect_and_again_after_a_restart(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController
+) -> None:
+    """A restart may bring other files: they are read again without being asked."""
+    sim = await make_simulator(models={"checkpoints": ["tiny-a.safetensors"]})
+    await make_controller(ledger, sim)
+    await wait_for(lambda: checkpoints_stored(ledger, sim.url) == ["tiny-a.safetensors"], 10)
+    read_at = ledger.server_offers.all()[sim.url].read_at
+    sim.set_models({"checkpoints": ["tiny-b.safetensors"]})
+    await asyncio.sleep(0.3)  # ticks go on: the offer is not read per tick
+    assert ledger.server_offers.all()[sim.url].read_at == read_at
+    await sim.restart()
+    await wait_for(lambda: checkpoints_stored(ledger, sim.url) == ["tiny-b.safetensors"], 10)
+
+
+@pytest.mark.asyncio
+@pytest.mark.expect_log("core.controller.controller")
+async def test_a_server_whose_models_cannot_be_read_is_sent_nothing(
+    ledger: Ledger, simulator: Simulator, hostile: HostileServer, make_controller: MakeController
+) -> None:
+    """Its queue answers, its /object_info does not: the other server does all the work."""
+    hostile.behaviours["GET /queue"] = answer_json({"queue_running": [], "queue_pending": []})
+    ids = queue(ledger, 4)
+    await make_controller(ledger, [hostile, simulator])  # type: ignore[list-item]
+    await wait_for(lambda: all(ledger.job(j).state is JobState.succeeded for j in ids), 30)
+    assert hostile.requests["GET /object_info"] >= 1
+    assert hostile.requests["POST /prompt"] == 0
+
+
+def checkpoints_stored(ledger: Ledger, url: str) -> list[str]:
+    stored = ledger.server_offers.all().get(url)
+    return [] if stored is None else stored.offer.listing().get("checkpoints", [])

@@ -268,3 +268,21 @@ def test_admission_queries_on_a_large_backlog(ledger: Ledger) -> None:
     assert ledger.in_flight_by_requester(left=["sent"]) == {"b": 1}, "gone from the queue"
     assert ledger.in_flight_by_requester(left=["sending"]) == {"b": 2}, "its answer may come"
     assert ledger.has_active_jobs()
+
+
+def test_a_pending_line_is_read_by_pages_with_the_values_placement_reads(ledger: Ledger) -> None:
+    ids = make_jobs(ledger, 5)
+    first, rest = ledger.pending_line("alice", 2), ledger.pending_line("alice", 10, skip=2)
+    assert [job.id for job in first + rest] == ids
+    assert json.loads(first[0].params_json) == {"1.color": 0}
+    assert ledger.requesters_waiting() == ["alice"]
+
+
+def test_the_job_last_sent_to_a_server_is_what_it_has_loaded(ledger: Ledger) -> None:
+    one, two = make_jobs(ledger, 2)
+    assert ledger.last_job_sent_to("http://a") is None
+    ledger.submit_attempt(two, "p2", "http://a", "h")
+    ledger.submit_attempt(one, "p1", "http://b", "h")
+    found = ledger.last_job_sent_to("http://a")
+    assert found is not None
+    assert found.id == two
