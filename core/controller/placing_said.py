@@ -187,10 +187,10 @@ def with_waiting(data: dict[str, Any], job: JobRecord, reasons: WaitingReasons) 
 
 
 def listing_counts(listing: Mapping[str, list[str]]) -> str:
-    """``checkpoints 2, loras 5`` (folders in order), or "no model files"."""
-    return ", ".join(f"{folder} {len(files)}" for folder, files in listing.items()) or (
-        "no model files"
-    )
+    """``checkpoints 2, loras 5`` (folders in order, the empty ones left out), or "no model
+    files"."""
+    counts = [f"{folder} {len(files)}" for folder, files in listing.items() if files]
+    return ", ".join(counts) or "no model files"
 
 
 def offer_json(server: str, stored: StoredOffer | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -59,6 +60,7 @@ class ServerModels(QGroupBox):
         self.tree.setHeaderLabels(["Server / folder", "Files"])
         self.tree.setRootIsDecorated(True)
         self.tree.setMinimumHeight(120)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         self.refresh_button = QPushButton("Refresh &models", self)
@@ -118,7 +120,10 @@ def _server_item(url: str, stored: StoredOffer | None) -> QTreeWidgetItem:
     classes = len(stored.offer.node_classes)
     item = QTreeWidgetItem([host_text(url), listing_counts(listing)])
     item.setToolTip(0, f"{url}: read at {_clock(stored.read_at)}, {classes} node classes")
+    item.setToolTip(1, "\n".join(f"{folder}: {len(files)}" for folder, files in listing.items()))
     for folder, files in listing.items():
+        if not files:
+            continue  # a folder ComfyUI knows, nothing in it
         child = QTreeWidgetItem([folder, str(len(files))])
         child.setToolTip(0, _files_tip(files))
         child.setToolTip(1, _files_tip(files))

@@ -130,6 +130,7 @@ def test_an_offer_reads_as_counts_and_files_per_folder(
     assert "checkpoints 2" in listing_counts(data["models"])
     assert offer_json("http://elsewhere:1", None)["known"] is False
     assert listing_counts({}) == "no model files"
+    assert listing_counts({"gligen": [], "loras": ["a", "b"]}) == "loras 2"
 
 
 def test_the_servers_shown_are_the_configured_ones(
