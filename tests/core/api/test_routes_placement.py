@@ -4,6 +4,7 @@ offers stored as the controller stores them)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,19 @@ async def test_an_attempt_carries_why_it_went_where_it_went(api: Api) -> None:
         shown = (await http.get(f"/v1/jobs/{job}")).json()
     conforms(shown, "Job")
     assert shown["attempts"][0]["placed_because"] == "gpu-2: the only server with x"
+
+
+@pytest.mark.asyncio
+async def test_a_job_event_carries_why_it_waits(api: Api, model_servers: ModelServers) -> None:
+    set_up(api, model_servers)
+    async with api.client() as http, http.stream("GET", "/v1/events") as stream:
+        lines = stream.aiter_lines()
+        body = {"preset": "ckpt", "grid": {"4.ckpt_name": [NOWHERE]}}
+        (job,) = (await http.post("/v1/batches", json=body)).json()["jobs"]
+        async for line in lines:
+            if line.startswith("data: "):
+                data = json.loads(line[6:])
+                break
+    assert data["id"] == job
+    conforms(data, "Job")
+    assert data["waiting_for"] == f"no server has {NOWHERE}"
