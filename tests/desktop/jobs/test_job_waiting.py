@@ -14,6 +14,7 @@ from desktop.jobs.job_table_model import Column
 from desktop.jobs.record_models import ATTEMPT_COLUMNS
 from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from tests.core.controller.model_servers import BASE, NOWHERE, ModelServers, model_servers
+from tests.desktop.helpers import until
 
 __all__ = ["model_servers"]
 
@@ -93,3 +94,22 @@ def test_each_attempt_says_why_it_went_where_it_went(window, ledger, preset_name
     window.details.show_job(ledger.job(runnable))
     column = [name for name, _ in ATTEMPT_COLUMNS].index("Placed because")
     assert window.details.attempts.index(0, column).data() == because
+
+
+def test_queue_again_and_retry_are_not_blocked_by_the_models_check(
+    window, ledger, preset_name, controller, qtbot, qloop, model_servers: ModelServers
+) -> None:
+    """They ask nothing (a modal question would block here): the controller places them, and a
+    job no server can run waits with its reason."""
+    model_servers.store_offers(ledger)
+    waiting, _ = queue_two(ledger, preset_name)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2)
+    window.select_job(waiting)
+    window.job_actions.queue_again.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 3)
+    ledger.request_cancel(waiting)
+    qtbot.waitUntil(lambda: window.model.job_at(window.model.row_of(waiting)).state.is_terminal)
+    window.select_job(waiting)
+    window.job_actions.retry.trigger()
+    qloop.run_until_complete(until(lambda: ("retry", [waiting]) in controller.calls))
+    assert ("queue_again", waiting) in controller.calls
