@@ -37,10 +37,12 @@ pytest: $(STAMP)
 	$(BIN)/python tests/coverage_gate.py coverage.json
 
 # `make bench`: whether Batchline keeps a fast GPU fed (bench/feed.py, BENCHMARKS.md): one
-# table of figures, targets and same-run baselines, written to bench/results.json (~10 min).
+# table of figures, targets and same-run baselines, written to bench/results.json (~10 min);
+# then bench/model_order.py: models placed and kept loaded (BENCHMARKS.md "Models", ~3 min).
 # `make bench-more`: the ledger, bulk commands, controller kills, the GUI and its contact sheet.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
+	$(BIN)/python -m bench.model_order
 
 bench-more: $(STAMP)
 	$(BIN)/python bench/ledger.py

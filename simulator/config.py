@@ -17,8 +17,10 @@ BASELINE_VERSION = "0.3.64"
 JOBS_CANCEL_VERSION = (0, 26, 0)
 DEFAULT_STEPS = 20
 # A checkpoint switch's cost (its load and the prompts' re-encoding) as a share of a job, when
-# no load time is set: measured on the real ComfyUI with its tiny checkpoints (BENCHMARKS.md).
-MODEL_LOAD_SHARE = 0.5
+# no load time is set. Measured on the real ComfyUI with its tiny checkpoints (128x128, 6
+# steps; BENCHMARKS.md): 8 jobs alternating two checkpoints against the same 8 grouped gave a
+# switch of 5.2 s beside a job of 5.1 s on the shared machine (the issue's quiet machine: 0.8).
+MODEL_LOAD_SHARE = 1.0
 
 
 @dataclass

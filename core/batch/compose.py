@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from core.batch.seeds import MAX_JOBS, seed_rows
@@ -13,6 +13,7 @@ from core.batch.values import checked_value, parse_assignment
 from core.batch.workflow import build_workflow, workflow_hash
 from core.catalogue import Catalogue
 from core.errors import BatchTooLarge, CompositionError
+from core.placement.grid_order import axis_order, model_axes
 from core.presets.model import InputRef, Preset
 
 PRIORITY_LIMIT = 2**63  # the ledger stores a priority as a signed 64-bit SQLite integer
@@ -21,7 +22,8 @@ MAX_GRID_AXES = 2
 
 
 def compose(preset: Preset, spec: BatchSpec, catalogue: Catalogue | None = None) -> list[JobSpec]:
-    """The jobs of a batch: the seed rows crossed with the grid, overrides on every job.
+    """The jobs of a batch: the seed rows crossed with the grid, overrides on every job, in
+    the order that switches models least (`_job_order`).
 
     Raises:
         CompositionError: for a bad override or grid value (naming node and input), when two
@@ -39,15 +41,34 @@ def compose(preset: Preset, spec: BatchSpec, catalogue: Catalogue | None = None)
     count = len(rows) * math.prod(len(values) for _, values in axes)  # before listing them
     if count > MAX_JOBS:
         raise BatchTooLarge(f"the batch would have {count} jobs, more than {MAX_JOBS}: split it")
-    points = list(itertools.product(*(range(len(values)) for _, values in axes)))
     _check_disjoint(overrides, axes, rows[0])
     jobs = [
-        _job(preset, spec, len(points) * r + p, row, axes, point, overrides)
-        for r, row in enumerate(rows)
-        for p, point in enumerate(points)
+        _job(preset, spec, index, row, axes, point, overrides)
+        for index, (row, point) in enumerate(_job_order(api, axes, rows))
     ]
     _check_distinct(jobs)
     return jobs
+
+
+def _job_order(
+    api: Mapping[str, Any], axes: list[tuple[str, list[Any]]], rows: list[dict[str, int]]
+) -> Iterator[tuple[dict[str, int], tuple[int, ...]]]:
+    """Each job's seed row and grid point (value indices in the spec's axis order), in the
+    order that switches models least: the axes that sweep a model outermost, costliest first
+    (`core.placement.grid_order`), then the seed rows, then the other axes (X before Y).
+
+    A server runs a 2-checkpoint grid's jobs of one checkpoint one after another, whatever the
+    seeds; which value is X or Y does not change, only the order the jobs are queued in.
+    """
+    models = set(model_axes(axes, api))
+    order = axis_order(axes, api)
+    outer = [i for i in order if axes[i][0] in models]
+    inner = [i for i in order if axes[i][0] not in models]
+    for outside in itertools.product(*(range(len(axes[i][1])) for i in outer)):
+        for row in rows:
+            for inside in itertools.product(*(range(len(axes[i][1])) for i in inner)):
+                at = dict(zip(outer, outside, strict=True)) | dict(zip(inner, inside, strict=True))
+                yield row, tuple(at[i] for i in range(len(axes)))
 
 
 def parse_overrides(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.controller.placing import NeedsReader
@@ -69,6 +69,7 @@ class Fleet:
         self._able: dict[int, frozenset[str]] = {}  # id(needs) -> the servers that can run it
         self._able_of: tuple[object, ...] = ()
         self._loaded_read: set[str] = set()
+        self._taking: list[ServerState] = []
 
     def add(self, server: ServerState) -> None:
         self.servers[server.url] = server
@@ -82,6 +83,7 @@ class Fleet:
     def lines_for(self, server: ServerState, depth: int) -> dict[str, list[Waiting]]:
         """Per requester, the first ``depth`` (at least ``LOOKAHEAD``) pending jobs ``server``
         can run (admission's order), read past those it cannot run up to ``MAX_SCAN``."""
+        self._look()
         depth = max(depth, LOOKAHEAD)
         lines: dict[str, list[Waiting]] = {}
         for requester in self.ledger.requesters_waiting():
@@ -117,18 +119,25 @@ class Fleet:
         return needs
 
     def able(self, needs: JobNeeds) -> frozenset[str]:
-        """The servers taking jobs now whose offers have everything ``needs`` names."""
-        taking = self.taking()
-        key = tuple((s.url, id(s.offer)) for s in taking)
-        if key != self._able_of:
-            self._able, self._able_of = {}, key
+        """The servers taking jobs now whose offers have everything ``needs`` names (as of
+        the last ``_look``: each pass over the lines looks once)."""
         able = self._able.get(id(needs))
         if able is None:
             able = frozenset(
-                s.url for s in taking if s.offer is not None and not missing_on(needs, s.offer)
+                s.url
+                for s in self._taking
+                if s.offer is not None and not missing_on(needs, s.offer)
             )
             self._able[id(needs)] = able
         return able
+
+    def _look(self) -> None:
+        """Which servers take jobs now; what each job's needs fit is forgotten when that (or
+        an offer) changed."""
+        self._taking = self.taking()
+        key = tuple((s.url, id(s.offer)) for s in self._taking)
+        if key != self._able_of:
+            self._able, self._able_of = {}, key
 
     # --- which of them goes next ------------------------------------------------------------------
 
@@ -141,32 +150,38 @@ class Fleet:
         """For each of admission's ``turns`` (a requester's slot, in order), the job of that
         requester's line ``server`` takes, and why (each choice counts for the next)."""
         self._read_loaded()
-        left = {requester: _window(line) for requester, line in lines.items()}
-        chosen: list[tuple[Waiting, Choice]] = []
         now = time.monotonic()
+        windows = {requester: _window(line) for requester, line in lines.items()}
+        left = {requester: self._candidates(window, now) for requester, window in windows.items()}
+        jobs = {job.job_id: job for window in windows.values() for job in window}
+        chosen: list[tuple[Waiting, Choice]] = []
         for turn in turns:
-            window = left.get(turn.requester) or []
-            choice = next_for(server.url, self._candidates(window, now), self._slots(), self.bound)
+            candidates = left.get(turn.requester) or []
+            choice = next_for(server.url, candidates, self._slots(), self.bound)
             if choice is None:
                 continue
-            job = next(w for w in window if w.job_id == choice.job_id)
-            window.remove(job)
             self._sent(server, choice, now)
-            chosen.append((job, choice))
+            left[turn.requester] = [
+                self._counted(c, now) for c in candidates if c.job_id != choice.job_id
+            ]
+            chosen.append((jobs[choice.job_id], choice))
         return chosen
 
     def _candidates(self, window: Sequence[Waiting], now: float) -> list[Candidate]:
-        out = []
-        for job in window:
-            passed = self._passed.get(job.job_id)
-            count, waited = (0, 0.0) if passed is None else (passed.count, now - passed.since)
-            out.append(
-                Candidate(job.job_id, job.needs.main_models, self.able(job.needs), waited, count)
-            )
-        return out
+        return [
+            self._counted(Candidate(job.job_id, job.needs.main_models, self.able(job.needs)), now)
+            for job in window
+        ]
+
+    def _counted(self, candidate: Candidate, now: float) -> Candidate:
+        """``candidate`` with the passes counted so far (and how long since the first)."""
+        passed = self._passed.get(candidate.job_id)
+        if passed is None:
+            return candidate
+        return replace(candidate, passed=passed.count, waited=now - passed.since)
 
     def _slots(self) -> list[ServerSlots]:
-        return [ServerSlots(s.url, s.loaded) for s in self.taking()]
+        return [ServerSlots(s.url, s.loaded) for s in self._taking]
 
     def _sent(self, server: ServerState, choice: Choice, now: float) -> None:
         server.loaded = choice.model

@@ -123,6 +123,32 @@ def test_grid_crossed_with_seeds(one_seed: Preset) -> None:
     assert [j.params for j in kept] == [{"3.cfg": 4.0}, {"3.cfg": 7.0}]
 
 
+CHECKPOINTS = ("a.safetensors", "b.safetensors")
+
+
+def test_a_checkpoint_axis_goes_outside_the_other_axis_and_the_seeds(one_seed: Preset) -> None:
+    grid = (GridAxis("3.cfg", (4, 7, 9)), GridAxis("4.ckpt_name", CHECKPOINTS))
+    jobs = compose(one_seed, BatchSpec(SeedPlan(count=3), grid=grid))
+    checkpoints = [job.params["4.ckpt_name"] for job in jobs]
+    assert checkpoints == ["a.safetensors"] * 9 + ["b.safetensors"] * 9  # one switch
+    assert [j.index for j in jobs] == list(range(18))
+    for job in jobs:  # the point still names (X, Y) in the spec's order
+        assert job.params["3.cfg"] == (4.0, 7.0, 9.0)[job.grid[0]]
+        assert job.params["4.ckpt_name"] == CHECKPOINTS[job.grid[1]]
+    first = jobs[:9]  # within a checkpoint, as before: the seed rows, then X
+    assert [j.params["10.value"] for j in first] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert [j.grid[0] for j in first[:3]] == [0, 1, 2]
+    crossed = {(j.grid, j.params["10.value"]) for j in jobs}
+    assert len(crossed) == 18  # every point with every seed, once
+
+
+def test_a_grid_without_a_model_axis_keeps_its_order(one_seed: Preset) -> None:
+    grid = (GridAxis("3.cfg", (4, 7)), GridAxis("3.steps", (10, 20)))
+    jobs = compose(one_seed, BatchSpec(SeedPlan(count=2), grid=grid))
+    assert [j.grid for j in jobs] == [(0, 0), (0, 1), (1, 0), (1, 1)] * 2
+    assert [j.params["10.value"] for j in jobs] == [0] * 4 + [1] * 4
+
+
 def test_nothing_varies(one_seed: Preset) -> None:
     with pytest.raises(CompositionError, match=r"identical workflow"):
         compose(one_seed, BatchSpec(SeedPlan(count=3, step=0, start=4)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -12,12 +12,10 @@ from core.errors import InputError
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent
 from core.pictures.grid_sheet import CELL, LABEL, TITLE, export, sheets
-from core.presets import workflow_hash
+from core.presets import load_preset, workflow_hash
 from tests.core.helpers import NOISE_WORKFLOW, succeed, succeed_late
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
+PRESETS = Path(__file__).parents[2] / "data" / "presets"
 COLOURS = {0.1: (200, 30, 30), 0.5: (30, 200, 30), 0.9: (30, 30, 200)}
 
 
@@ -113,3 +111,28 @@ def test_a_colour_axis_reads_its_values_as_colours(tmp_path: Path) -> None:
     assert [colour.text(v) for v in colour.values] == ["#FF0000", "#0000FF"]
     assert not width.colour
     assert width.text(64) == "64"
+
+
+def test_a_checkpoint_axis_queued_first_keeps_its_place_on_the_sheet(tmp_path: Path) -> None:
+    preset = load_preset(PRESETS / "api_primitive_seed.json", seed_inputs=["3.seed"])
+    checkpoints = ("b.safetensors", "a.safetensors")
+    spec = BatchSpec(
+        seeds=SeedPlan(count=2),
+        grid=(GridAxis("3.cfg", (4, 7, 9)), GridAxis("4.ckpt_name", checkpoints)),
+    )
+    with Ledger(tmp_path / "home") as ledger:
+        api = preset.api_workflow
+        ledger.presets.add("sd", PresetContent(workflow_hash(api), api))
+        batch, ids = queue_batch(ledger, "sd", spec, seed_inputs=["3.seed"])
+        queued = [ledger.job(job_id).params["4.ckpt_name"] for job_id in ids]
+        axes, found = sheets(ledger, batch.id)
+    assert queued == ["b.safetensors"] * 6 + ["a.safetensors"] * 6  # one switch
+    assert [axis.key for axis in axes] == ["3.cfg", "4.ckpt_name"]  # X stays X, Y stays Y
+    assert axes[0].values == (4.0, 7.0, 9.0)
+    assert axes[1].values == checkpoints  # in the order the artist gave
+    assert [sheet.label for sheet in found] == ["value 0", "value 1"]  # the seed's primitive
+    for sheet in found:
+        assert len(sheet.cells) == 6
+        for (column, row), cell in sheet.cells.items():
+            assert cell.job.params["3.cfg"] == axes[0].values[column]
+            assert cell.job.params["4.ckpt_name"] == checkpoints[row]
