@@ -31,7 +31,7 @@ from desktop.composer.composer_form import ParameterForm
 from desktop.composer.composer_memory import ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
 from desktop.composer.composer_placement import (
-    MAX_JOBS_SAID,
+    MAX_POINTS_SAID,
     composed_placement,
     confirm_placement,
     placement_note,
@@ -277,7 +277,8 @@ class BatchComposerWidget(QWidget):
     def update_placement(self) -> None:
         """Say per server what the batch lacks, when a server lacks something (every server
         the controller drives; worked out at Queue only for a very large batch)."""
-        count = self._preset is not None and 0 < self.job_count() <= MAX_JOBS_SAID
+        points = self.grid.point_count()
+        count = self._preset is not None and self.job_count() > 0 and points <= MAX_POINTS_SAID
         text = placement_note(self._placement()) if count else ""
         self.where.setText(text)
         self.where.setVisible(bool(text))
@@ -314,7 +315,7 @@ class BatchComposerWidget(QWidget):
     def _placement(self) -> BatchPlacement | None:
         if self._preset is None:
             return None
-        return composed_placement(self._ledger, self._preset, self.spec())
+        return composed_placement(self._ledger, self._preset, self.spec(), self.seeds.job_count())
 
     @Slot()
     def queue(self) -> None:

@@ -9,11 +9,15 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox
 
+from core.batch import BatchSpec, GridAxis, SeedPlan
 from core.controller.placing_said import host_text
 from core.ledger import Ledger
+from core.presets import preset_from_api
 from desktop.composer.batch_composer import BatchComposerWidget
+from desktop.composer.composer_placement import composed_placement
 from desktop.presets.preset_files import add_preset_file
 from tests.core.controller.model_servers import (
+    BASE,
     NOWHERE,
     REFINER,
     ModelServers,
@@ -98,3 +102,17 @@ def test_nothing_is_said_while_no_server_is_read(
     assert composer.where.isHidden()
     composer.queue_button.click()  # nothing known against it: no question
     assert len(ledger.jobs()) == 1
+
+
+def test_a_grid_counts_each_points_jobs_without_composing_them(
+    ledger: Ledger, model_servers: ModelServers
+) -> None:
+    model_servers.store_offers(ledger)
+    preset = preset_from_api(ckpt_workflow(), Path("ckpt.json"))
+    spec = BatchSpec(
+        seeds=SeedPlan(count=3), grid=(GridAxis("4.ckpt_name", (BASE, NOWHERE, REFINER)),)
+    )
+    placement = composed_placement(ledger, preset, spec, seeds=3)
+    assert (placement.fit.jobs, placement.fit.unplaceable) == (9, 3)
+    assert not placement.runs
+    assert placement.warning().startswith("no server can run 3 of its jobs now")
