@@ -15,6 +15,7 @@ from cli.common import (
 from core.controller.line_now import line_now
 from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
+from core.errors import InputError
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import ErrorKind
 from core.ledger.job_json import job_json, jobs_json
@@ -54,7 +55,7 @@ def list_jobs(args: argparse.Namespace) -> int:
                 ledger.batch(args.batch)
         jobs = ledger.jobs(batch=args.batch, states=states)
         places = _places(ledger, jobs)
-        reasons = WaitingReasons(ledger, server_urls(args, ledger))
+        reasons = WaitingReasons(ledger, _servers(args, ledger))
         if args.json:
             datas = zip(jobs_json(ledger, jobs), jobs, strict=True)
             print_json([_placed(with_waiting(d, job, reasons), places) for d, job in datas])
@@ -111,11 +112,20 @@ def show_job(args: argparse.Namespace) -> int:
         with names_from_user():
             job = ledger.job(args.job)
         if args.json:
-            reasons = WaitingReasons(ledger, server_urls(args, ledger))
+            reasons = WaitingReasons(ledger, _servers(args, ledger))
             print_json(with_waiting(job_json(ledger, job), job, reasons))
         else:
-            print("\n".join(story(ledger, job, server_urls(args, ledger))))
+            print("\n".join(story(ledger, job, _servers(args, ledger))))
     return 0
+
+
+def _servers(args: argparse.Namespace, ledger: Ledger) -> list[str] | None:
+    """The servers a pending job's reason weighs while no controller runs (``--server``, else
+    the settings'); None when they cannot be read (listing jobs needs no server)."""
+    try:
+        return server_urls(args, ledger)
+    except InputError:
+        return None
 
 
 def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> list[str]:
