@@ -34,9 +34,8 @@ if TYPE_CHECKING:
     from core.placement.needs import JobNeeds
 
 LOOKAHEAD = 16  # the jobs of each requester's line model order chooses among
-# The most of a requester's line read past jobs the asking server cannot run, per tick: a line
-# headed by thousands of such jobs costs reads, not a stall (those behind wait for the next
-# pages on the next ticks).
+# The most of a requester's line read past jobs the asking server cannot run, per tick: the
+# cost of a tick stays bounded; jobs further behind wait until those ahead go elsewhere.
 MAX_SCAN = 2048
 _KEPT_NEEDS = 50_000  # jobs whose needs are kept; past it the memo starts again
 
@@ -186,6 +185,8 @@ class Fleet:
     def _sent(self, server: ServerState, choice: Choice, now: float) -> None:
         server.loaded = choice.model
         self._passed.pop(choice.job_id, None)
+        if len(self._passed) >= _KEPT_NEEDS:  # jobs cancelled while passed over
+            self._passed.clear()
         for job_id in choice.passed:
             passed = self._passed.setdefault(job_id, _Passed(0, now))
             passed.count += 1

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from core.comfy import ComfyClient, Event, QueueSnapshot
     from core.ledger import AttemptRecord, Ledger
     from core.ledger.settings import ControllerConfig
+    from core.placement.server_offer import ServerOffer
 
 
 class ServerLink:
@@ -81,6 +82,7 @@ class ServerLink:
         self._wake = asyncio.Event()
         self._refill = False
         self._tick_began = 0.0
+        self._unstored: ServerOffer | None = None  # read, not stored in the ledger yet
 
     # --- one round -------------------------------------------------------------------------------
 
@@ -114,20 +116,28 @@ class ServerLink:
         finally:
             # The POST answers, what the queue, the history and the socket said: one sync.
             server.held.commit()
+        self._store_offer()
         await self.orphans.sweep(snapshot, server.ours.keys(), missed)
         await self.orphans.watch(self.url, missed)
         stalled = frozenset(a.job_id for a in live if a.stalled)
         self._publish(snapshot, stalled, str(missed[-1]) if missed else "")
 
     async def read_offer(self) -> None:
-        """Read what the server can run (its /object_info), keep it, and store it in the
-        ledger for every process: on (re)connect, on request, after a refusal for a model."""
+        """Read what the server can run (its /object_info) and keep it: on (re)connect, on
+        request, after a refusal for a model. It is stored in the ledger for every process
+        once the tick has read the ledger whole (``_store_offer``): never the first write to
+        a ledger damaged where it reads."""
         info = await self.client.object_info()
         offer = await asyncio.to_thread(offer_from_object_info, info)  # MBs: off the loop
-        self.ledger.server_offers.store(self.url, offer)
         server = self.server
         server.offer, server.offer_epoch = offer, server.epoch
         server.offer_read_at = self.ledger.handle.now()
+        self._unstored = offer
+
+    def _store_offer(self) -> None:
+        if self._unstored is not None:
+            self.ledger.server_offers.store(self.url, self._unstored)
+            self._unstored = None
 
     async def _follow(
         self, live: list[AttemptRecord], snapshot: QueueSnapshot
