@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cli.common import format_params, names_from_user, open_ledger, print_json, short_time
+from cli.common import (
+    format_params,
+    names_from_user,
+    open_ledger,
+    print_json,
+    server_urls,
+    short_time,
+)
 from core.controller.line_now import line_now
+from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
+from core.errors import InputError
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import ErrorKind
 from core.ledger.job_json import job_json, jobs_json
@@ -46,10 +55,13 @@ def list_jobs(args: argparse.Namespace) -> int:
                 ledger.batch(args.batch)
         jobs = ledger.jobs(batch=args.batch, states=states)
         places = _places(ledger, jobs)
+        reasons = WaitingReasons(ledger, _servers(args, ledger))
         if args.json:
-            print_json([_placed(data, places) for data in jobs_json(ledger, jobs)])
+            datas = zip(jobs_json(ledger, jobs), jobs, strict=True)
+            print_json([_placed(with_waiting(d, job, reasons), places) for d, job in datas])
             return 0
-    _print_table(jobs, places)
+        waiting = {job.id: reasons.of(job) for job in jobs}
+    _print_table(jobs, places, waiting)
     return 0
 
 
@@ -76,13 +88,13 @@ def _place_text(place: Place | None) -> str:
     return f"#{place.place}{about}"
 
 
-def _print_table(jobs: list[JobRecord], places: dict[str, Place]) -> None:
+def _print_table(jobs: list[JobRecord], places: dict[str, Place], waiting: dict[str, str]) -> None:
     rows = [("JOB", "STATE", "REASON", "ATTEMPT", "REQUESTER", "PLACE", "PARAMS")]
     rows += [
         (
             job.id,
             job.state.value,
-            reason_text(job.reason) or "-",
+            waiting_text(waiting[job.id]) or reason_text(job.reason) or "-",
             str(job.attempt),
             job.requester,
             _place_text(places.get(job.id)),
@@ -100,14 +112,25 @@ def show_job(args: argparse.Namespace) -> int:
         with names_from_user():
             job = ledger.job(args.job)
         if args.json:
-            print_json(job_json(ledger, job))
+            reasons = WaitingReasons(ledger, _servers(args, ledger))
+            print_json(with_waiting(job_json(ledger, job), job, reasons))
         else:
-            print("\n".join(story(ledger, job)))
+            print("\n".join(story(ledger, job, _servers(args, ledger))))
     return 0
 
 
-def story(ledger: Ledger, job: JobRecord) -> list[str]:
-    """A job's whole story, as lines for people."""
+def _servers(args: argparse.Namespace, ledger: Ledger) -> list[str] | None:
+    """The servers a pending job's reason weighs while no controller runs (``--server``, else
+    the settings'); None when they cannot be read (listing jobs needs no server)."""
+    try:
+        return server_urls(args, ledger)
+    except InputError:
+        return None
+
+
+def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> list[str]:
+    """A job's whole story, as lines for people (``servers``: those configured, for why a
+    pending job waits while no controller runs)."""
     batch = ledger.batch(job.batch)
     reason = f" ({reason_text(job.reason)})" if job.reason else ""
     lines = [
@@ -118,6 +141,9 @@ def story(ledger: Ledger, job: JobRecord) -> list[str]:
     ]
     if job.warning:
         lines.append(f"  warning: {job.warning}")
+    waiting = WaitingReasons(ledger, servers).of(job)
+    if waiting:
+        lines.append(f"  {waiting_text(waiting)}")
     for attempt in ledger.attempts(job.id):
         lines += _attempt_lines(attempt)
     transitions = ledger.transitions(job.id)
@@ -140,6 +166,7 @@ def _attempt_lines(attempt: AttemptRecord) -> list[str]:
     lines = [
         f"  attempt {attempt.n}: {attempt.result.value}{reason}{stalled}, prompt "
         f"{attempt.prompt_id} on {attempt.server}",
+        *([f"    placed: {attempt.placed_because}"] if attempt.placed_because else []),
         f"    queued {short_time(attempt.queued_at)}, started {short_time(attempt.started_at)}, "
         f"finished {short_time(attempt.finished_at)}",
     ]

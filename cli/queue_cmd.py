@@ -6,11 +6,20 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from cli.arg_types import whole
-from cli.common import names_from_user, open_ledger, print_json, queue_commands, warn
+from cli.common import (
+    names_from_user,
+    open_ledger,
+    print_json,
+    queue_commands,
+    server_urls,
+    warn,
+)
 from core.batch import GridAxis
 from core.batch.compose import MAX_GRID_AXES
 from core.batch.request import BatchRequest
 from core.controller.line_now import line_now
+from core.controller.placing import servers_now
+from core.controller.placing_said import batch_placement
 from core.durations import duration_text
 from core.ledger.settings import PAUSED, check_every_setting
 
@@ -69,8 +78,19 @@ def queue(args: argparse.Namespace) -> int:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
         else:
             print("\n".join(job_ids))
+        _placement(ledger, job_ids, server_urls(args, ledger))
         _backpressure(ledger, job_ids, commands.server_count())
     return 0
+
+
+def _placement(ledger: Ledger, job_ids: list[str], servers: list[str]) -> None:
+    """Say per server what the batch lacks when one lacks something, and plainly when some jobs
+    can run nowhere now (they are queued all the same, and wait with their reason)."""
+    placement = batch_placement(ledger, job_ids, servers_now(ledger, servers))
+    if placement.warning():
+        warn(placement.warning())
+    elif any(not fit.can_run for fit in placement.fit.fits) and placement.known:
+        warn(placement.text())
 
 
 # --- the batch asked for -------------------------------------------------------------------------

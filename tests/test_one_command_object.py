@@ -25,8 +25,8 @@ LEDGER_VERBS = {
     "create_batch",
     "add_jobs",
 }
-# ``X.set`` on these: the pause setting, the marks.
-SETTERS = {"PAUSED", "marks"}
+# ``X.set`` on these: the pause setting, the request to read the models again, the marks.
+SETTERS = {"PAUSED", "MODELS_ASKED", "marks"}
 
 
 def _name(node: ast.expr) -> str | None:

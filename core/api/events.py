@@ -26,6 +26,7 @@ from core.api.auth import LEDGER, requester_of
 from core.api.connections import RETRY_AFTER_S
 from core.api.errors import ApiError
 from core.api.reads import off_the_loop
+from core.controller.placing_said import WaitingReasons, with_waiting
 from core.ledger.job_json import job_json
 
 if TYPE_CHECKING:
@@ -107,11 +108,12 @@ def _page(ledger: Ledger, requester: str, seq: int) -> tuple[list[bytes], int, b
     """The requester's next changes after ``seq`` as events, the position reached, and
     whether more may follow at once (a full page)."""
     jobs, reached = ledger.changes_since(seq, PAGE, requester)
-    return [_event(ledger, job) for job in jobs], reached, len(jobs) == PAGE
+    reasons = WaitingReasons(ledger)  # the servers read once a page, if a job is pending
+    return [_event(ledger, job, reasons) for job in jobs], reached, len(jobs) == PAGE
 
 
-def _event(ledger: Ledger, job: JobRecord) -> bytes:
-    data = json.dumps(job_json(ledger, job), ensure_ascii=False)
+def _event(ledger: Ledger, job: JobRecord, reasons: WaitingReasons) -> bytes:
+    data = json.dumps(with_waiting(job_json(ledger, job), job, reasons), ensure_ascii=False)
     return f"id: {job.seq}\nevent: job\ndata: {data}\n\n".encode()
 
 

@@ -117,7 +117,51 @@ SCHEMAS: dict[str, Schema] = {
     },
     "Value": {"type": ["string", "number", "boolean"]},
     "BatchCreated": _object(
-        {"batch": {"type": "string"}, "jobs": {"type": "array", "items": {"type": "string"}}}
+        {
+            "batch": {"type": "string"},
+            "jobs": {"type": "array", "items": {"type": "string"}},
+            "placement": _ref("BatchPlacement"),
+        }
+    ),
+    "BatchPlacement": _object(
+        {
+            "known": {
+                "type": "boolean",
+                "description": "whether the servers' offers are read (false: nothing is said)",
+            },
+            "runs": {
+                "type": "boolean",
+                "description": "every job can run on a connected server; false: some wait "
+                "(queued all the same) until a server that has what they need is connected",
+            },
+            "text": {
+                "type": ["string", "null"],
+                "description": "per server what the batch lacks, in words: "
+                '"127.0.0.1:8189 has everything; 127.0.0.1:8188 lacks x.safetensors"',
+            },
+            "unplaceable": {
+                "type": "integer",
+                "description": "jobs no connected server can run now",
+            },
+            "servers": {"type": "array", "items": _ref("ServerFit")},
+        }
+    ),
+    "ServerFit": _object(
+        {
+            "server": {"type": "string"},
+            "connected": {"type": "boolean"},
+            "has_everything": {"type": "boolean"},
+            "missing": {
+                "type": "array",
+                "items": _object(
+                    {
+                        "kind": {"enum": ["model_file", "node_class"]},
+                        "name": {"type": "string"},
+                        "folder": {"type": ["string", "null"]},
+                    }
+                ),
+            },
+        }
     ),
     "BatchCancelled": _object(
         {
@@ -165,6 +209,10 @@ SCHEMAS: dict[str, Schema] = {
             "n": {"type": "integer"},
             "prompt_id": {"type": "string"},
             "server": {"type": "string"},
+            "placed_because": {
+                "type": ["string", "null"],
+                "description": 'why it went to its server: "gpu-1: its loaded model"',
+            },
             "number": {"type": ["number", "null"]},
             "result": {"enum": [result.value for result in AttemptResult]},
             "reason": _NULLABLE_TEXT,
@@ -192,6 +240,11 @@ SCHEMAS: dict[str, Schema] = {
             "reason": _NULLABLE_TEXT,
             "reason_text": _REASON_TEXT,
             "warning": _NULLABLE_TEXT,
+            "waiting_for": {
+                "type": ["string", "null"],
+                "description": "why a pending job waits when no connected server can run it: "
+                '"no server has sd_xl_refiner_1.0.safetensors"',
+            },
             "requester": {"type": "string"},
             "priority": {"type": "integer"},
             "params": {"type": "object"},

@@ -18,6 +18,7 @@ from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
 from core.api.reads import off_the_loop
+from core.controller.placing_said import WaitingReasons, batch_placement, with_waiting
 from core.errors import UnknownRecord
 from core.job_state import JobState
 from core.ledger import PresetOutcome, Refused
@@ -29,7 +30,7 @@ from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
     from core.controller.commands import LedgerCommands
-    from core.ledger import BatchRecord, JobRecord, Ledger
+    from core.ledger import JobRecord, Ledger
 
 PAGE_SIZE = 1000  # jobs a GET /v1/jobs answers at most unless asked for another limit
 MAX_PAGE_SIZE = 10_000
@@ -69,7 +70,8 @@ def _own_job(request: web.Request) -> JobRecord:
 
 
 def _own_job_json(request: web.Request) -> dict[str, Any]:
-    return job_json(_ledger(request), _own_job(request))
+    ledger, job = _ledger(request), _own_job(request)
+    return with_waiting(job_json(ledger, job), job, WaitingReasons(ledger))
 
 
 # --- batches -------------------------------------------------------------------------------------
@@ -80,12 +82,13 @@ async def create_batch(request: web.Request) -> web.Response:
     # 404 for a preset it may not see; read and queued off the loop.
     visible = _ledger(request).presets_for(asked.requester).get
 
-    def queue() -> tuple[BatchRecord, list[str]]:
+    def queue() -> dict[str, Any]:
         visible(preset)
-        return _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
+        batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
+        placement = batch_placement(_ledger(request), job_ids).to_json()
+        return {"batch": batch.id, "jobs": job_ids, "placement": placement}
 
-    batch, job_ids = await off_the_loop(request, queue)
-    return web.json_response({"batch": batch.id, "jobs": job_ids}, status=201)
+    return web.json_response(await off_the_loop(request, queue), status=201)
 
 
 def _own_batch(request: web.Request) -> str:
@@ -143,7 +146,9 @@ async def list_jobs(request: web.Request) -> web.Response:
             )
         except UnknownRecord:
             raise ApiError(400, f"after: no job {after!r}") from None
-        return jobs_json(ledger, page)
+        reasons = WaitingReasons(ledger)
+        datas = zip(jobs_json(ledger, page), page, strict=True)
+        return [with_waiting(data, job, reasons) for data, job in datas]
 
     jobs = await off_the_loop(request, read)
     following = jobs[-1]["id"] if len(jobs) == limit else None

@@ -62,6 +62,7 @@ def attempt_json(attempt: AttemptRecord) -> dict[str, Any]:
         "n": attempt.n,
         "prompt_id": attempt.prompt_id,
         "server": attempt.server,
+        "placed_because": attempt.placed_because or None,
         "number": attempt.number,
         "result": attempt.result.value,
         "reason": attempt.reason,

@@ -323,7 +323,9 @@ class Session(QObject):
         """Settings of the real ledger (in demo mode too: the demo ledger has none to edit)."""
         if self.window is not None and self.window.demo:
             self._leave_demo()
-        elif self.ledger is not None and SettingsDialog.ask(self.ledger, self.window):
+        elif self.ledger is not None and SettingsDialog.ask(
+            self.ledger, self.window, self.controller
+        ):
             self._finish("restart")
 
     @Slot()

@@ -27,9 +27,15 @@ from core.batch.queueing import stored_preset
 from core.controller.line_now import LineCache
 from core.errors import BatchlineError, PresetError
 from core.ledger.settings import server_list
-from desktop.composer.composer_form import ParameterForm, confirm_unlisted
+from desktop.composer.composer_form import ParameterForm
 from desktop.composer.composer_memory import ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
+from desktop.composer.composer_placement import (
+    MAX_POINTS_SAID,
+    composed_placement,
+    confirm_placement,
+    placement_note,
+)
 from desktop.composer.grid_editor import GridEditor
 from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.composer.server_catalogues import ServerCatalogues
@@ -37,6 +43,7 @@ from desktop.composer.wheel_guard import guard_wheel
 
 if TYPE_CHECKING:
     from core.catalogue import Catalogue
+    from core.controller.placing_said import BatchPlacement
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger, PresetRecord
     from core.presets import Preset
@@ -80,6 +87,12 @@ class BatchComposerWidget(QWidget):
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet(_NOTICE_STYLE)
         self.notice.setAccessibleName("Wait estimate")
+        self.where = QLabel(self)  # per server what the batch lacks, when one lacks something
+        self.where.setWordWrap(True)
+        self.where.setStyleSheet(_NOTICE_STYLE)
+        self.where.setAccessibleName("Where the batch can run")
+        self.where.setVisible(False)
+        self._servers_seen: tuple[tuple[str, str], ...] = ()
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
         self.memory = ComposerMemory(self, ledger, parent=self)
@@ -106,6 +119,7 @@ class BatchComposerWidget(QWidget):
         self.catalogues = ServerCatalogues(self)
         self.catalogues.ready.connect(self._catalogue_ready)
         self.parameters_box.edited.connect(self.check_models)
+        self.parameters_box.edited.connect(self.update_placement)
         controller.add_status_listener(self._status_changed)
         self.queue_action = QAction("Queue batch", self)
         self.queue_action.setShortcut(QKeySequence("Ctrl+Return"))
@@ -137,6 +151,7 @@ class BatchComposerWidget(QWidget):
         buttons.addStretch(1)
         layout.addLayout(buttons)
         layout.addWidget(scroll, 1)
+        layout.addWidget(self.where)
         layout.addWidget(self.notice)
         layout.addWidget(self.queue_button)
 
@@ -256,6 +271,17 @@ class BatchComposerWidget(QWidget):
         self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
         self.queue_button.setEnabled(count > 0 and self._preset is not None)
         self.check_room()
+        self.update_placement()
+
+    @Slot()
+    def update_placement(self) -> None:
+        """Say per server what the batch lacks, when a server lacks something (every server
+        the controller drives; worked out at Queue only for a very large batch)."""
+        points = self.grid.point_count()
+        count = self._preset is not None and self.job_count() > 0 and points <= MAX_POINTS_SAID
+        text = placement_note(self._placement()) if count else ""
+        self.where.setText(text)
+        self.where.setVisible(bool(text))
 
     @Slot()
     def check_room(self) -> None:
@@ -276,18 +302,30 @@ class BatchComposerWidget(QWidget):
         self.catalogues.want(server_list(status.server))
         if self._preset is not None:
             self.check_room()
+            servers = tuple((s.server, s.connection.value) for s in status.servers)
+            if servers != self._servers_seen:  # one connected or gone: the fit may change
+                self._servers_seen = servers
+                self.update_placement()
 
     @Slot()
-    def check_models(self) -> list[str]:
-        """Mark the fields whose value a server does not list; one line for each."""
-        return self.parameters_box.mark_unlisted(self._known_catalogues())
+    def check_models(self) -> None:
+        """Mark the fields whose value a server does not list."""
+        self.parameters_box.mark_unlisted(self._known_catalogues())
+
+    def _placement(self) -> BatchPlacement | None:
+        if self._preset is None:
+            return None
+        return composed_placement(self._ledger, self._preset, self.spec(), self.seeds.job_count())
 
     @Slot()
     def queue(self) -> None:
+        """Queue at once when the servers can run every job (or nothing is known against it);
+        else ask once, naming what is missing."""
         if self._preset_name is None or not self.queue_button.isEnabled():
             return
-        unlisted = self.check_models()
-        if unlisted and not confirm_unlisted(self, unlisted):
+        self.check_models()
+        placement = self._placement()
+        if placement is not None and not placement.runs and not confirm_placement(self, placement):
             return
         try:
             batch, job_ids = self._controller.queue_batch(

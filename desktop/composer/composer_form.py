@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
+from core.controller.placing_said import host_text
 from core.presets.availability import unlisted_choices
-from desktop.common.questions import confirm
 from desktop.composer.parameter_editors import (
     PromptEdit,
     default_tooltip,
@@ -75,31 +75,25 @@ class ParameterForm(QGroupBox):
                 changed[str(parameter.ref)] = value
         return changed
 
-    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> list[str]:
+    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> None:
         """Mark in red each field whose value a server does not list (a model, a LoRA, an
-        image...), with a tooltip saying so; one line per such field, for asking before
-        queueing."""
+        image...), with a tooltip naming the servers (the question before queueing is the
+        composer's, from where the whole batch can run)."""
         values = {str(p.ref): editor_value(e, p) for p, e in self.editors}
         missing: dict[str, list[str]] = {}
         for address, catalogue in catalogues:
             for parameter, _value in unlisted_choices(self._parameters(), values, catalogue):
                 missing.setdefault(str(parameter.ref), []).append(address)
-        lines = []
         for parameter, editor in self.editors:
             servers = missing.get(str(parameter.ref))
             label = self.label_of(editor)
             if servers:
-                value = values[str(parameter.ref)]
-                line = f"{label}: {value!s} (not on {', '.join(servers)})"
-                editor.setToolTip(
-                    f"{label}: the server does not have “{value}” ({', '.join(servers)})"
-                )
+                value, hosts = values[str(parameter.ref)], ", ".join(map(host_text, servers))
+                editor.setToolTip(f"{label}: the server does not have “{value}” ({hosts})")
                 editor.setStyleSheet(_UNLISTED_STYLE)
-                lines.append(line)
             elif editor.styleSheet():
                 editor.setStyleSheet("")
                 editor.setToolTip(default_tooltip(parameter))
-        return lines
 
     def _parameters(self) -> list[Parameter]:
         return [parameter for parameter, _editor in self.editors]
@@ -108,10 +102,3 @@ class ParameterForm(QGroupBox):
         for parameter, editor in self.editors:
             if str(parameter.ref) in values:
                 set_editor_value(editor, parameter, values[str(parameter.ref)])
-
-
-def confirm_unlisted(parent: QWidget, lines: list[str]) -> bool:
-    """Ask whether to queue all the same, the server lacking what `lines` name."""
-    listed = "\n".join(f"• {line}" for line in lines)
-    text = f"The server does not list these; its jobs would fail:\n\n{listed}\n\nQueue anyway?"
-    return confirm(parent, "Missing on the server", text, warning=True)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.controller.placing_said import WaitingReasons
 from core.errors import UnknownRecord
 from core.pictures.pictures import job_outputs
 from core.reason_texts import reason_text
@@ -43,6 +44,7 @@ class JobDetailsWidget(QWidget):
         super().__init__(parent)
         self._ledger = ledger
         self._job: JobRecord | None = None
+        self._placing = WaitingReasons(ledger)  # why a pending job waits, read per refresh
         self.output_dir: Path | None = None
         self.header = QLabel("Select a job to see its story.", self)
         self.header.setWordWrap(True)
@@ -157,7 +159,9 @@ class JobDetailsWidget(QWidget):
             self._clear()
             return
         self.attempts.set_records(attempts)
-        self.header.setText(_summary(job, self._ledger.batch(job.batch).name))
+        self._placing.refresh()
+        waiting = self._placing.of(job)
+        self.header.setText(_summary(job, self._ledger.batch(job.batch).name, waiting))
         failed = [a.error.long(a.result) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
@@ -183,12 +187,14 @@ class JobDetailsWidget(QWidget):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
-def _summary(job: JobRecord, batch_name: str | None) -> str:
-    """The job in three lines of rich text (what came from outside, escaped)."""
+def _summary(job: JobRecord, batch_name: str | None, waiting: str = "") -> str:
+    """The job in three lines of rich text (what came from outside, escaped); a fourth says why
+    a pending job waits when no server can run it."""
     colour = STATE_COLOURS[job.state]
     batch = html.escape(batch_label(job.batch, batch_name))
     reason = f" — {reason_text(job.reason)}" if job.reason else ""
     warning = f"<br>⚠ {html.escape(job.warning)}" if job.warning else ""
+    warning += f"<br>Waiting: {html.escape(waiting)}" if waiting else ""
     return (
         f"<b>{job.id}</b> · {batch} · requester {html.escape(job.requester)} · priority "
         f"{job.priority}<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}"

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 )
 
 from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
+from core.controller.placing_said import NO_SERVER_SHORT, WaitingReasons, host_text
 from core.controller.status import Connection
 from core.durations import duration_text
 from core.job_state import JobState
@@ -25,7 +26,6 @@ from core.ledger.attempt_error import current_errors
 from core.reason_texts import reason_text
 from desktop.jobs.batch_names import batch_label
 from desktop.jobs.job_states import state_colour, state_label
-from desktop.window.status_bar import host_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -97,6 +97,19 @@ def checking_since(status: ControllerStatus) -> float | None:
     return status.started_at
 
 
+# How often the servers' offers are read again for why pending jobs wait (a changed offer then
+# says so on every pending row; an unchanged one costs one read).
+PLACING_REFRESH_S = 5.0
+
+
+def placing_tip(reason: str) -> str:
+    """A pending job's placement reason in full, for its tooltip."""
+    return (
+        f"Waiting: {reason}. It is sent as soon as a server that has what it needs is "
+        "connected (Settings › Refresh models after adding the file)."
+    )
+
+
 CHECKING = "checking…"
 CHECKING_TIP = "Batchline is asking ComfyUI about this job"
 _ON_SERVER = frozenset({JobState.queued, JobState.running})
@@ -132,6 +145,7 @@ class JobTableModel(QAbstractTableModel):
     """
 
     feed_read = Signal(list)
+    waits_changed = Signal()
     loaded = Signal()
     values_changed = Signal()
 
@@ -151,6 +165,9 @@ class JobTableModel(QAbstractTableModel):
         self._stalled: frozenset[str] = frozenset()
         self._waiting_for: tuple[str, str] | None = None  # short, long: why pending jobs wait
         self._checking_since: float | None = None  # see checking_since
+        self._placing = WaitingReasons(ledger)
+        self._placing_read = 0.0  # monotonic time the servers were last read for it
+        self._waits: dict[str, str] = {}  # pending job id -> why no server can run it
         self._batch_values: dict[str, BatchValues] = {}
         self._batch_names: dict[str, str] = {}  # the batches the artist named
         self._errors: dict[str, AttemptError] = {}  # why each failed job failed
@@ -229,6 +246,7 @@ class JobTableModel(QAbstractTableModel):
                 self._jobs[row] = job
                 changed.append(row)
         self._read_errors(jobs)
+        self._read_waits(jobs)
         first_new = len(self._jobs)
         values_changed = self._gather_values(new)
         self._insert(new)
@@ -239,6 +257,37 @@ class JobTableModel(QAbstractTableModel):
             self._schedule_reorder()
         if jobs:
             self.feed_read.emit(jobs)
+
+    def _read_waits(self, jobs: list[JobRecord]) -> None:
+        """Why each pending job of ``jobs`` waits when no server can run it (its needs are
+        cached per workflow and model values: cheap for a batch of thousands). Nothing is read
+        before the first status has read the servers."""
+        if not self._placing.read:
+            return
+        for job in jobs:
+            reason = self._placing.of(job)
+            if reason:
+                self._waits[job.id] = reason
+            else:
+                self._waits.pop(job.id, None)
+
+    def _reread_servers(self) -> bool:
+        """Read the servers' offers again (at most every ``PLACING_REFRESH_S``); when they
+        changed, say it again for every pending job. Whether the reasons were read again."""
+        now = time.monotonic()
+        if now - self._placing_read < PLACING_REFRESH_S:
+            return False
+        self._placing_read = now
+        if not self._placing.refresh():
+            return False
+        self._waits.clear()
+        self._read_waits([job for job in self._jobs if job.state is JobState.pending])
+        self.waits_changed.emit()
+        return True
+
+    def waiting_for(self, job_id: str) -> str:
+        """Why the pending job waits because no server can run it ("" if it does not)."""
+        return self._waits.get(job_id, "")
 
     def _read_errors(self, jobs: list[JobRecord]) -> None:
         """The errors of the jobs that failed: read in one go, shown as the row's tooltip."""
@@ -407,7 +456,8 @@ class JobTableModel(QAbstractTableModel):
         self._stalled = status.stalled
         rows = [self._rows[job_id] for job_id in touched if job_id in self._rows]
         waiting_for, since = why_waiting(status), checking_since(status)
-        if (waiting_for, since) != (self._waiting_for, self._checking_since):
+        servers_changed = self._reread_servers()
+        if servers_changed or (waiting_for, since) != (self._waiting_for, self._checking_since):
             self._waiting_for, self._checking_since = waiting_for, since
             rows = list(range(len(self._jobs)))  # every pending row says it, or stops
         self._emit_changed(rows, Column.state, Column.warning)
@@ -520,7 +570,7 @@ class JobTableModel(QAbstractTableModel):
                 if position is None:
                     if self._waiting_for and job.state is JobState.pending:
                         return self._waiting_for[0]
-                    return ""
+                    return NO_SERVER_SHORT if job.id in self._waits else ""
                 if position == 0:
                     return "stalled" if job.id in self._stalled else "running"
                 return str(position)
@@ -544,6 +594,8 @@ class JobTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if self._waiting_for and job.state is JobState.pending and column in _WAIT_SHOWN:
                 return self._waiting_for[1]
+            if job.id in self._waits and column in _WAIT_SHOWN:
+                return placing_tip(self._waits[job.id])
             if column == Column.state and self._checking(job):
                 return CHECKING_TIP
             if column == Column.batch:

@@ -69,6 +69,7 @@ ATTEMPT_COLUMNS: list[tuple[str, Callable[[AttemptRecord], str]]] = [
     ("Started", lambda a: clock(a.started_at)),
     ("Finished", lambda a: clock(a.finished_at)),
     ("Server", lambda a: a.server),
+    ("Placed because", lambda a: a.placed_because),  # "gpu-1: its loaded model"
     ("Prompt id", lambda a: a.prompt_id),
 ]
 

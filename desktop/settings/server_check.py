@@ -11,9 +11,9 @@ from PySide6.QtCore import QEventLoop
 
 from core.comfy.http_errors import plain_reason
 from core.comfy.token_store import client_for
+from core.controller.placing_said import host_text
 from core.errors import BatchlineError
 from desktop.common.off_thread import OffThread
-from desktop.window.status_bar import host_text
 
 CHECK_TIMEOUT = httpx.Timeout(3.0)
 

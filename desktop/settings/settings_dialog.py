@@ -1,4 +1,4 @@
-"""The settings dialog: server and token, caps, output folder, attempts."""
+"""The settings dialog: server and token, caps, output folder, attempts; each server's models."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from core.comfy import server_address
 from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
 from core.ledger.settings import DEFAULT_SERVER, Settings, server_list
 from desktop.settings.server_check import check_servers_waiting
+from desktop.settings.server_models import ModelRefresher, ServerModels, configured_servers
 
 if TYPE_CHECKING:
     from core.ledger import Ledger
@@ -36,9 +37,12 @@ _PROBLEM_COLOUR = "#a4262c"
 
 
 class SettingsDialog(QDialog):
-    """Edits the ledger's `Settings`; ``apply()`` saves and returns the new ones."""
+    """Edits the ledger's `Settings`; ``apply()`` saves and returns the new ones. ``commands``:
+    the window's command object ("Refresh models" asks through it; None: no button)."""
 
-    def __init__(self, ledger: Ledger, parent: Any = None) -> None:
+    def __init__(
+        self, ledger: Ledger, parent: Any = None, commands: ModelRefresher | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Batchline settings")
         self._ledger = ledger
@@ -100,6 +104,11 @@ class SettingsDialog(QDialog):
         form.addRow("&Per-requester cap", self.requester_cap)
         form.addRow("&Automatic attempts", self.max_attempts)
         form.addRow(_buddy("&Output folder", self.output), row)
+        self.models = ServerModels(
+            ledger, lambda: configured_servers(self.server.text()), commands, fields
+        )
+        form.addRow(self.models)
+        self.server.editingFinished.connect(self.models.show_models)  # the servers named now
         # On a short screen (200 % scale) the fields scroll; the notes are never squeezed.
         self.fields = QScrollArea(self)
         self.fields.setWidgetResizable(True)
@@ -209,9 +218,11 @@ class SettingsDialog(QDialog):
             self.output.setText(folder)
 
     @classmethod
-    def ask(cls, ledger: Ledger, parent: QWidget | None = None) -> Settings | None:
+    def ask(
+        cls, ledger: Ledger, parent: QWidget | None = None, commands: ModelRefresher | None = None
+    ) -> Settings | None:
         """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
-        dialog = cls(ledger, parent)
+        dialog = cls(ledger, parent, commands)
         return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
 

@@ -25,6 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QPixmap, QPixmapCache
 
+from core.controller.placing_said import NO_SERVER_SHORT, waiting_text
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
@@ -34,6 +35,8 @@ from desktop.common.preview_reader import PreviewReader
 from desktop.sheet.sheet_batch import BatchView, read_batch
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.controller.status import ControllerStatus
     from core.ledger import JobRecord, Ledger
     from desktop.common.thumbnails import ThumbnailLoader
@@ -98,6 +101,9 @@ class ContactSheetModel(QAbstractTableModel):
         self._preview_counts: dict[str, int] = {}
         self._previews: dict[str, QPixmap] = {}
         self._line: dict[str, int] = {}
+        # Why a pending job waits when no server can run it (the jobs table's, read per
+        # refresh: the window sets it); "" when it does not.
+        self.waiting_for: Callable[[str], str] = _no_wait
         self._generation = 0  # of the batch chosen last: a read for an older one is dropped
         self._waiting: list[JobRecord] | None = None  # the feed's changes during a read
         self._reader = OffThread("sheet-batch", 1, parent=self)  # done: generation, BatchView
@@ -256,6 +262,11 @@ class ContactSheetModel(QAbstractTableModel):
         self._line = {j: n for j, n in places.items() if j in self._view.jobs}
         self._changed(sorted(touched))
 
+    @Slot()
+    def waits_changed(self) -> None:
+        """The servers changed: every pending cell says again why it waits, or stops."""
+        self._changed([j for j, job in self._view.jobs.items() if job.state is JobState.pending])
+
     def refresh_job(self, job_id: str) -> None:
         """Read the job's mark again, and whether its picture is still there (another window
         marked it, or moved it to the trash)."""
@@ -372,7 +383,9 @@ class ContactSheetModel(QAbstractTableModel):
             text, _kind = self._status(job)
             label = self._view.labels.get(job_id, "")
             error = self._view.errors.get(job_id)
-            parts = (label, text or job.state.value, error.short() if error else "")
+            waiting = self.waiting_for(job_id) if job.state is JobState.pending else ""
+            why = waiting_text(waiting) or (error.short() if error else "")
+            parts = (label, text or job.state.value, why)
             return "\n".join(part for part in parts if part)
         return None
 
@@ -395,6 +408,8 @@ class ContactSheetModel(QAbstractTableModel):
         """What the cell says and how (kind: muted, active, failed, cancelled, done)."""
         match job.state:
             case JobState.pending:
+                if self.waiting_for(job.id):
+                    return NO_SERVER_SHORT, "muted"
                 place = self._line.get(job.id)
                 return (f"#{place} in line" if place else "waiting"), "muted"
             case JobState.queued:
@@ -418,3 +433,7 @@ class ContactSheetModel(QAbstractTableModel):
                     if job.id in self._view.deleted
                     else ("no picture", "failed")
                 )
+
+
+def _no_wait(_job_id: str) -> str:
+    return ""

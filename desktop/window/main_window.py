@@ -139,6 +139,8 @@ class MainWindow(QMainWindow):
         self.table.size_columns()
         self.sheet = ContactSheetWidget(self.ledger, self.thumbnails, self.controller, self)
         self.sheet.model.output_dir = output_dir
+        self.sheet.model.waiting_for = self.model.waiting_for  # read per refresh, not per cell
+        self.model.waits_changed.connect(self.sheet.model.waits_changed)
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
         self.tabs = QTabWidget(self)

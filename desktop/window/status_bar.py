@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from core.controller.placing_said import host_text
 from core.controller.status import Connection
 
 if TYPE_CHECKING:
@@ -65,11 +66,6 @@ def connection_tooltip(status: ControllerStatus) -> str:
 
 
 _AT = frozenset({Connection.connecting, Connection.connected})
-
-
-def host_text(url: str) -> str:
-    """``http://127.0.0.1:8188`` -> ``127.0.0.1:8188`` (what an artist recognises)."""
-    return url.split("://", 1)[-1].rstrip("/")
 
 
 def queue_text(status: ControllerStatus) -> str:

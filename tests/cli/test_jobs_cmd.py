@@ -11,7 +11,17 @@ from core.ledger import Ledger
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from simulator.thread import SimulatorThread
 from tests.cli.conftest import Cli, run_until_idle
+from tests.core.controller.model_servers import (
+    BASE,
+    NOWHERE,
+    REFINER,
+    ModelServers,
+    add_ckpt_preset,
+    model_servers,
+)
 from tests.core.helpers import succeed_late
+
+__all__ = ["model_servers"]
 
 ISO_Z = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
@@ -100,3 +110,38 @@ def test_show_tells_the_story_of_an_unanswered_submission(cli: Cli, noise: str, 
     assert "attempt 1: submitting (no answer in time), prompt slow" in waiting
     assert "Message: POST /prompt: no answer in time\n" in waiting
     assert "It is being looked up on the server." in waiting
+
+
+def test_a_waiting_job_says_why_in_show_and_jobs(cli: Cli, model_servers: ModelServers) -> None:
+    cli.server = ",".join(model_servers.urls)
+    with Ledger(cli.home) as ledger:
+        model_servers.store_offers(ledger)
+        add_ckpt_preset(ledger)
+    waiting, runnable = cli("queue", "ckpt", "--grid", f"4.ckpt_name={NOWHERE},{BASE}").out.split()
+    story = cli("show", waiting).out.splitlines()
+    assert f"  waiting: no server has {NOWHERE}" in story
+    assert not any(line.startswith("  waiting") for line in cli("show", runnable).out.splitlines())
+    assert cli("show", waiting, "--json").json()["waiting_for"] == f"no server has {NOWHERE}"
+    listed = {job["id"]: job["waiting_for"] for job in cli("jobs", "--json").json()}
+    assert listed == {waiting: f"no server has {NOWHERE}", runnable: None}
+    table = cli("jobs").out.splitlines()
+    assert f"waiting: no server has {NOWHERE}" in next(row for row in table if waiting in row)
+
+
+def test_each_attempt_says_why_it_went_where_it_went(
+    cli: Cli, model_servers: ModelServers, outputs: Path
+) -> None:
+    """A real run over two servers: the refiner's job goes to the one server that has it."""
+    cli.server = ",".join(model_servers.urls)
+    with Ledger(cli.home) as ledger:
+        add_ckpt_preset(ledger)
+    refiner, base = cli("queue", "ckpt", "--grid", f"4.ckpt_name={REFINER},{BASE}").out.split()
+    result = cli("run", "--until-idle", "--poll-interval", "0.05")
+    assert result.code == 0, result.err
+    job = cli("show", refiner, "--json").json()
+    assert job["state"] == "succeeded"
+    (attempt,) = job["attempts"]
+    assert attempt["server"] == model_servers.full.url
+    assert attempt["placed_because"]
+    assert f"    placed: {attempt['placed_because']}" in cli("show", refiner).out.splitlines()
+    assert cli("show", base, "--json").json()["attempts"][0]["placed_because"]

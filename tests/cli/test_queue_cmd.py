@@ -6,10 +6,21 @@ from pathlib import Path
 
 import pytest
 
+from core.controller.placing_said import host_text
 from core.ledger import Ledger
 from core.ledger.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
+from tests.core.controller.model_servers import (
+    BASE,
+    NOWHERE,
+    REFINER,
+    ModelServers,
+    add_ckpt_preset,
+    model_servers,
+)
 from tests.core.helpers import succeed
+
+__all__ = ["model_servers"]
 
 
 def params(home: Path, ids: list[str]) -> list[dict[str, object]]:
@@ -183,3 +194,33 @@ def test_name_names_the_batch(cli: Cli, noise: str, home: Path) -> None:
     assert result.code != 0
     assert result.err.strip().count("\n") == 0
     assert "at most 200 characters" in result.err
+
+
+def test_queue_says_per_server_what_the_batch_lacks(cli: Cli, model_servers: ModelServers) -> None:
+    cli.server = ",".join(model_servers.urls)
+    with Ledger(cli.home) as ledger:
+        model_servers.store_offers(ledger)
+        add_ckpt_preset(ledger)
+    result = cli("queue", "ckpt", "--grid", f"4.ckpt_name={BASE},{REFINER}")
+    assert result.code == 0
+    assert len(result.out.split()) == 2
+    full, base_only = host_text(model_servers.full.url), host_text(model_servers.base_only.url)
+    assert f"batchline: {full} has everything; {base_only} lacks {REFINER}\n" in result.err
+    assert "no server can run" not in result.err
+
+
+def test_a_batch_no_server_can_run_is_queued_and_said_plainly(
+    cli: Cli, model_servers: ModelServers, home: Path
+) -> None:
+    cli.server = ",".join(model_servers.urls)
+    with Ledger(cli.home) as ledger:
+        model_servers.store_offers(ledger)
+        add_ckpt_preset(ledger)
+    result = cli("queue", "ckpt", "--set", f"4.ckpt_name={NOWHERE}", "--count", "2")
+    assert result.code == 0
+    ids = result.out.split()
+    assert len(ids) == 2  # queued all the same: they wait
+    (said,) = [line for line in result.err.splitlines() if "no server can run" in line]
+    assert said.startswith("batchline: no server can run any of its jobs now (")
+    assert said.endswith("they wait until one can")
+    assert params(home, ids)[0]["4.ckpt_name"] == NOWHERE

@@ -64,6 +64,10 @@ class FakeController:
         self.calls.append(("queue_again", job_id))
         return self.commands.queue_again(job_id)
 
+    def refresh_models(self) -> None:
+        self.calls.append(("refresh_models", None))
+        self.commands.refresh_models()
+
     def mark(self, job_ids: Iterable[str], mark: Mark | None) -> None:
         ids = list(job_ids)
         self.calls.append(("mark", (ids, mark)))

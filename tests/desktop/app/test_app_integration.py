@@ -133,7 +133,7 @@ def test_connect_to_a_real_comfyui_leaves_the_demo(
 ) -> None:
     """One click in the demo: the settings of the real ledger, then a session on that server."""
 
-    def ask(cls, ledger, parent=None):
+    def ask(cls, ledger, parent=None, commands=None):
         settings = Settings(simulator.url, tmp_path / "pictures", FAST)
         settings.save(ledger)
         return settings

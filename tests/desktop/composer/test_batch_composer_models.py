@@ -1,5 +1,6 @@
 """Files the server does not list (a checkpoint here) are marked in the composer, against the
-simulator's own node catalogue, and queueing asks first."""
+simulator's own node catalogue, and queueing asks first (the server's offer stored, as the
+controller stores it on connecting)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 
 from PySide6.QtWidgets import QMessageBox
 
+from core.placement.server_offer import offer_from_object_info
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
 from tests.desktop.conftest import TXT2IMG
@@ -29,6 +31,8 @@ def test_a_checkpoint_the_server_lacks_is_marked_and_asked_about(
     async def connect() -> None:
         controller.push(server=slow_sim.url)
         await until(lambda: bool(composer.catalogues.catalogues([slow_sim.url])))
+        ((_, catalogue),) = composer.catalogues.catalogues([slow_sim.url])
+        ledger.server_offers.store(slow_sim.url, offer_from_object_info(catalogue))
 
     qloop.run_until_complete(connect())
     ckpt = composer.parameters_box.editor("4.ckpt_name")

@@ -19,7 +19,7 @@ def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_nam
     assert details.attempts.rowCount() == 1
     assert details.attempts.index(0, 1).data() == "Failed"
     assert details.attempts.index(0, 2).data() == "out of memory"
-    assert details.attempts.index(0, 7).data() == f"prompt-{job_id}-1"
+    assert details.attempts.index(0, 8).data() == f"prompt-{job_id}-1"
     tos = [details.transitions.index(r, 2).data() for r in range(details.transitions.rowCount())]
     assert tos == ["Queued", "Running", "Failed"]
     assert details.transitions.index(2, 3).data() == "out of memory"
