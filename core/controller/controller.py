@@ -346,6 +346,7 @@ class Controller(LedgerCommands):
                 in_flight=len(positions),
                 global_cap=self.config.global_cap,
                 per_requester_cap=self.config.per_requester_cap,
+                queue_depth=max((s.queue_depth for s in servers), default=0),
                 paused=self._paused(),
                 positions=positions,
                 progress={job: p for s in servers for job, p in s.progress.items()},

@@ -162,7 +162,7 @@ class Dispatcher:
             max_queue_depth=self._config.max_queue_depth,
             lone_requester_fills=self._config.lone_requester_fills,
         )
-        target = queue_target(base)
+        target = self._server.queue_depth = queue_target(base)
         if paused or target <= server_count:
             return None  # no room: skip the ledger queries
         # The jobs this server can run, each requester's line, as deep as a lone requester may

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
     from core.placement.needs import JobNeeds
 
-LOOKAHEAD = 16  # the jobs of each requester's line model order chooses among
+LOOKAHEAD = 64  # the jobs of each requester's line model order chooses among
 # The most of a requester's line read past jobs the asking server cannot run, per tick: the
 # cost of a tick stays bounded; jobs further behind wait until those ahead go elsewhere.
 MAX_SCAN = 2048

@@ -180,6 +180,7 @@ class ServerLink:
             previews=dict(self.previews.counts),
             stalled=stalled & running,
             last_error=error,
+            queue_depth=self.server.queue_depth,
         )
 
     def went_offline(self, exc: Exception) -> tuple[bool, float]:

@@ -63,6 +63,7 @@ class ServerState:
     offer_read_at: float = 0.0
     loaded: ModelKey = frozenset()  # the main models of the last job sent to it
     answering: bool = False  # its last tick read its queue (it takes jobs)
+    queue_depth: int = 0  # how many prompts admission last let it hold (the cap, or deeper)
 
     @property
     def offer_fresh(self) -> bool:

@@ -39,6 +39,7 @@ class ServerStatus:
     stalled: frozenset[str] = frozenset()  # our job ids running beyond the stall limit
     last_error: str = ""
     previews: dict[str, int] = field(default_factory=dict)  # running job id -> previews kept
+    queue_depth: int = 0  # the prompts admission last let it hold: the cap, or deeper (auto)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class ControllerStatus:
     in_flight: int = 0
     global_cap: int = 3
     per_requester_cap: int = 3
+    queue_depth: int = 0  # the deepest a server's queue was let go (short jobs: past the cap)
     paused: bool = False
     positions: dict[str, int] = field(default_factory=dict)
     progress: dict[str, Progress] = field(default_factory=dict)

@@ -75,7 +75,10 @@ def queue_text(status: ControllerStatus) -> str:
 def flight_text(status: ControllerStatus) -> str:
     paused = " · dispatch paused" if status.paused else ""
     servers = f" × {len(status.servers)} servers" if len(status.servers) > 1 else ""
-    return f"Ours in flight: {status.in_flight} / cap {status.global_cap}{servers}{paused}"
+    cap = f"cap {status.global_cap}"
+    if status.queue_depth > status.global_cap:  # the cap adapts: short jobs get a deeper queue
+        cap = f"queue {status.queue_depth} (auto, cap {status.global_cap})"
+    return f"Ours in flight: {status.in_flight} / {cap}{servers}{paused}"
 
 
 def rate_text(status: ControllerStatus) -> str:

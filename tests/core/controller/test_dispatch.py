@@ -262,10 +262,13 @@ async def test_with_the_default_caps_short_jobs_deepen_the_queue_up_to_its_ceili
     simulator: Simulator = await make_simulator(job_seconds=0.05)  # type: ignore[misc]
     peak = record_peak_depth(simulator)
     ids = queue(ledger, 40)
-    await make_controller(ledger, simulator, max_queue_depth=depth, poll_active_s=SLOW_POLL)
+    controller = await make_controller(
+        ledger, simulator, max_queue_depth=depth, poll_active_s=SLOW_POLL
+    )
     await wait_for(all_done(ledger, ids), 60)
     assert states(ledger, ids) == [JobState.succeeded] * 40
     assert 3 < peak() <= depth, "deeper than the caps' default 3, never above the ceiling"
+    assert controller.status.queue_depth == depth  # what the status bar says of the cap
 
 
 @pytest.mark.asyncio
@@ -275,9 +278,10 @@ async def test_with_the_default_caps_long_jobs_keep_the_shallow_queue(
     simulator: Simulator = await make_simulator(job_seconds=0.2)  # type: ignore[misc]
     peak = record_peak_depth(simulator)
     ids = queue(ledger, 8)
-    await make_controller(ledger, simulator)  # 0.2 s jobs: 4 polls of 0.05 s each
+    controller = await make_controller(ledger, simulator)  # 0.2 s jobs: 4 polls of 0.05 s
     await wait_for(all_done(ledger, ids), 30)
     assert peak() == 3
+    assert controller.status.queue_depth == 3
 
 
 @pytest.mark.asyncio

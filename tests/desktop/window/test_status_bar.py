@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.controller.status import Connection, ControllerStatus
 from desktop.window.status_bar import JobStatusBar
 
@@ -73,6 +75,8 @@ def test_several_servers_are_counted_and_listed() -> None:
     status = ControllerStatus(connection=Connection.connected, in_flight=3, servers=(one, two))
     assert connection_text(status, demo=False) == ("Connected to 2 servers", "#1e7b34")
     assert flight_text(status) == "Ours in flight: 3 / cap 3 × 2 servers"
+    deep = replace(status, queue_depth=8)  # short jobs: the cap left at its default adapts
+    assert flight_text(deep) == "Ours in flight: 3 / queue 8 (auto, cap 3) × 2 servers"
     down = ServerStatus("http://gpu-2:8188", Connection.offline, last_error="refused")
     status = ControllerStatus(connection=Connection.connected, servers=(one, down))
     assert connection_text(status, demo=False) == ("Connected to 1 of 2 servers", "#b36b00")
