@@ -38,6 +38,7 @@ SEPARATOR = ", "
 
 _NAME = re.compile(r"__([A-Za-z0-9][\w\-/]*?)__")
 _RANGE = re.compile(r"(\d+)?(?:(-)(\d+)?)?\$\$")
+_JOINER = re.compile(r"([^{}|$]*)\$\$")
 _ESCAPES = frozenset("{}|")
 
 
@@ -50,11 +51,13 @@ class WildcardMode(StrEnum):
 
 @dataclass(frozen=True)
 class _Choice:
-    """``{lo-hi$$a|b|c}``: between ``lo`` and ``hi`` distinct options, joined by ", "."""
+    """``{lo-hi$$a|b|c}``: between ``lo`` and ``hi`` distinct options, joined by ``joiner``
+    (``{2$$ and $$a|b|c}``; ", " when not given)."""
 
     options: tuple[_Seq, ...]
     lo: int = 1
     hi: int = 1
+    joiner: str = SEPARATOR
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,7 @@ class _Parser:
     def _choice(self, depth: int) -> _Choice:
         if depth > MAX_DEPTH:
             raise CompositionError(f"{self.where}: a wildcard nests deeper than {MAX_DEPTH}")
-        lo, hi = self._counts()
+        lo, hi, joiner = self._counts()
         options = [self.sequence(depth, inside=True)]
         while self.pos < len(self.text) and self.text[self.pos] == "|":
             self.pos += 1
@@ -122,20 +125,25 @@ class _Parser:
         if self.pos >= len(self.text):
             raise CompositionError(f"{self.where}: a '{{' is never closed")
         self.pos += 1
-        return _Choice(tuple(options), min(lo, len(options)), min(hi, len(options)))
+        return _Choice(tuple(options), min(lo, len(options)), min(hi, len(options)), joiner)
 
-    def _counts(self) -> tuple[int, int]:
-        """The ``N$$`` or ``N-M$$`` prefix of a choice: how many options it takes."""
+    def _counts(self) -> tuple[int, int, str]:
+        """The ``N$$``, ``N-M$$`` or ``-M$$`` prefix of a choice (how many options it takes; one
+        when not given), and then ``TEXT$$`` (what joins them)."""
         match = _RANGE.match(self.text, self.pos)
         if match is None:
-            return 1, 1
+            return 1, 1, SEPARATOR
         self.pos = match.end()
         low, dash, high = match.groups()
-        lo = int(low) if low else (0 if dash else 1)
+        lo = int(low) if low else 1
         hi = (int(high) if high else MAX_EXPANSIONS) if dash else lo
         if hi < lo:
             raise CompositionError(f"{self.where}: the range {match.group(0)} is backwards")
-        return lo, hi
+        joiner = _JOINER.match(self.text, self.pos)
+        if joiner is None:
+            return lo, hi, SEPARATOR
+        self.pos = joiner.end()
+        return lo, hi, joiner.group(1)
 
     @staticmethod
     def _flush(literal: list[str], nodes: list[_Node]) -> None:
@@ -293,7 +301,9 @@ class Template:
                 continue
             choice = self._choice(node)
             picked = rng.sample(range(len(choice.options)), rng.randint(choice.lo, choice.hi))
-            yield SEPARATOR.join("".join(self._random_seq(choice.options[i], rng)) for i in picked)
+            yield choice.joiner.join(
+                "".join(self._random_seq(choice.options[i], rng)) for i in picked
+            )
 
     def _every_seq(self, seq: _Seq) -> Iterator[str]:
         """Every text of ``seq``, lazily: nothing larger than one text is held."""
@@ -310,7 +320,7 @@ class Template:
             for subset in itertools.combinations(choice.options, size):
                 factories = [functools.partial(self._every_seq, option) for option in subset]
                 for parts in _product(factories):
-                    yield SEPARATOR.join(parts)
+                    yield choice.joiner.join(parts)
 
     def _choice(self, node: _Choice | _Ref) -> _Choice:
         return self._folder.choice(node.name) if isinstance(node, _Ref) else node
@@ -352,7 +362,7 @@ def _picks(choice: _Choice, counts: list[int]) -> int:
 def _longest(choice: _Choice, parts: list[_Measure]) -> int:
     """The longest text a choice can give: its ``hi`` longest options and their separators."""
     longest = sorted((p.longest for p in parts), reverse=True)[: choice.hi]
-    return sum(longest) + len(SEPARATOR) * max(len(longest) - 1, 0)
+    return sum(longest) + len(choice.joiner) * max(len(longest) - 1, 0)
 
 
 def count_expansions(text: str, folder: Path | None = None) -> int:

@@ -60,6 +60,9 @@ def test_two_of_them_are_distinct_and_joined_by_a_comma() -> None:
 def test_ranges_take_between_so_many_options() -> None:
     assert expand_all("{1-2$$a|b}") == ["a", "b", "a, b"]
     assert expand_all("x{0-1$$a}") == ["x", "xa"]
+    assert expand_all("{-2$$a|b}") == ["a", "b", "a, b"]
+    assert expand_all("{2$$ and $$a|b|c}") == ["a and b", "a and c", "b and c"]
+    assert expand_all("{2-$$ + $$a|b}") == ["a + b"]
     assert expand_all("{5$$a|b}") == ["a, b"]
     assert count_expansions("{1-3$$a|b|c}") == 7
     with pytest.raises(CompositionError, match="backwards"):
