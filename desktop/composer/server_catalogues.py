@@ -72,6 +72,11 @@ class ServerCatalogues(QObject):
             log.info("no node catalogue from %s: %s", address, exc)
             self._failed_at[address] = time.monotonic()
             return
+        except RuntimeError as exc:  # the event loop stopped under the fetch (the app quits)
+            if "event loop" not in str(exc):
+                raise
+            log.debug("the node catalogue of %s given up: %s", address, exc)
+            return
         finally:
             if self._tasks.get(address) is asyncio.current_task():
                 del self._tasks[address]
