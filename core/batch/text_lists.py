@@ -59,17 +59,23 @@ def _column_index(header: list[str], column: str | int, where: str) -> int:
 
 
 def _read(path: Path) -> str:
+    return read_text(path, MAX_LIST_BYTES)
+
+
+def read_text(path: Path, limit: int, label: str = "") -> str:
+    """A UTF-8 text file of at most ``limit`` bytes (a list, a wildcard file); errors name it
+    (``label`` before its path: "the wildcard file ")."""
     try:
         with path.open("rb") as file:
-            data = file.read(MAX_LIST_BYTES + 1)
+            data = file.read(limit + 1)
     except OSError as exc:
-        raise CompositionError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    if len(data) > MAX_LIST_BYTES:
-        raise CompositionError(f"{path} is larger than {MAX_LIST_BYTES // (1024 * 1024)} MB")
+        raise CompositionError(f"{label}{path} cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise CompositionError(f"{label}{path} is larger than {limit // (1024 * 1024)} MB")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise CompositionError(f"{path} is not UTF-8 text") from None
+        raise CompositionError(f"{label}{path} is not UTF-8 text") from None
 
 
 def _checked(values: list[str], where: str) -> list[str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, TypeAlias
 
+from core.batch.text_lists import read_text
 from core.errors import CompositionError
 
 if TYPE_CHECKING:
@@ -176,17 +177,7 @@ class _Folder:
         if self.folder is None:
             raise CompositionError(f"__{name}__ needs a wildcards folder (Settings)")
         path = self._path(shown)
-        try:
-            with path.open("rb") as file:
-                data = file.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            raise CompositionError(f"the wildcard file {path} cannot be read: {exc}") from None
-        if len(data) > MAX_FILE_BYTES:
-            raise CompositionError(f"the wildcard file {path} is larger than 1 MB")
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise CompositionError(f"the wildcard file {path} is not UTF-8 text") from None
+        text = read_text(path, MAX_FILE_BYTES, "the wildcard file ")
         lines = [line.strip() for line in text.splitlines()]
         options = tuple(
             _parse(line, str(path)) for line in lines if line and not line.startswith("#")
