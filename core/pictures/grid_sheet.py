@@ -1,30 +1,31 @@
-"""An X/Y grid batch as one labelled picture, as SwarmUI's grid generator exports it.
+"""A grid batch as labelled pictures, as SwarmUI's grid generator exports it: one per page.
 
 Columns follow the first grid axis, rows the second (one row without it); the axis names and
-values are written on the edges. A batch that also varies its seed gives one sheet per seed.
-A cell shows the job's first picture, or what became of it (failed, cancelled, waiting).
+values are written on the edges. Every further axis, and the seed when the batch varies it,
+makes pages (`core.pictures.grid_pages`): one picture each, its name carrying the page's
+values. A cell shows the job's first picture, or what became of it (failed, cancelled,
+waiting).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
-from core.batch.varied import input_name, short_text
-from core.catalogue import Catalogue
 from core.errors import InputError
 from core.files import write_new
 from core.job_state import JobState
-from core.pictures.pictures import recorded_outputs
+from core.pictures.grid_pages import read_grid
 from core.reason_texts import reason_text
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from core.ledger import JobRecord, Ledger
+    from core.pictures.grid_pages import Axis, Cell, Sheet
 
 CELL = 256
 LABEL = 32  # height of a column label, width unit of a row label
@@ -32,83 +33,8 @@ TITLE = 40
 _BACKGROUND, _INK, _FAILED, _MUTED = "#ffffff", "#212529", "#a4262c", "#6c757d"
 MAX_PIXELS = 1 << 26  # Pillow's own bomb limit is 89M; a sheet's pictures need far less
 
-
-@dataclass(frozen=True)
-class Axis:
-    name: str  # what the artist reads: "KSampler · cfg"
-    key: str  # the job parameter: "3.cfg"
-    values: tuple[Any, ...]
-    colour: bool = False  # an integer shown as a colour: its values read #RRGGBB
-
-    def text(self, value: Any, limit: int = 28) -> str:
-        """One of its values as a label says it, cut at ``limit`` characters."""
-        return short_text(value, self.colour, limit)
-
-
-@dataclass(frozen=True)
-class Cell:
-    job: JobRecord
-    pictures: tuple[str, ...]  # the ones it recorded, when it succeeded
-
-
-@dataclass
-class Sheet:
-    """One sheet: its label (the seed it shows, if the batch varies seeds) and its cells."""
-
-    label: str
-    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
-
-
-def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
-    """The batch's axes and its sheets.
-
-    Raises:
-        InputError: the batch has no grid.
-    """
-    batch = ledger.batch(batch_id)
-    grid = batch.spec.get("grid") or []
-    if not isinstance(grid, list) or not grid:
-        raise InputError(f"batch {batch_id} has no X/Y grid to export")
-    workflow = ledger.workflow(batch.workflow_hash)
-    jobs = ledger.jobs(batch=batch_id)
-    colours = Catalogue.bundled().colour_inputs(workflow)
-    axes = [_axis(workflow, item, jobs, colours) for item in grid[:2] if isinstance(item, dict)]
-    found: dict[str, Sheet] = {}
-    attempts = ledger.attempts_of([job.id for job in jobs])
-    axis_keys = {axis.key for axis in axes}
-    for job in jobs:
-        place_ = tuple(_index(axis, job.params.get(axis.key)) for axis in axes)
-        if None in place_:
-            continue
-        rest = {k: v for k, v in job.params.items() if k not in axis_keys}
-        label = ", ".join(f"{input_name(k)} {v}" for k, v in sorted(rest.items()))
-        sheet = found.setdefault(label, Sheet(label))
-        column, row = place_[0], place_[1] if len(place_) > 1 else 0
-        pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
-        sheet.cells.setdefault((int(column or 0), int(row or 0)), Cell(job, pictures))
-    return axes, list(found.values())
-
-
-def _axis(
-    workflow: dict[str, Any], item: dict[str, Any], jobs: list[JobRecord], colours: frozenset[str]
-) -> Axis:
-    """An axis of the spec, its values as the jobs got them (typed, in the order queued)."""
-    key = str(item.get("input", ""))
-    node_id, _, name = key.partition(".")
-    node = workflow.get(node_id, {})
-    title = (node.get("_meta") or {}).get("title") or node.get("class_type") or node_id
-    values: list[Any] = []
-    for job in jobs:
-        if key in job.params and job.params[key] not in values:
-            values.append(job.params[key])
-    return Axis(f"{title} · {name}", key, tuple(values), key in colours)
-
-
-def _index(axis: Axis, value: Any) -> int | None:
-    for i, candidate in enumerate(axis.values):
-        if candidate == value:
-            return i
-    return None
+MAX_NAME_PART = 100  # characters of a page's values in its file's name
+_UNSAFE = re.compile(r"[^\w.+=-]+")
 
 
 def render(axes: list[Axis], sheet: Sheet) -> Image.Image:
@@ -174,11 +100,28 @@ def _first_picture(pictures: tuple[str, ...]) -> Image.Image | None:
 
 
 def export(ledger: Ledger, batch_id: str, folder: Path) -> list[Path]:
-    """Write the batch's sheets as PNGs into ``folder`` (``<batch>_grid.png``; one per seed
-    when it varies: ``<batch>_grid-2.png`` ...), never over an existing file; their paths."""
-    axes, found = sheets(ledger, batch_id)
+    """Write the batch's pages as PNGs into ``folder``, never over an existing file (a taken
+    name gets -2, -3 ...; the same picture again is the file already there); their paths.
+
+    One page is ``<batch>_grid.png``; several are named by their values:
+    ``<batch>_grid_steps-20_seed-0.png`` (`page_file_name`).
+    """
+    grid = read_grid(ledger, batch_id)
+    several = len(grid.sheets) > 1
     folder.mkdir(parents=True, exist_ok=True)
-    return [
-        write_new(folder / f"{batch_id}_grid.png", partial(render(axes, sheet).save, format="PNG"))
-        for sheet in found
+    return [  # every page has the same size: one too large to draw is the first, none written
+        write_new(
+            folder / page_file_name(batch_id, sheet if several else None),
+            partial(render(grid.axes, sheet).save, format="PNG"),
+        )
+        for sheet in grid.sheets
     ]
+
+
+def page_file_name(batch_id: str, sheet: Sheet | None) -> str:
+    """A page's file name: ``<batch>_grid_<its values>.png`` (letters, digits and ``.+=-``,
+    the values' parts joined by ``_``); ``<batch>_grid.png`` for no page, or one with no
+    values."""
+    parts = [_UNSAFE.sub("-", part).strip("-.") for part in (sheet.parts if sheet else ())]
+    values = "_".join(part for part in parts if part)[:MAX_NAME_PART].rstrip("-._")
+    return f"{batch_id}_grid_{values}.png" if values else f"{batch_id}_grid.png"

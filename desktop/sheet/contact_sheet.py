@@ -1,6 +1,7 @@
 """The contact sheet: the chosen batch as pictures, one cell per job, live; its progress line,
 marks (1 star, 0 reject), a filter by mark, exports (the starred pictures, a grid sheet), and the
-rejected pictures moved to the trash at once."""
+rejected pictures moved to the trash at once. A grid batch with pages (a third axis and more,
+the seeds) shows one page at a time, chosen above the grid ([ and ] step through them)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListView,
@@ -53,7 +55,9 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord, Ledger
     from desktop.common.controller_port import ControllerPort
     from desktop.common.thumbnails import ThumbnailLoader
+    from desktop.sheet.sheet_batch import GridLayout
 
+MAX_NAMES_TOLD = 3  # files an export's notice names; more are counted
 ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often
 _SPACING = 4
 EMPTY_TEXT = (
@@ -138,6 +142,10 @@ class ContactSheetWidget(QWidget):
         self.axes.setWordWrap(True)
         self.axes.setTextFormat(Qt.TextFormat.PlainText)  # the workflow's node titles
         self.axes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.pages = self._page_chooser()
+        self.page_row = QWidget(self)
+        self.next_page = self._page_action("Next page", "]", 1)
+        self.previous_page = self._page_action("Previous page", "[", -1)
         self.list_view = self._list_view()
         self.grid_view = self._grid_view()
         self.views = QStackedWidget(self)
@@ -193,6 +201,28 @@ class ContactSheetWidget(QWidget):
         view.selectionModel().selectionChanged.connect(self._on_selection)
         view.setTabKeyNavigation(False)
 
+    def _page_chooser(self) -> QComboBox:
+        pages = QComboBox(self)
+        pages.setAccessibleName("Grid page")
+        pages.setToolTip(
+            "Which page of the grid to show: one per value of each further axis, and per seed "
+            "when the seeds vary ([ and ] step through them)"
+        )
+        pages.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        pages.currentIndexChanged.connect(self._on_page_chosen)
+        self.model.page_shown.connect(self._on_page_shown)
+        return pages
+
+    def _page_action(self, text: str, key: str, step: int) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(f"Show the grid's {text.lower()} ({key})")
+        action.setEnabled(False)
+        action.triggered.connect(lambda: self.step_page(step))
+        self.addAction(action)
+        return action
+
     def _mark_action(self, text: str, key: str, mark: Mark) -> QAction:
         action = QAction(text, self)
         action.setShortcut(QKeySequence(key))
@@ -211,6 +241,14 @@ class ContactSheetWidget(QWidget):
         layout.addWidget(self.progress)
         layout.addLayout(tools)
         layout.addWidget(self.axes)
+        page_layout = QHBoxLayout(self.page_row)
+        page_layout.setContentsMargins(0, 0, 0, 0)
+        label = QLabel("Page", self.page_row)
+        label.setBuddy(self.pages)
+        page_layout.addWidget(label)
+        page_layout.addWidget(self.pages, 1)
+        self.page_row.setVisible(False)
+        layout.addWidget(self.page_row)
         layout.addWidget(self.views, 1)
         layout.addWidget(self.empty)
         for view in (self.list_view, self.grid_view):
@@ -247,8 +285,9 @@ class ContactSheetWidget(QWidget):
         self.export_grid.setEnabled(grid is not None)
         self.export_starred.setEnabled(bool(batch_id))
         self._enable_picture_tools()
-        self.axes.setText(_axes_text(grid.axes) if grid is not None else "")
+        self.axes.setText(_axes_text(grid) if grid is not None else "")
         self.axes.setVisible(grid is not None)
+        self._show_pages()
         self.empty.setVisible(not batch_id)
         self._size_cells()
         self._seconds_left = None
@@ -259,6 +298,46 @@ class ContactSheetWidget(QWidget):
         self.list_view.setGridSize(size + QSize(2 * _SPACING, 2 * _SPACING))
         self.grid_view.horizontalHeader().setDefaultSectionSize(size.width())
         self.grid_view.verticalHeader().setDefaultSectionSize(size.height())
+
+    def _show_pages(self) -> None:
+        """The page chooser: the grid's pages, the shown one current; hidden with one page."""
+        titles = self.model.page_titles()
+        self.pages.blockSignals(True)
+        try:
+            self.pages.clear()
+            self.pages.addItems(titles)
+            self.pages.setCurrentIndex(self.model.page if titles else -1)
+        finally:
+            self.pages.blockSignals(False)
+        several = len(titles) > 1
+        self.page_row.setVisible(several)
+        self.next_page.setEnabled(several)
+        self.previous_page.setEnabled(several)
+
+    def show_page(self, page: int) -> None:
+        """Show this page of the grid; the selection goes (its cells are on the page left)."""
+        if page == self.model.page:
+            return
+        self.model.set_page(page)
+        self.selection_changed.emit(self.selected_job_ids())
+
+    def step_page(self, step: int) -> None:
+        """The next (1) or previous (-1) page of the grid, round from the last to the first."""
+        count = len(self.model.page_titles())
+        if count > 1:
+            self.show_page((self.model.page + step) % count)
+
+    @Slot(int)
+    def _on_page_chosen(self, page: int) -> None:
+        if page >= 0:
+            self.show_page(page)
+
+    @Slot(int)
+    def _on_page_shown(self, page: int) -> None:
+        if self.pages.currentIndex() != page:
+            self.pages.blockSignals(True)
+            self.pages.setCurrentIndex(page)
+            self.pages.blockSignals(False)
 
     def current_view(self) -> QAbstractItemView:
         return self.grid_view if self.model.grid is not None else self.list_view
@@ -334,7 +413,12 @@ class ContactSheetWidget(QWidget):
         return [job_id for job_id in found if job_id is not None]
 
     def select_jobs(self, job_ids: list[str]) -> None:
-        """Select these jobs' cells (those of the shown batch), and no other; no signal."""
+        """Select these jobs' cells (those of the shown batch), and no other; no signal. When
+        none is on the grid's page shown, the page of the last one is shown."""
+        pages = [self.model.page_of(job_id) for job_id in job_ids]
+        there = [page for page in pages if page is not None]
+        if there and self.model.page not in there:
+            self.model.set_page(there[-1])
         view = self.current_view()
         selection = QItemSelection()
         for job_id in job_ids:
@@ -502,14 +586,24 @@ class ContactSheetWidget(QWidget):
         except (OSError, BatchlineError) as exc:
             self.failed.emit(f"Could not write the grid to {folder}: {_why(exc)}")
             return []
-        names = ", ".join(path.name for path in written)
-        self.notice.emit(f"Wrote {names} in {folder}")
+        if len(written) <= MAX_NAMES_TOLD:
+            names = ", ".join(path.name for path in written)
+            self.notice.emit(f"Wrote {names} in {folder}")
+        else:
+            self.notice.emit(
+                f"Wrote {len(written)} grid pictures, one per page, in {folder} "
+                f"({written[0].name} …)"
+            )
         return written
 
 
-def _axes_text(axes: list[grid_sheet.Axis]) -> str:
-    text = f"→ {axes[0].name}"
-    return text + (f"   ↓ {axes[1].name}" if len(axes) > 1 else "")
+def _axes_text(grid: GridLayout) -> str:
+    """→ the columns' axis, ↓ the rows', and what makes the pages."""
+    axes = grid.axes
+    text = f"→ {axes[0].name}" + (f"   ↓ {axes[1].name}" if len(axes) > 1 else "")
+    if len(grid.pages) > 1:
+        text += f"   pages: {', '.join(grid.page_names)}"
+    return text
 
 
 def _pictures(count: int) -> str:

@@ -1,8 +1,9 @@
 """The contact sheet's model: one cell per job of one batch, live.
 
-A plain batch is one column of cells in seed order (a list view lays them out in rows); an
-X/Y grid batch is a table whose columns follow the first axis and whose rows follow the second
-(one block of rows per other value, e.g. per seed), its axis values in the headers. Jobs come
+A plain batch is one column of cells in seed order (a list view lays them out in rows); a grid
+batch is a table whose columns follow the first axis and whose rows follow the second, its
+axis values in the headers, one page at a time (a page per value of each further axis, and per
+seed when the seeds vary: ``set_page``). Jobs come
 from the jobs table's feed (``update_jobs``), queue places, progress and previews from the
 controller's status (``set_status``); ``data()`` never queries the ledger, and a thumbnail is
 asked for only when its cell is painted.
@@ -80,9 +81,11 @@ class ContactSheetModel(QAbstractTableModel):
 
     Signals:
         batch_shown(): the chosen batch is shown (read): its grid, if any, is known.
+        page_shown(int): the grid shows this page now (another than before).
     """
 
     batch_shown = Signal()
+    page_shown = Signal(int)
 
     def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
         super().__init__(parent)
@@ -96,6 +99,8 @@ class ContactSheetModel(QAbstractTableModel):
         self._cells: dict[tuple[int, int], str] = {}
         self._jobs_of_picture: dict[str, str] = {}
         self._filter = MarkFilter.all
+        self._page = 0  # the grid's page shown
+        self._page_title: tuple[str | None, str] = (None, "")  # (batch, title): kept on a read
         self._positions: dict[str, int] = {}
         self._progress: dict[str, float] = {}
         self._preview_counts: dict[str, int] = {}
@@ -157,9 +162,21 @@ class ContactSheetModel(QAbstractTableModel):
             self._preview_reader.forget(job_id)
         self._previews.clear()
         self._preview_counts.clear()
+        self._page = self._page_kept(view)
         self._lay_out()
         self.endResetModel()
         self.batch_shown.emit()
+
+    def _page_kept(self, view: BatchView) -> int:
+        """The page to show of this view: the one shown before when it is the same batch's
+        (read again: jobs added), else the first."""
+        if view.grid is None:
+            return 0
+        batch, title = self._page_title
+        pages = view.grid.pages
+        page = pages.index(title) if batch == view.batch_id and title in pages else 0
+        self._page_title = (view.batch_id, pages[page])
+        return page
 
     def stop(self) -> None:
         """Read no more (the ledger may be closed next)."""
@@ -177,7 +194,8 @@ class ContactSheetModel(QAbstractTableModel):
         else:
             self._shown = []
             self._rows = {}
-            self._cells = {place: job for job, place in self._view.grid.places.items()}
+            places = self._view.grid.on_page(self._page)
+            self._cells = {place: job for job, place in places.items()}
 
     def _lay_out_again(self) -> None:
         """A plain batch's cells after its marks or the filter changed."""
@@ -188,6 +206,31 @@ class ContactSheetModel(QAbstractTableModel):
     @property
     def grid(self) -> GridLayout | None:
         return self._view.grid
+
+    @property
+    def page(self) -> int:
+        """The grid's page shown (0 for a plain batch)."""
+        return self._page
+
+    def page_titles(self) -> list[str]:
+        """The grid's pages, each titled by its values ([] for a plain batch)."""
+        return list(self._view.grid.pages) if self._view.grid is not None else []
+
+    def page_of(self, job_id: str) -> int | None:
+        """The grid page this job is on; None when it is on none (or not a grid)."""
+        return self._view.grid.page_of.get(job_id) if self._view.grid is not None else None
+
+    def set_page(self, page: int) -> None:
+        """Show this page of the grid (nothing for a plain batch or a page it has not)."""
+        grid = self._view.grid
+        if grid is None or page == self._page or not 0 <= page < len(grid.pages):
+            return
+        self.beginResetModel()
+        self._page = page
+        self._page_title = (self.batch_id, grid.pages[page])
+        self._lay_out()
+        self.endResetModel()
+        self.page_shown.emit(page)
 
     def set_mark_filter(self, mark_filter: MarkFilter) -> None:
         if mark_filter == self._filter:
@@ -329,7 +372,9 @@ class ContactSheetModel(QAbstractTableModel):
             row = self._rows.get(job_id)
             return self.index(row, 0) if row is not None else QModelIndex()
         place = self._view.grid.places.get(job_id)
-        return self.index(*place) if place is not None else QModelIndex()
+        if place is None or self._view.grid.page_of.get(job_id, 0) != self._page:
+            return QModelIndex()
+        return self.index(*place)
 
     # --- Qt model interface -----------------------------------------------------------------------
 

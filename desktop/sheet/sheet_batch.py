@@ -1,6 +1,6 @@
 """What a contact sheet shows of one batch, read from the ledger at once: its jobs in seed
-order, their labels, marks and first pictures, and for an X/Y grid batch where each job sits.
-Plain Python (no Qt), so a big batch can be read off the GUI thread."""
+order, their labels, marks and first pictures, and for a grid batch where each job sits (its
+page, row and column). Plain Python (no Qt), so a big batch can be read off the GUI thread."""
 
 from __future__ import annotations
 
@@ -11,14 +11,12 @@ from core.batch.varied import (
     BatchValues,
     batch_colours,
     input_labels,
-    input_name,
-    short_text,
     value_order,
 )
 from core.errors import InputError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
-from core.pictures.grid_sheet import sheets
+from core.pictures.grid_pages import read_grid, value_label
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord, Ledger
     from core.ledger.attempt_error import AttemptError
     from core.ledger.marks import Mark
-    from core.pictures.grid_sheet import Axis
+    from core.pictures.grid_pages import Axis
 
 
 _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
@@ -35,12 +33,23 @@ _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
 
 @dataclass(frozen=True)
 class GridLayout:
-    """Where each job of a grid batch sits, and the labels on the edges."""
+    """Where each job of a grid batch sits (its page, row and column), and the labels on the
+    edges and of the pages."""
 
     axes: list[Axis]
     columns: list[str]
     rows: list[str]
-    places: dict[str, tuple[int, int]]  # job id -> (row, column)
+    places: dict[str, tuple[int, int]]  # job id -> (row, column) on its page
+    pages: list[str] = field(default_factory=lambda: [""])  # each page's title, in order
+    page_of: dict[str, int] = field(default_factory=dict)  # job id -> its page
+    page_names: list[str] = field(default_factory=list)  # what tells the pages apart
+    page_inputs: list[str] = field(default_factory=list)  # the inputs outside the grid among them
+
+    def on_page(self, page: int) -> dict[str, tuple[int, int]]:
+        """The places of the jobs on this page."""
+        return {
+            job: place for job, place in self.places.items() if self.page_of.get(job, 0) == page
+        }
 
 
 @dataclass
@@ -92,33 +101,32 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     )
     view.read_errors(ledger, [job for job in jobs if job.state is JobState.failed])
     view.grid = _grid_layout(ledger, batch_id)
-    if view.grid is not None:
-        axis_keys = {axis.key for axis in view.grid.axes}
-        view.labels = _labels(jobs, colours, leave_out=axis_keys, seeds_always=False)[1]
+    if view.grid is not None:  # the edges and the page say the rest
+        told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
+        view.labels = _labels(jobs, colours, leave_out=told, seeds_always=False)[1]
     return view
 
 
 def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
     try:
-        axes, found = sheets(ledger, batch_id)
+        grid = read_grid(ledger, batch_id)
     except InputError:
         return None
+    axes = grid.axes
     if not axes:
         return None
-    ys = [_axis_value(axes[1], y) for y in axes[1].values] if len(axes) > 1 else [""]
-    several = len(found) > 1  # one block of rows per seed, say
-    rows = [
-        " · ".join(part for part in (sheet.label if several else "", y) if part)
-        for sheet in found
-        for y in ys
-    ]
-    places = {
-        cell.job.id: (block * len(ys) + row, column)
-        for block, sheet in enumerate(found)
-        for (column, row), cell in sheet.cells.items()
-    }
-    columns = [_axis_value(axes[0], x) for x in axes[0].values]
-    return GridLayout(axes, columns, rows, places)
+    rows = [axes[1].label(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
+    places: dict[str, tuple[int, int]] = {}
+    page_of: dict[str, int] = {}
+    for page, sheet in enumerate(grid.sheets):
+        for (column, row), cell in sheet.cells.items():
+            places[cell.job.id] = (row, column)
+            page_of[cell.job.id] = page
+    columns = [axes[0].label(x, _LIMIT) for x in axes[0].values]
+    pages = [sheet.label for sheet in grid.sheets] or [""]
+    return GridLayout(
+        axes, columns, rows, places, pages, page_of, grid.page_names(), grid.page_inputs
+    )
 
 
 def _labels(
@@ -145,9 +153,5 @@ def _labels(
     return keys, labels
 
 
-def _axis_value(axis: Axis, value: Any) -> str:
-    return f"{input_name(axis.key)} {axis.text(value, _LIMIT)}"
-
-
 def _short(value: Any, colour: bool) -> str:
-    return short_text(value, colour, _LIMIT)
+    return value_label(value, colour, _LIMIT)

@@ -11,7 +11,8 @@ from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.errors import InputError
 from core.job_state import Reason
 from core.ledger import Ledger, PresetContent
-from core.pictures.grid_sheet import CELL, LABEL, TITLE, export, sheets
+from core.pictures.grid_pages import sheets
+from core.pictures.grid_sheet import CELL, LABEL, TITLE, export
 from core.presets import load_preset, workflow_hash
 from tests.core.helpers import NOISE_WORKFLOW, succeed, succeed_late
 
@@ -77,7 +78,8 @@ def test_a_batch_varying_its_seed_gives_a_sheet_per_seed_and_no_grid_is_refused(
         assert [sheet.label for sheet in found] == ["seed 0", "seed 1"]
         assert all(len(sheet.cells) == 6 for sheet in found)
         paths = export(ledger, batch, tmp_path / "out")
-        assert [p.name for p in paths] == [f"{batch}_grid.png", f"{batch}_grid-2.png"]
+        names = [p.name for p in paths]
+        assert names == [f"{batch}_grid_seed-0.png", f"{batch}_grid_seed-1.png"]
         plain, _ = queue_batch(ledger, "noise", BatchSpec())
         with pytest.raises(InputError, match=f"batch {plain.id} has no X/Y grid to export"):
             export(ledger, plain.id, tmp_path / "out")

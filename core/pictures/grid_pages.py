@@ -1,0 +1,251 @@
+"""A grid batch read as its axes and pages, as the contact sheet and the exported grid show it.
+
+The axes come from the batch's stored spec: its ``grid`` list (any number of axes) and its
+``zips`` (groups of axis inputs that walk together: a group is one axis, titled
+"sampler_name + scheduler", its values read "euler · normal"). The first axis is the columns,
+the second the rows; every further axis, and the inputs outside the grid that vary from job to
+job (the seeds), make pages: one per combination, in the axes' order, titled by its values.
+A picture value (a job's input picture) is labelled by its file's stem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from core.batch.varied import BatchValues, input_labels, input_name, short_text, value_order
+from core.catalogue import Catalogue
+from core.errors import InputError
+from core.pictures.pictures import recorded_outputs
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from core.ledger import JobRecord, Ledger
+
+ZIP_JOIN = " + "  # between the inputs of a zip group in its title
+PART_JOIN = " · "  # between a zip group's values in a label
+PAGE_JOIN = ", "  # between the parts of a page's title
+
+
+def picture_stem(value: Any) -> str | None:
+    """The file stem of a picture value (``{"picture": {"file": "render_003.png", ...}}`` ->
+    ``render_003``), None for any other value.
+
+    A stand-in until ``core.inputs.picture_ref.picture_label`` is merged: the same answer."""
+    if not isinstance(value, dict) or set(value) != {"picture"}:
+        return None
+    picture = value["picture"]
+    if not isinstance(picture, dict) or not isinstance(picture.get("file"), str):
+        return None
+    return PurePath(picture["file"]).stem
+
+
+def value_label(value: Any, colour: bool = False, limit: int = 28) -> str:
+    """One value as a label says it, cut at ``limit`` characters: a picture by its stem, an
+    integer colour input as ``#RRGGBB``, any other as it is sent."""
+    stem = picture_stem(value)
+    if stem is None:
+        return short_text(value, colour, limit)
+    return stem if len(stem) <= limit else stem[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of the grid: one input, or a zip group of inputs walking together."""
+
+    name: str  # what the artist reads: "KSampler · cfg", "sampler_name + scheduler"
+    keys: tuple[str, ...]  # the job parameters it sets: ("3.cfg",); a zip group's several
+    values: tuple[Any, ...]  # its steps: a value each, or for a zip group a tuple (one per key)
+    colours: tuple[bool, ...] = ()  # per key: an integer shown as a colour (#RRGGBB)
+
+    @property
+    def key(self) -> str:
+        """Its first input (a single axis's only one)."""
+        return self.keys[0]
+
+    @property
+    def zipped(self) -> bool:
+        return len(self.keys) > 1
+
+    @property
+    def colour(self) -> bool:
+        return any(self.colours)
+
+    def text(self, value: Any, limit: int = 28) -> str:
+        """One of its values as an edge says it: ``0.5``; a zip group's ``euler · normal``."""
+        if not self.zipped:
+            return value_label(value, self._colour(0), limit)
+        parts = [value_label(part, self._colour(n), limit) for n, part in enumerate(value)]
+        return PART_JOIN.join(parts)
+
+    def label(self, value: Any, limit: int = 28) -> str:
+        """One of its values with the input named: ``cfg 7``; a zip group's values alone
+        (its title names the inputs)."""
+        text = self.text(value, limit)
+        return text if self.zipped else f"{input_name(self.key)} {text}"
+
+    def index_of(self, params: Mapping[str, Any]) -> int | None:
+        """Which of its steps a job with these params is at; None when it is at none."""
+        if any(key not in params for key in self.keys):
+            return None
+        value = params[self.key] if not self.zipped else tuple(params[k] for k in self.keys)
+        for i, candidate in enumerate(self.values):
+            if candidate == value:
+                return i
+        return None
+
+    def _colour(self, n: int) -> bool:
+        return n < len(self.colours) and self.colours[n]
+
+
+@dataclass(frozen=True)
+class Cell:
+    job: JobRecord
+    pictures: tuple[str, ...]  # the ones it recorded, when it succeeded
+
+
+@dataclass
+class Sheet:
+    """One page of the grid: its title's parts (a value of each further axis, the seed) and
+    its cells by (column, row)."""
+
+    parts: tuple[str, ...] = ()
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Its title ("" when the grid has one page and nothing to tell it by)."""
+        return PAGE_JOIN.join(self.parts)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A grid batch: its axes (columns, rows, then the page axes) and its pages, in order."""
+
+    axes: list[Axis]
+    sheets: list[Sheet]
+    page_inputs: list[str]  # the varied inputs outside the grid that make pages (the seeds)
+
+    @property
+    def page_axes(self) -> list[Axis]:
+        return self.axes[2:]
+
+    def page_names(self) -> list[str]:
+        """What tells its pages apart: the further axes' titles, then the other inputs."""
+        return [axis.name for axis in self.page_axes] + list(
+            input_labels(self.page_inputs).values()
+        )
+
+
+def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
+    """The batch's axes and its pages (``read_grid``)."""
+    grid = read_grid(ledger, batch_id)
+    return grid.axes, grid.sheets
+
+
+def read_grid(ledger: Ledger, batch_id: str) -> Grid:
+    """The batch's axes and pages, each job in its cell (one ledger read for the pictures).
+
+    Raises:
+        InputError: the batch has no grid.
+    """
+    batch = ledger.batch(batch_id)
+    groups = axis_groups(batch.spec)
+    if not groups:
+        raise InputError(f"batch {batch_id} has no X/Y grid to export")
+    workflow = ledger.workflow(batch.workflow_hash)
+    jobs = ledger.jobs(batch=batch_id)
+    colours = Catalogue.bundled().colour_inputs(workflow)
+    axes = [_axis(workflow, keys, jobs, colours) for keys in groups]
+    axis_keys = {key for axis in axes for key in axis.keys}
+    page_inputs = _page_inputs(jobs, axis_keys)
+    names = input_labels(page_inputs)
+    attempts = ledger.attempts_of([job.id for job in jobs])
+    found: dict[tuple[Any, ...], tuple[tuple[Any, ...], Sheet]] = {}
+    for job in jobs:
+        place = [axis.index_of(job.params) for axis in axes]
+        if None in place:
+            continue
+        steps = [int(i or 0) for i in place]
+        rest = [job.params.get(key) for key in page_inputs]
+        identity = (tuple(steps[2:]), tuple(json.dumps(v, sort_keys=True) for v in rest))
+        if identity not in found:
+            parts = [
+                axis.label(axis.values[i]) for axis, i in zip(axes[2:], steps[2:], strict=True)
+            ]
+            parts += [
+                f"{names[key]} {value_label(value)}"
+                for key, value in zip(page_inputs, rest, strict=True)
+                if key in job.params
+            ]
+            order = (tuple(steps[2:]), tuple(value_order(v) for v in rest))
+            found[identity] = (order, Sheet(tuple(parts)))
+        sheet = found[identity][1]
+        pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
+        cell = (steps[0], steps[1] if len(steps) > 1 else 0)
+        sheet.cells.setdefault(cell, Cell(job, pictures))
+    pages = [sheet for _order, sheet in sorted(found.values(), key=lambda item: item[0])]
+    return Grid(axes, pages, page_inputs)
+
+
+def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The axes of a stored batch spec, each as its inputs: one input, or a zip group's (at
+    the place of its first input), in the spec's order. Unreadable entries are left out."""
+    grid = spec.get("grid") or []
+    keys: list[str] = []
+    for item in grid if isinstance(grid, list) else []:
+        key = item.get("input") if isinstance(item, dict) else None
+        if isinstance(key, str) and key and key not in keys:
+            keys.append(key)
+    group_of: dict[str, tuple[str, ...]] = {}
+    zips = spec.get("zips") or []
+    for members in zips if isinstance(zips, list) else []:
+        if not isinstance(members, list | tuple):
+            continue
+        group = tuple(dict.fromkeys(k for k in members if k in keys and k not in group_of))
+        for key in group:
+            group_of[key] = group
+    groups: list[tuple[str, ...]] = []
+    for key in keys:
+        group = group_of.get(key, (key,))
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def _axis(
+    workflow: Mapping[str, Any],
+    keys: tuple[str, ...],
+    jobs: Sequence[JobRecord],
+    colours: frozenset[str],
+) -> Axis:
+    """An axis of the spec, its values as the jobs got them (typed, in the order queued)."""
+    values: list[Any] = []
+    for job in jobs:
+        if all(key in job.params for key in keys):
+            value = job.params[keys[0]] if len(keys) == 1 else tuple(job.params[k] for k in keys)
+            if value not in values:
+                values.append(value)
+    if len(keys) == 1:
+        node_id, _, name = keys[0].partition(".")
+        node = workflow.get(node_id, {})
+        title = (node.get("_meta") or {}).get("title") or node.get("class_type") or node_id
+        name = f"{title} · {name}"
+    else:
+        name = ZIP_JOIN.join(input_labels(keys).values())
+    return Axis(name, keys, tuple(values), tuple(key in colours for key in keys))
+
+
+def _page_inputs(jobs: Sequence[JobRecord], axis_keys: set[str]) -> list[str]:
+    """The inputs outside the grid whose numbers vary from job to job and make pages: the
+    seeds. Any other value that varies (a text a wildcard expanded per seed) follows the seed
+    and is left to the cells' labels."""
+    varied = BatchValues.of(job.params for job in jobs).varied - axis_keys
+    return sorted(key for key in varied if all(_number(job.params.get(key, 0)) for job in jobs))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
