@@ -1,4 +1,5 @@
-"""`batchline grid BATCH`: an X/Y grid batch as one labelled picture (one per seed)."""
+"""`batchline grid BATCH`: a grid batch as labelled pictures, one per page (a value of each
+axis past the second, a seed when the batch varies it)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "grid",
-        help="write an X/Y grid batch as one labelled picture",
-        description="Write the batch's X/Y grid as one picture, its axis names and values on "
-        "the edges (one picture per seed when the batch varies its seed too). Nothing is "
+        help="write a grid batch as labelled pictures, one per page",
+        description="Write the batch's grid as one picture, its first axis across, its second "
+        "down, their names and values on the edges. A third axis and more, and the seed when "
+        "the batch varies it, make pages: one picture each, named by its values "
+        "(BATCH_grid_steps-20_seed-1.png). A zipped group of axes is one axis. Nothing is "
         "written over: a taken name gets -2, -3 ...",
     )
     parser.add_argument("batch", help="the batch id")

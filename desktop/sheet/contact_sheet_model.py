@@ -169,12 +169,17 @@ class ContactSheetModel(QAbstractTableModel):
 
     def _page_kept(self, view: BatchView) -> int:
         """The page to show of this view: the one shown before when it is the same batch's
-        (read again: jobs added), else the first."""
+        (read again: jobs added), or the first of its values and more (the seeds make pages
+        since), else the first."""
         if view.grid is None:
             return 0
         batch, title = self._page_title
         pages = view.grid.pages
-        page = pages.index(title) if batch == view.batch_id and title in pages else 0
+        page = 0
+        if batch == view.batch_id and title in pages:
+            page = pages.index(title)
+        elif batch == view.batch_id and title:
+            page = next((n for n, t in enumerate(pages) if t.startswith(f"{title}, ")), 0)
         self._page_title = (view.batch_id, pages[page])
         return page
 

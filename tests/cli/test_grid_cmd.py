@@ -38,3 +38,20 @@ def test_a_batch_without_a_grid_or_unknown_is_one_line(cli: Cli, noise: str) -> 
     unknown = cli("grid", "batch_19990101_0001")
     assert unknown.code == 2
     assert unknown.err.count("\n") == 1
+
+
+def test_a_three_axis_grid_is_written_as_one_picture_per_page(
+    cli: Cli, home: Path, tmp_path: Path
+) -> None:
+    from core.ledger import Ledger
+    from tests.core.pictures.test_grid_pages import three_axis_batch
+
+    with Ledger(home) as ledger:
+        batch, _ids = three_axis_batch(ledger, tmp_path)
+    first = cli("grid", batch, "--to", str(tmp_path / "sheets"))
+    assert first.code == 0, first.err
+    names = [f"{batch}_grid_image-render_a.png", f"{batch}_grid_image-render_b.png"]
+    assert first.out == "".join(f"{tmp_path / 'sheets' / name}\n" for name in names)
+    again = cli("grid", batch, "--to", str(tmp_path / "sheets"))
+    assert again.out == first.out, "the same pages again: the files already there"
+    assert sorted(p.name for p in (tmp_path / "sheets").iterdir()) == names

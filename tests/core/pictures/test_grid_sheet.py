@@ -138,3 +138,83 @@ def test_a_checkpoint_axis_queued_first_keeps_its_place_on_the_sheet(tmp_path: P
         for (column, row), cell in sheet.cells.items():
             assert cell.job.params["3.cfg"] == axes[0].values[column]
             assert cell.job.params["4.ckpt_name"] == checkpoints[row]
+
+
+def test_a_three_axis_grid_exports_one_picture_per_page_named_by_its_values(
+    tmp_path: Path,
+) -> None:
+    from tests.core.pictures.test_grid_pages import page_colour, three_axis_batch
+
+    out = tmp_path / "out"
+    with Ledger(tmp_path / "home") as ledger:
+        batch, ids = three_axis_batch(ledger, tmp_path)
+        params = {job_id: ledger.job(job_id).params for job_id in ids}
+        out.mkdir()
+        taken = out / f"{batch}_grid_image-render_b.png"
+        taken.write_bytes(b"the artist's own file")
+        paths = export(ledger, batch, out)
+        again = export(ledger, batch, out)
+    assert [path.name for path in paths] == [
+        f"{batch}_grid_image-render_a.png",
+        f"{batch}_grid_image-render_b-2.png",  # the name was taken by another file
+    ]
+    assert taken.read_bytes() == b"the artist's own file", "nothing is written over"
+    assert again == paths, "the same pages again are the same files, not copies"
+    assert sorted(out.iterdir()) == sorted([*paths, taken])
+    left = LABEL * 4
+    for path, render in zip(paths, ("render_a", "render_b"), strict=True):
+        with Image.open(path) as sheet:
+            assert sheet.size == (left + 2 * CELL, TITLE + LABEL + 2 * CELL)
+            rgb = sheet.convert("RGB")
+            title = rgb.crop((0, 0, sheet.width, TITLE))
+            assert ink(title) > 100
+            for row, steps in enumerate((10, 20)):
+                for column in range(2):
+                    job = next(
+                        p
+                        for p in params.values()
+                        if p["3.steps"] == steps
+                        and p["3.cfg"] == (4, 7)[column]
+                        and p["10.image"]["picture"]["file"] == f"{render}.png"
+                    )
+                    centre = (left + column * CELL + 30, TITLE + LABEL + row * CELL + 30)
+                    assert rgb.getpixel(centre) == page_colour(job)
+
+
+def test_a_zipped_pair_is_drawn_as_one_axis(tmp_path: Path) -> None:
+    from tests.core.pictures.test_grid_pages import grid_jobs
+
+    grid = (("3.sampler_name", ("euler", "dpmpp_2m")), ("3.scheduler", ("normal", "karras")))
+    with Ledger(tmp_path / "home") as ledger:
+        batch, _ids = grid_jobs(ledger, grid, zips=[["3.sampler_name", "3.scheduler"]])
+        (path,) = export(ledger, batch, tmp_path / "out")
+    assert path.name == f"{batch}_grid.png"
+    with Image.open(path) as sheet:
+        assert sheet.size == (2 * CELL, TITLE + LABEL + CELL), "two columns, one row"
+
+
+def test_a_pages_file_name_carries_its_values_in_safe_characters() -> None:
+    from core.pictures.grid_pages import Sheet
+    from core.pictures.grid_sheet import MAX_NAME_PART, page_file_name
+
+    assert page_file_name("b1", None) == "b1_grid.png"
+    assert page_file_name("b1", Sheet()) == "b1_grid.png"
+    page = Sheet(("euler · normal", "ckpt_name sd/v1:5.safetensors", "seed 12"))
+    assert (
+        page_file_name("b1", page)
+        == "b1_grid_euler-normal_ckpt_name-sd-v1-5.safetensors_seed-12.png"
+    )
+    assert (
+        page_file_name(
+            "b1",
+            Sheet(
+                (
+                    "…",
+                    "../..",
+                )
+            ),
+        )
+        == "b1_grid.png"
+    )
+    long = page_file_name("b1", Sheet(("prompt " + "fox " * 80,)))
+    assert len(long) <= len("b1_grid_.png") + MAX_NAME_PART

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from core.controller.commands import LedgerCommands
 from desktop.sheet.contact_sheet import ContactSheetWidget
-from desktop.sheet.contact_sheet_model import JOB_ROLE, STATUS_ROLE
+from desktop.sheet.contact_sheet_model import JOB_ROLE, PATH_ROLE, STATUS_ROLE
 from tests.core.pictures.test_grid_sheet import grid_batch
 
 
@@ -121,4 +121,170 @@ def test_a_colour_grid_says_its_values_as_colours_on_the_edges_and_in_the_viewer
     assert headers(sheet, Qt.Orientation.Horizontal) == ["color #FF0000", "color #00FF00"]
     facts = picture_facts(ledger, ids[0], batch_values(ledger, batch.id))
     assert facts.colours == frozenset({"1.color"})
+    sheet.stop()
+
+
+def shown_params(sheet: ContactSheetWidget) -> list[dict]:
+    model = sheet.model
+    return [
+        model.index(row, column).data(JOB_ROLE).params
+        for row in range(model.rowCount())
+        for column in range(model.columnCount())
+        if model.index(row, column).data(JOB_ROLE) is not None
+    ]
+
+
+def shown_renders(sheet: ContactSheetWidget) -> set[str]:
+    return {params["10.image"]["picture"]["file"] for params in shown_params(sheet)}
+
+
+def page_items(sheet: ContactSheetWidget) -> list[str]:
+    return [sheet.pages.itemText(n) for n in range(sheet.pages.count())]
+
+
+def test_a_three_axis_batch_shows_one_page_at_a_time_chosen_by_keyboard(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    from tests.core.pictures.test_grid_pages import three_axis_batch
+
+    batch, _ids = three_axis_batch(ledger, tmp_path)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    with qtbot.waitActive(sheet):
+        sheet.show()
+        sheet.activateWindow()
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.views.currentWidget() is sheet.grid_view
+    assert sheet.page_row.isVisible()
+    assert page_items(sheet) == ["image render_a", "image render_b"]
+    assert sheet.axes.text() == "→ KSampler · cfg   ↓ KSampler · steps   pages: LoadImage · image"
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["cfg 4", "cfg 7"]
+    assert headers(sheet, Qt.Orientation.Vertical) == ["steps 10", "steps 20"]
+    assert len(shown_params(sheet)) == 4
+    assert shown_renders(sheet) == {"render_a.png"}
+    assert sheet.model.index(0, 0).data() == "", "the edges and the page say it all"
+    sheet.pages.setFocus()
+    qtbot.keyClick(sheet.pages, Qt.Key.Key_Down)
+    assert sheet.model.page == 1
+    assert shown_renders(sheet) == {"render_b.png"}
+    assert len(shown_params(sheet)) == 4
+    sheet.grid_view.setFocus()
+    qtbot.keyClick(sheet.grid_view, Qt.Key.Key_BracketRight)  # round to the first
+    assert (sheet.model.page, sheet.pages.currentIndex()) == (0, 0)
+    assert shown_renders(sheet) == {"render_a.png"}
+    qtbot.keyClick(sheet.grid_view, Qt.Key.Key_BracketLeft)
+    assert (sheet.model.page, sheet.pages.currentText()) == (1, "image render_b")
+    sheet.stop()
+
+
+def test_the_page_chosen_stays_when_pictures_arrive_and_jobs_are_added(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    from core.ledger import NewJob
+    from tests.core.pictures.test_grid_pages import THREE_AXES, grid_jobs, succeed_with
+
+    batch, ids = grid_jobs(ledger, THREE_AXES)
+    other, _ = grid_jobs(ledger, THREE_AXES)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch, other], {}, batch)
+    sheet.pages.setCurrentIndex(1)
+    assert shown_renders(sheet) == {"render_b.png"}
+    on_page = [job for job in ids if sheet.model.index_of(job).isValid()]
+    assert len(on_page) == 4
+    off_page = next(job for job in ids if job not in on_page)
+    assert not sheet.model.index_of(off_page).isValid()
+    succeed_with(ledger, tmp_path, on_page[0], "p0", (1, 2, 3))
+    sheet.update_jobs([ledger.job(on_page[0])])
+    assert sheet.model.page == 1
+    assert sheet.model.index_of(on_page[0]).data(PATH_ROLE) == str(tmp_path / f"{on_page[0]}.png")
+    # One more job, of another seed: the batch is read again, the seeds make pages now.
+    params = dict(ledger.job(on_page[0]).params, **{"3.seed": 2})
+    (added,) = ledger.add_jobs(batch, [NewJob(params)])
+    sheet.update_jobs([ledger.job(added)])
+    assert page_items(sheet) == [
+        "image render_a, seed 1",
+        "image render_b, seed 1",
+        "image render_b, seed 2",
+    ]
+    assert (sheet.model.page, sheet.pages.currentText()) == (1, "image render_b, seed 1")
+    sheet.pages.setCurrentIndex(2)
+    sheet.show_batch(batch)  # shown again as it is
+    assert sheet.pages.currentText() == "image render_b, seed 2"
+    sheet.show_batch(other)
+    assert (sheet.model.page, sheet.pages.currentText()) == (0, "image render_a")
+    sheet.stop()
+
+
+def test_a_job_chosen_elsewhere_brings_its_page(qtbot, tmp_path, ledger, thumbnails) -> None:
+    from tests.core.pictures.test_grid_pages import RENDERS, THREE_AXES, grid_jobs
+
+    batch, ids = grid_jobs(ledger, THREE_AXES)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    told: list[list[str]] = []
+    sheet.selection_changed.connect(told.append)
+    second = next(job for job in ids if ledger.job(job).params["10.image"] == RENDERS[1])
+    sheet.select_jobs([second])
+    assert (sheet.model.page, sheet.pages.currentIndex()) == (1, 1)
+    assert sheet.selected_job_ids() == [second]
+    assert told == [], "selecting from outside says nothing back"
+    sheet.pages.setCurrentIndex(0)
+    assert sheet.selected_job_ids() == []
+    assert told == [[]], "the selection went with the page"
+    sheet.stop()
+
+
+def test_a_zipped_pair_shows_as_one_axis(qtbot, tmp_path, ledger, thumbnails) -> None:
+    from tests.core.pictures.test_grid_pages import grid_jobs
+
+    grid = (
+        ("3.sampler_name", ("euler", "dpmpp_2m")),
+        ("3.scheduler", ("normal", "karras")),
+        ("3.cfg", (4, 7)),
+    )
+    batch, ids = grid_jobs(ledger, grid, zips=[["3.sampler_name", "3.scheduler"]])
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["euler · normal", "dpmpp_2m · karras"]
+    assert headers(sheet, Qt.Orientation.Vertical) == ["cfg 4", "cfg 7"]
+    assert sheet.axes.text() == "→ sampler_name + scheduler   ↓ KSampler · cfg"
+    assert sheet.page_row.isHidden()
+    assert not sheet.next_page.isEnabled()
+    assert len(shown_params(sheet)) == len(ids) == 4
+    for column, (sampler, scheduler) in enumerate((("euler", "normal"), ("dpmpp_2m", "karras"))):
+        params = sheet.model.index(1, column).data(JOB_ROLE).params
+        assert (params["3.sampler_name"], params["3.scheduler"], params["3.cfg"]) == (
+            sampler,
+            scheduler,
+            7,
+        )
+    sheet.stop()
+
+
+def test_the_export_of_a_three_axis_grid_writes_a_picture_per_page(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    from tests.core.pictures.test_grid_pages import three_axis_batch
+
+    batch, _ids = three_axis_batch(ledger, tmp_path, seeds=(1, 2))
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert len(page_items(sheet)) == 4
+    told: list[str] = []
+    sheet.notice.connect(told.append)
+    written = sheet.export_grid_to(tmp_path / "grids")
+    assert [path.name for path in written] == [
+        f"{batch}_grid_image-render_a_seed-1.png",
+        f"{batch}_grid_image-render_a_seed-2.png",
+        f"{batch}_grid_image-render_b_seed-1.png",
+        f"{batch}_grid_image-render_b_seed-2.png",
+    ]
+    assert sorted((tmp_path / "grids").iterdir()) == written
+    assert told == [
+        f"Wrote 4 grid pictures, one per page, in {tmp_path / 'grids'} ({written[0].name} …)"
+    ]
     sheet.stop()

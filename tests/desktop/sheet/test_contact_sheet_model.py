@@ -50,3 +50,34 @@ def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thum
     sheet.star.trigger()  # unstarred: it leaves the starred view
     assert labels(sheet) == []
     sheet.stop()
+
+
+def test_a_grid_with_pages_passes_qts_model_checks_on_every_page(
+    qtbot, qtmodeltester, tmp_path, ledger, thumbnails
+) -> None:
+    from tests.core.pictures.test_grid_pages import THREE_AXES, grid_jobs
+
+    batch, ids = grid_jobs(ledger, THREE_AXES, seeds=(1, 2))
+    sheet = sheet_of(qtbot, ledger, thumbnails, batch)
+    model = sheet.model
+    shown: list[int] = []
+    model.page_shown.connect(shown.append)
+    assert model.page_titles() == [
+        "image render_a, seed 1",
+        "image render_a, seed 2",
+        "image render_b, seed 1",
+        "image render_b, seed 2",
+    ]
+    seen: set[str] = set()
+    for page in range(4):
+        model.set_page(page)
+        qtmodeltester.check(model)
+        on_page = {model.job_id_at(model.index(r, c)) for r in range(2) for c in range(2)}
+        assert all(model.page_of(job) == page for job in on_page)
+        seen |= on_page
+    assert seen == set(ids)
+    assert shown == [1, 2, 3]
+    model.set_page(9)  # no such page: nothing
+    model.set_page(3)  # the one shown: nothing
+    assert (model.page, shown) == (3, [1, 2, 3])
+    sheet.stop()

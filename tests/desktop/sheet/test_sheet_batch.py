@@ -38,3 +38,31 @@ def test_a_grid_batch_places_each_job_and_labels_the_edges(ledger: Ledger) -> No
     assert "48" in view.grid.columns[1]
     assert sorted(view.grid.places.values()) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert set(view.grid.places) == set(ids)
+
+
+def test_a_three_axis_batch_puts_each_job_on_its_page(ledger: Ledger) -> None:
+    from tests.core.pictures.test_grid_pages import RENDERS, THREE_AXES, grid_jobs
+
+    batch, ids = grid_jobs(ledger, THREE_AXES)
+    view = read_batch(ledger, batch)
+    assert view.grid is not None
+    assert view.grid.pages == ["image render_a", "image render_b"]
+    assert view.grid.page_names == ["LoadImage · image"]
+    for job_id in ids:
+        params = ledger.job(job_id).params
+        page = RENDERS.index(params["10.image"])
+        assert view.grid.page_of[job_id] == page
+        row, column = view.grid.on_page(page)[job_id]
+        assert (params["3.cfg"], params["3.steps"]) == ((4, 7)[column], (10, 20)[row])
+    assert set(view.grid.on_page(0)) | set(view.grid.on_page(1)) == set(ids)
+
+
+def test_a_picture_that_varies_outside_the_grid_is_labelled_by_its_stem(ledger: Ledger) -> None:
+    from core.ledger import NewJob
+    from tests.core.pictures.test_grid_pages import RENDERS
+
+    ledger.presets.add("noise", PresetContent(workflow_hash(NOISE_WORKFLOW), NOISE_WORKFLOW))
+    jobs = [NewJob({"1.image": render}) for render in RENDERS]
+    batch, _ids = ledger.create_batch("noise", jobs, requester="tester")
+    view = read_batch(ledger, batch.id)
+    assert [view.labels[job] for job in view.order] == ["image render_a", "image render_b"]
