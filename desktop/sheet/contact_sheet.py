@@ -208,7 +208,10 @@ class ContactSheetWidget(QWidget):
             "Which page of the grid to show: one per value of each further axis, and per seed "
             "when the seeds vary ([ and ] step through them)"
         )
-        pages.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # As wide as the row, never wider than the pane for a long title (a prompt's value).
+        pages.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        pages.setMinimumContentsLength(16)
+        pages.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         pages.currentIndexChanged.connect(self._on_page_chosen)
         self.model.page_shown.connect(self._on_page_shown)
         return pages
