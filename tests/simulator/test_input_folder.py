@@ -21,12 +21,14 @@ from simulator.nodes import simulated_object_info
 from tests.simulator.sim_helpers import get, post
 from tests.simulator.sim_shapes import exchange_diff
 
+# Recorded apart from the 31 exchanges test_contract.py replays (not played by record_comfyui.py).
 RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
+UPLOAD_RECORDINGS = RECORDINGS / "uploads"
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 
 
-def recording(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((RECORDINGS / f"{name}.json").read_text())
+def recording(name: str, folder: Path = RECORDINGS) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / f"{name}.json").read_text())
     return data
 
 
@@ -110,7 +112,7 @@ async def test_object_info_lists_what_is_in_the_input_folder_now(simulator: Simu
 @pytest.mark.asyncio
 async def test_the_loaders_shape_is_the_recorded_one(simulator: Simulator) -> None:
     save_png(simulator.input_dir / "example.png")
-    recorded = recording("object_info_models")["response"]["body"]
+    recorded = recording("object_info_models", UPLOAD_RECORDINGS)["response"]["body"]
     async with aiohttp.ClientSession() as session:
         for name in ("LoadImage", "LoadImageMask"):
             status, body = await get(session, f"{simulator.url}/object_info/{name}")

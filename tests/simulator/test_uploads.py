@@ -15,7 +15,8 @@ import pytest
 from simulator import Simulator
 from tests.simulator.sim_shapes import diff, shape
 
-RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
+# Recorded apart from the 31 exchanges test_contract.py replays (not played by record_comfyui.py).
+RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings" / "uploads"
 MakeSimulator = Callable[..., Awaitable[Simulator]]
 
 # The recorded exchanges in the order they were played (each depends on the ones before).
