@@ -94,6 +94,18 @@ def test_digest_is_the_files_sha256_and_wipe_empties_the_folder(tmp_path: Path) 
 
 
 @pytest.mark.asyncio
+async def test_a_new_servers_input_folder_holds_comfyuis_example(simulator: Simulator) -> None:
+    """As a real installation's: the bundled catalogue's LoadImage default validates and runs."""
+    with Image.open(simulator.input_dir / "example.png") as example:
+        assert example.format == "PNG"
+    async with aiohttp.ClientSession() as session:
+        status, answer = await post(
+            session, simulator.url + "/prompt", {"prompt": load_and_save("example.png")}
+        )
+    assert status == 200, answer
+
+
+@pytest.mark.asyncio
 async def test_object_info_lists_what_is_in_the_input_folder_now(simulator: Simulator) -> None:
     async with aiohttp.ClientSession() as session:
         _, before = await get(session, simulator.url + "/object_info/LoadImage")
@@ -101,17 +113,19 @@ async def test_object_info_lists_what_is_in_the_input_folder_now(simulator: Simu
         save_png(simulator.input_dir / "batchline" / "hidden.png")
         _, after = await get(session, simulator.url + "/object_info/LoadImage")
         _, everything = await get(session, simulator.url + "/object_info")
-    assert before["LoadImage"]["input"]["required"]["image"][0] == []
+    assert before["LoadImage"]["input"]["required"]["image"][0] == ["example.png"]
     assert after["LoadImage"]["input"]["required"]["image"] == [
-        ["fresh.png"],
+        ["example.png", "fresh.png"],
         {"image_upload": True},
     ]
-    assert everything["LoadImageMask"]["input"]["required"]["image"][0] == ["fresh.png"]
+    assert everything["LoadImageMask"]["input"]["required"]["image"][0] == [
+        "example.png",
+        "fresh.png",
+    ]
 
 
 @pytest.mark.asyncio
 async def test_the_loaders_shape_is_the_recorded_one(simulator: Simulator) -> None:
-    save_png(simulator.input_dir / "example.png")
     recorded = recording("object_info_models", UPLOAD_RECORDINGS)["response"]["body"]
     async with aiohttp.ClientSession() as session:
         for name in ("LoadImage", "LoadImageMask"):
@@ -172,6 +186,7 @@ async def test_a_restart_keeps_the_input_folder_unless_told_not_to(
     for simulator in (kept, fresh):
         save_png(simulator.input_dir / "batchline" / "a.png")
         await simulator.restart()
+    assert sorted(p.name for p in kept.input_dir.iterdir()) == ["batchline", "example.png"]
     assert (kept.input_dir / "batchline" / "a.png").is_file()
     assert fresh.input_dir.is_dir()
     assert list(fresh.input_dir.iterdir()) == []
@@ -183,7 +198,7 @@ async def test_sim_wipe_input_empties_it_as_a_new_servers(simulator: Simulator) 
     save_png(simulator.input_dir / "b.png")
     async with aiohttp.ClientSession() as session:
         status, answer = await post(session, simulator.url + "/_sim/wipe_input", {})
-        assert (status, answer) == (200, {"removed": 2})
+        assert (status, answer) == (200, {"removed": 3})  # example.png too
         status, answer = await post(
             session, simulator.url + "/prompt", {"prompt": load_and_save("b.png")}
         )

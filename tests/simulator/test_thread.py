@@ -36,7 +36,7 @@ def test_simulator_thread_reports_uploads_and_wipes_the_input_folder(tmp_path: P
         (folder / "a.png").write_bytes(b"x")
         assert thread.upload_stats() == {"uploads": 0, "names": {}}
         assert thread.inputs_read() == {}
-        assert thread.wipe_input() == 1
+        assert thread.wipe_input() == 2  # and ComfyUI's example.png
         assert list(folder.iterdir()) == []
     finally:
         thread.stop()

@@ -152,7 +152,7 @@ async def test_escapes_and_missing_pictures_are_400_a_bad_type_500(simulator: Si
         assert (await upload(session, simulator, None, type="input"))[0] == 400
         # A plain text field named image is no file: ComfyUI's handler raises.
         assert (await upload(session, simulator, None, image="not a file"))[0] == 500
-    assert list(simulator.input_dir.rglob("*")) == []
+    assert [p.name for p in simulator.input_dir.rglob("*")] == ["example.png"]
     assert not (simulator.input_dir.parent / "up").exists()
 
 
@@ -166,7 +166,7 @@ async def test_a_body_over_max_upload_size_is_413_and_nothing_is_kept(
         assert status == 413
         assert "Maximum request body size 10000 exceeded" in body
         assert (await upload(session, simulator, picture(1, 5_000), "fits.png"))[0] == 200
-    assert sorted(p.name for p in simulator.input_dir.iterdir()) == ["fits.png"]
+    assert sorted(p.name for p in simulator.input_dir.iterdir()) == ["example.png", "fits.png"]
 
 
 @pytest.mark.asyncio
@@ -192,4 +192,4 @@ async def test_a_token_server_refuses_an_upload_without_it(make_simulator: MakeS
     simulator = await make_simulator(token="secret")
     async with aiohttp.ClientSession() as session:
         assert (await upload(session, simulator, picture(1, 40)))[0] == 401
-    assert list(simulator.input_dir.iterdir()) == []
+    assert [p.name for p in simulator.input_dir.iterdir()] == ["example.png"]
