@@ -18,6 +18,7 @@ from core.comfy.upload import MAX_UPLOAD_ANSWER_BYTES, UploadedImage, parse_uplo
 from core.errors import (
     ComfyAnswerTooLarge,
     ComfyAuthError,
+    ComfyConnectionError,
     ComfyProtocolError,
     ComfyRejected,
     ComfyServerError,
@@ -223,3 +224,22 @@ async def test_has_input_raises_on_an_answer_but_200_or_404(
     client = connect(simulator.url)
     with pytest.raises(ComfyAuthError, match="HTTP 403"):  # ComfyUI's answer to an escape
         await client.has_input("pic.png", "../..")
+
+
+@pytest.mark.asyncio
+async def test_the_simulators_faults_on_the_upload_route_reach_the_client_as_errors(
+    make_simulator: MakeSimulator, connect: Connect
+) -> None:
+    """A dropped connection is transient (the upload may have landed); a trickled answer ends
+    at the deadline; nothing hangs."""
+    route = ["POST /upload/image"]
+    dropping = await make_simulator(faults={"drop_rate": 1.0, "routes": route})
+    with pytest.raises(ComfyConnectionError):
+        await connect(dropping.url).upload_image(RED, "pic.png")
+    trickling = await make_simulator(faults={"trickle_rate": 1.0, "routes": route})
+    client = connect(trickling.url, download_deadline=0.5)
+    async with asyncio.timeout(HANG_S):
+        with pytest.raises(ComfyTimeout):
+            await client.upload_image(RED, "pic.png")
+    assert (trickling.input_dir / "pic.png").read_bytes() == RED, "stored before the answer"
+    assert await client.has_input("pic.png"), "HEAD /view is not faulted"
