@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cli.arg_types import whole
+from cli.arg_types import axis_inputs, file_axis, whole, wildcard_mode
 from cli.common import (
     names_from_user,
     open_ledger,
@@ -15,7 +15,7 @@ from cli.common import (
     warn,
 )
 from core.batch import GridAxis
-from core.batch.compose import MAX_GRID_AXES
+from core.batch.compose import MAX_AXES
 from core.batch.request import BatchRequest
 from core.controller.line_now import line_now
 from core.controller.placing import servers_now
@@ -56,7 +56,34 @@ def register(subparsers: Any) -> None:
         default=[],
         type=_grid_axis,
         metavar="NODE.INPUT=V1,V2,...",
-        help=f"sweep an input over values (up to {MAX_GRID_AXES} axes)",
+        help=f"sweep an input over values (up to {MAX_AXES} axes, with --values; the first "
+        "is the sheet's columns, the second its rows, any further one its pages)",
+    )
+    parser.add_argument(
+        "--values",
+        action="append",
+        dest="grid",
+        type=file_axis,
+        metavar="NODE.INPUT=@LIST",
+        help="an axis over the values of a file: @list.txt (one per line), @table.csv:COLUMN "
+        "(a column, by header or index from 0); without @, the text's lines",
+    )
+    parser.add_argument(
+        "--zip",
+        action="append",
+        default=[],
+        type=axis_inputs,
+        metavar="NODE.INPUT,NODE.INPUT",
+        help="walk these axes together (one job per value, not every pair; repeatable)",
+    )
+    parser.add_argument(
+        "--wildcards",
+        action="append",
+        default=[],
+        type=wildcard_mode,
+        metavar="NODE.INPUT=random|all",
+        help="how an input's wildcards ({a|b}, __name__) become texts: random (the default, "
+        "chosen by each job's seed) or all (one job per text)",
     )
     parser.add_argument("--requester", default="", help="who asks (default: your user name)")
     parser.add_argument("--priority", type=whole(), default=0, help="higher runs first (default 0)")
@@ -106,6 +133,8 @@ def batch_request(args: argparse.Namespace) -> BatchRequest:
         seed_inputs=tuple(args.seed_input or ()),
         overrides=tuple(args.set),
         grid=tuple(args.grid),
+        zips=tuple(args.zip),
+        wildcards=dict(args.wildcards),
         requester=args.requester,
         priority=args.priority,
     )
