@@ -40,9 +40,7 @@ def test_an_override_is_resolved_by_each_jobs_seed_the_same_every_time(one_seed:
     spec = BatchSpec(SeedPlan(count=12), overrides={"6.text": f"a {COLOURS} fox"})
     jobs = compose(one_seed, spec)
     texts = [job.params["6.text"] for job in jobs]
-    assert texts == [
-        expand_random(f"a {COLOURS} fox", seed, salt="6.text") for seed in range(12)
-    ]
+    assert texts == [expand_random(f"a {COLOURS} fox", seed, salt="6.text") for seed in range(12)]
     assert len(set(texts)) > 1  # the seeds choose, not one text for all
     assert [job.params["6.text"] for job in compose(one_seed, spec)] == texts  # reproducible
     assert all("{" not in text for text in texts)
