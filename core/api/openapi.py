@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.batch.wildcard_spec import MODES
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.presets import MAX_FILE_BYTES
@@ -129,7 +130,7 @@ SCHEMAS: dict[str, Schema] = {
                 "{2$$a|b|c}, __name__) become texts: random (the default for every text input, "
                 "chosen by the job's seed: queued again, the same text) or all (one job per "
                 "text: the input becomes an axis of the batch's grid)",
-                "additionalProperties": {"enum": ["random", "all"]},
+                "additionalProperties": {"enum": list(MODES)},
             },
             "priority": {"type": "integer"},
         },
