@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.batch.wildcards import expand_random
 from core.controller.placing_said import host_text
 from core.ledger import Ledger
 from core.ledger.settings import MAX_PENDING_PER_REQUESTER
@@ -19,7 +20,6 @@ from tests.core.controller.model_servers import (
     add_ckpt_preset,
     model_servers,
 )
-from core.batch.wildcards import expand_random
 from tests.core.helpers import NOISE_WORKFLOW, succeed
 
 __all__ = ["model_servers"]
