@@ -19,7 +19,7 @@ from core.presets import Preset, preset_from_api
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
 
-    from core.batch.spec import BatchSpec
+    from core.batch.spec import BatchSpec, JobSpec
     from core.ledger import BatchRecord, JobRecord, Ledger, PresetRecord
 
 
@@ -44,6 +44,26 @@ def stored_preset(
         raise PresetError(f"preset {record.name!r}: {exc}") from None
 
 
+def composed_batch(
+    ledger: Ledger,
+    preset_name: str,
+    spec: BatchSpec,
+    catalogue: Catalogue | None = None,
+    seed_inputs: Sequence[str] | None = None,
+) -> tuple[BatchSpec, list[JobSpec]]:
+    """The batch ``spec`` of the named preset as it would be queued, nothing written: the spec
+    with its "all" wildcards made axes (`expand_spec`, what the batch stores) and its jobs,
+    wildcards read from the `WILDCARDS_FOLDER` setting's folder.
+
+    Raises:
+        CompositionError: the spec cannot be composed (names the node and input).
+    """
+    preset = stored_preset(ledger.presets.get(preset_name), catalogue, seed_inputs)
+    folder = wildcards_folder(ledger)
+    expanded = expand_spec(preset, spec, catalogue or Catalogue.bundled(), folder)
+    return expanded, compose(preset, expanded, catalogue, folder)
+
+
 def queue_batch(
     ledger: Ledger,
     preset_name: str,
@@ -61,17 +81,13 @@ def queue_batch(
     cannot both pass it on the same room): what it raises refuses the batch whole (backpressure:
     `core.controller.backpressure`).
 
-    The batch's stored spec is ``spec`` with its "all" wildcards made axes (`expand_spec`), so
-    viewers see them as axes; wildcards are read from the `WILDCARDS_FOLDER` setting's folder.
+    The batch's stored spec is ``spec`` with its "all" wildcards made axes (`composed_batch`),
+    so viewers see them as axes.
 
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).
     """
-    record = ledger.presets.get(preset_name)
-    preset = stored_preset(record, catalogue, seed_inputs)
-    folder = wildcards_folder(ledger)
-    spec = expand_spec(preset, spec, catalogue or Catalogue.bundled(), folder)
-    jobs = compose(preset, spec, catalogue, folder)
+    spec, jobs = composed_batch(ledger, preset_name, spec, catalogue, seed_inputs)
     requester = spec.requester or default_requester()
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     with ledger.handle.joined():

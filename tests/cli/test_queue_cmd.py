@@ -369,3 +369,28 @@ def test_wildcards_all_makes_one_job_per_text_and_a_bomb_is_refused(
     )
     with Ledger(home) as ledger:
         assert len(ledger.jobs()) == 4
+
+
+def test_a_dry_run_says_the_count_and_the_first_texts_and_queues_nothing(
+    cli: Cli, texts: str, home: Path
+) -> None:
+    args = ("--count", "3", "--set", "4.value=a {fox|owl} at {dawn|dusk}", "--dry-run")
+    result = cli("queue", texts, *args, "--wildcards", "4.value=all")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "12 jobs (nothing queued), the first:"
+    assert lines[1:] == [
+        "  2.seed=0 4.value=a fox at dawn",
+        "  2.seed=0 4.value=a fox at dusk",
+        "  2.seed=0 4.value=a owl at dawn",
+        "  2.seed=0 4.value=a owl at dusk",
+        "  2.seed=1 4.value=a fox at dawn",
+    ]
+    listed = cli("queue", texts, *args, "--json").json()
+    assert listed["jobs"] == 3
+    assert [job["4.value"] for job in listed["examples"]] == [
+        expand_random("a {fox|owl} at {dawn|dusk}", seed, salt="4.value") for seed in range(3)
+    ]
+    with Ledger(home) as ledger:
+        assert ledger.jobs() == []
+        assert ledger.batches() == []
