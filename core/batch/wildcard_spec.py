@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 from core.batch.seeds import MAX_JOBS
 from core.batch.spec import BatchSpec, GridAxis
 from core.batch.values import parse_assignment
-from core.batch.wildcards import COUNT_CEILING, MAX_EXPANSIONS, Template, has_wildcards
+from core.batch.wildcards import (
+    COUNT_CEILING,
+    MAX_EXPANSIONS,
+    Template,
+    escaped,
+    has_wildcards,
+)
 from core.errors import BatchTooLarge, CompositionError
 from core.presets.api_format import is_link
 from core.presets.model import InputRef
@@ -70,6 +76,8 @@ def expand_spec(
 ) -> BatchSpec:
     """``spec`` with each "all" input turned into an axis over every text its wildcards give
     (an override's text, else the preset's; an axis's values each expanded in turn, in place).
+    A text holding a literal brace or bar is kept escaped (``\\{``), so that expanding the
+    result again changes nothing and each job gets the text itself.
 
     Raises:
         CompositionError: a bad mode, an input that is not text, a zipped axis asked for
@@ -96,7 +104,9 @@ def expand_spec(
     grid = list(spec.grid)
     for key, parts in templates.items():
         texts_of = [_every(key, part) for part in parts]
-        values = tuple(dict.fromkeys(text for texts in texts_of for text in texts))
+        # escaped, each value is a wildcard that gives exactly its text: expanded again (as
+        # compose does, or a viewer of the stored spec), nothing changes
+        values = tuple(dict.fromkeys(escaped(text) for texts in texts_of for text in texts))
         if key in axes:
             grid[grid.index(axes[key])] = GridAxis(key, values)
         else:

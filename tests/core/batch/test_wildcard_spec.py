@@ -167,3 +167,18 @@ def test_bad_wildcard_requests_are_refused_naming_the_input(
 ) -> None:
     with pytest.raises(CompositionError, match=said):
         compose(one_seed, spec)
+
+
+def test_all_keeps_a_literal_brace_through_every_expansion(one_seed: Preset) -> None:
+    spec = BatchSpec(
+        SeedPlan(SeedMode.keep),
+        overrides={"6.text": "a \\{x\\} {b|c}"},
+        wildcards={"6.text": "all"},
+    )
+    expanded = expand_spec(one_seed, spec, Catalogue.bundled(), None)
+    assert expanded.grid == (GridAxis("6.text", ("a \\{x\\} b", "a \\{x\\} c")),)
+    assert expand_spec(one_seed, expanded, Catalogue.bundled(), None) == expanded
+    assert [job.params["6.text"] for job in compose(one_seed, expanded)] == [
+        "a {x} b",
+        "a {x} c",
+    ]
