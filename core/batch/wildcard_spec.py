@@ -1,8 +1,10 @@
 """Wildcards in a batch: the text inputs whose wildcards Batchline resolves, "all" inputs turned
 into axes (`expand_spec`), and each job's random texts, seeded by the job's seed.
 
-Any text value of a job (the preset's literal, an override, an axis value) holding wildcard
-syntax is resolved before anything is sent; the resolved text is the job's param, so "Queue
+A prompt's text (an input ComfyUI's catalogue marks ``dynamicPrompts``, as the frontend expands:
+CLIPTextEncode's ``text``..., or a multi-line text) holding wildcard syntax is resolved before anything is sent, from
+the preset's literal, an override or an axis value; any other text input only when the batch
+names it in ``wildcards`` (a custom node's JSON or a file name keeps its braces); the resolved text is the job's param, so "Queue
 again" and `batchline again` send it as it was. Errors name the node and input.
 """
 
@@ -55,6 +57,22 @@ def text_inputs(api: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
             if spec is None or not spec.is_widget or spec.type == "STRING":
                 texts[f"{node_id}.{name}"] = value
     return texts
+
+
+def prompt_inputs(api: Mapping[str, Any], catalogue: Catalogue) -> set[str]:
+    """The workflow's prompt inputs (``NODE_ID.INPUT``), whose wildcards are resolved without
+    being asked for: those the catalogue marks ``dynamicPrompts`` (as ComfyUI's frontend
+    expands them) or multi-line (a PrimitiveStringMultiline feeding a prompt)."""
+    found = set()
+    for node_id, node in api.items():
+        cls = catalogue.get(str(node.get("class_type"))) if isinstance(node, Mapping) else None
+        for name in (node.get("inputs") or {}) if cls else ():
+            spec = cls.input(name)
+            if spec is not None and (
+                spec.options.get("dynamicPrompts") or spec.options.get("multiline")
+            ):
+                found.add(f"{node_id}.{name}")
+    return found
 
 
 def checked_modes(spec: BatchSpec, texts: Mapping[str, str]) -> dict[str, str]:
@@ -158,8 +176,10 @@ class RandomTexts:
         self, preset: Preset, spec: BatchSpec, catalogue: Catalogue, folder: Path | None
     ) -> None:
         api = preset.api_workflow
-        self._texts = text_inputs(api, catalogue)
-        checked_modes(spec, self._texts)
+        texts = text_inputs(api, catalogue)
+        named = checked_modes(spec, texts)
+        prompts = prompt_inputs(api, catalogue)
+        self._texts = {k: v for k, v in texts.items() if k in prompts or k in named}
         self._folder = folder
         self._templates: dict[tuple[str, str], Template] = {}
         self._seed_ref = str(preset.seed_inputs[0].ref) if preset.seed_inputs else None

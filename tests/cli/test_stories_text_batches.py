@@ -24,7 +24,16 @@ def test_a_wildcard_batch_queued_again_sends_the_same_texts(
     cli: Cli, noise: str, sim_thread: SimulatorThread, outputs: Path, tmp_path: Path
 ) -> None:
     template = "{fox|owl|hare|lynx|wren}_{dawn|dusk}"
-    queued = cli("queue", "noise", "--count", "6", "--set", f"3.filename_prefix={template}")
+    queued = cli(
+        "queue",
+        "noise",
+        "--count",
+        "6",
+        "--set",
+        f"3.filename_prefix={template}",
+        "--wildcards",
+        "3.filename_prefix=random",
+    )
     assert queued.code == 0, queued.err
     ids = queued.out.split()
     run_until_idle(cli, sim_thread)

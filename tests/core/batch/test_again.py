@@ -84,8 +84,9 @@ def test_a_wildcard_batch_queued_again_sends_the_same_texts(ledger: Ledger) -> N
     ledger.presets.add("texts", PresetContent(workflow_hash(TEXTS), TEXTS))
     spec = BatchSpec(
         seeds=SeedPlan(count=6),
-        overrides={"3.filename_prefix": "{x|y|z}"},
+        overrides={"3.filename_prefix": "{x|y|z}"},  # not a prompt: resolved as it is named
         grid=(GridAxis("2.strength", (0.25, 0.75)),),
+        wildcards={"3.filename_prefix": "random"},
     )
     _, ids = queue_batch(ledger, "texts", spec)
     texts = {ledger.job(job_id).params["4.value"] for job_id in ids}
