@@ -1,11 +1,12 @@
 """Wildcards in a batch: the text inputs whose wildcards Batchline resolves, "all" inputs turned
 into axes (`expand_spec`), and each job's random texts, seeded by the job's seed.
 
-A prompt's text (an input ComfyUI's catalogue marks ``dynamicPrompts``, as the frontend expands:
-CLIPTextEncode's ``text``..., or a multi-line text) holding wildcard syntax is resolved before anything is sent, from
-the preset's literal, an override or an axis value; any other text input only when the batch
-names it in ``wildcards`` (a custom node's JSON or a file name keeps its braces); the resolved text is the job's param, so "Queue
-again" and `batchline again` send it as it was. Errors name the node and input.
+A prompt's text (an input ComfyUI's catalogue marks ``dynamicPrompts``, as the frontend
+expands: CLIPTextEncode's ``text``..., or a multi-line text) holding wildcard syntax is resolved
+before anything is sent, from the preset's literal, an override or an axis value; any other text
+input only when the batch names it in ``wildcards`` (a custom node's JSON or a file name keeps
+its braces). The resolved text is the job's param, so "Queue again" and `batchline again` send
+it as it was. Errors name the node and input.
 """
 
 from __future__ import annotations
