@@ -23,7 +23,8 @@ from core.errors import (
     TransientComfyError,
     UnknownRecord,
 )
-from core.job_state import AttemptResult, Reason
+from core.inputs import picture_params
+from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import RequesterCap
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.settings import PAUSED
@@ -113,13 +114,20 @@ class Dispatcher:
         write, and the rest wait. A job's pictures are put on the server first (a server
         that cannot be reached for them leaves it and the rest pending)."""
         for job, choice in placed:
-            record = self._ledger.job(job.job_id)
-            pictures = await self._pictures.ready(record.params)
-            plan = self._plan(record, job.needs, choice, pictures)
             try:
-                written_now = self._write(plan, cap)
-            except DispatchPaused:
-                return
+                found, failed = await self._with_pictures([(job, choice)])
+                if failed is not None:
+                    raise failed
+                if not found:
+                    continue  # another server is being sent its pictures
+                ((record, _, _, pictures),) = found
+                plan = self._plan(record, job.needs, choice, pictures)
+                try:
+                    written_now = self._write(plan, cap)
+                except DispatchPaused:
+                    return
+            finally:
+                self._fleet.done([job.job_id], self._server)
             self._last_served = plan.requester
             if written_now and plan.refused:
                 self._picture_refused(plan)
@@ -136,24 +144,27 @@ class Dispatcher:
         be reached for one, that job and those after it stay pending."""
         if not placed:
             return
-        ready, failed = await self._with_pictures(placed)
-        plans = [
-            self._plan(record, job.needs, choice, pictures)
-            for record, job, choice, pictures in ready
-        ]
-        if not plans:
-            if failed is not None:
-                raise failed
-            return
-        self._last_served = plans[-1].requester
-        # Joined, without a savepoint a write: a submission refused (the job cancelled since
-        # admission) has written nothing.
-        with self._ledger.handle.joined():
-            self._server.held.commit()  # what was held back so far: the same sync to disk
-            try:
-                plans = [plan for plan in plans if self._write(plan, cap)]
-            except DispatchPaused:  # read once in this transaction: the first refuses them all
+        try:
+            ready, failed = await self._with_pictures(placed)
+            plans = [
+                self._plan(record, job.needs, choice, pictures)
+                for record, job, choice, pictures in ready
+            ]
+            if not plans:
+                if failed is not None:
+                    raise failed
                 return
+            self._last_served = plans[-1].requester
+            # Joined, without a savepoint a write: a submission refused (the job cancelled
+            # since admission) has written nothing.
+            with self._ledger.handle.joined():
+                self._server.held.commit()  # what was held back so far: the same sync to disk
+                try:
+                    plans = [plan for plan in plans if self._write(plan, cap)]
+                except DispatchPaused:  # read once in this transaction: the first refuses all
+                    return
+        finally:
+            self._fleet.done([job.job_id for job, _ in placed], self._server)
         for plan in plans:
             if plan.refused:
                 self._picture_refused(plan)
@@ -170,10 +181,14 @@ class Dispatcher:
         self, placed: list[_Placed]
     ) -> tuple[list[_Ready], TransientComfyError | ComfyProtocolError | None]:
         """Each placed job with its pictures on the server, up to the first that the server
-        could not be asked for (that error: it and the jobs after it stay pending)."""
+        could not be asked for (that error: it and the jobs after it stay pending). A job with
+        pictures is held for this server meanwhile (``Fleet.prepare``; the caller lets it go
+        once its attempt is written); one another server holds is left to that one."""
         ready: list[_Ready] = []
         for job, choice in placed:
             record = self._ledger.job(job.job_id)
+            if picture_params(record.params) and not self._may_prepare(record):
+                continue
             try:
                 pictures = await self._pictures.ready(record.params)
             except (TransientComfyError, ComfyProtocolError) as exc:
@@ -186,6 +201,18 @@ class Dispatcher:
                 return ready, exc
             ready.append((record, job, choice, pictures))
         return ready, None
+
+    def _may_prepare(self, job: JobRecord) -> bool:
+        """Hold ``job`` for this server while its pictures go there, unless another server
+        holds it, or took it since it was placed here (its attempt is written)."""
+        if not self._fleet.prepare(job.id, self._server):
+            return False
+        taken = job.state != JobState.pending or any(
+            a.n == job.attempt for a in self._ledger.attempts(job.id)
+        )
+        if taken:
+            self._fleet.done([job.id], self._server)
+        return not taken
 
     def _admission_input(
         self, server_count: int, paused: bool, left: Sequence[str]
