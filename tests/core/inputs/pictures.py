@@ -18,3 +18,14 @@ def make_png(path: Path, shade: int = 0, size: tuple[int, int] = (8, 8)) -> Path
 def make_folder(folder: Path, count: int, stem: str = "render_") -> list[Path]:
     """``count`` different PNGs ``<stem>1.png`` ... in ``folder``, in natural order."""
     return [make_png(folder / f"{stem}{i}.png", shade=i) for i in range(1, count + 1)]
+
+
+def make_noise_png(path: Path, side: int = 64, seed: int = 0) -> Path:
+    """A ``side`` x ``side`` PNG of noise: one that does not compress (``side``² x 3 bytes and
+    more), for upload limits."""
+    import random
+
+    noise = random.Random(seed).randbytes(side * side * 3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.frombytes("RGB", (side, side), noise).save(path, format="PNG")
+    return path
