@@ -14,9 +14,16 @@ from platformdirs import user_cache_dir
 from cli.arg_types import COUNT, PORT, RATE, SECONDS, number, whole
 from core.errors import InputError
 from simulator import SimulatorConfig
-from simulator.config import BASELINE_VERSION, MODEL_LOAD_SHARE, FaultSettings
+from simulator.config import (
+    BASELINE_VERSION,
+    DEFAULT_MAX_UPLOAD_SIZE,
+    MODEL_LOAD_SHARE,
+    FaultSettings,
+)
 from simulator.model_lists import FOLDER_NAMES
 from simulator.simulator import Simulator, check_loopback
+
+MIB = 1024 * 1024
 
 
 def register(subparsers: Any) -> None:
@@ -65,6 +72,14 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="what loading a checkpoint costs (default: "
         f"{MODEL_LOAD_SHARE:g} of --job-seconds, as measured on a real ComfyUI)",
+    )
+    parser.add_argument(
+        "--max-upload-size",
+        type=number(0.0),
+        default=DEFAULT_MAX_UPLOAD_SIZE / MIB,
+        metavar="MB",
+        help="as ComfyUI's: the largest request body in MB (MiB) a picture upload may have; "
+        f"a bigger one is answered 413 (default {DEFAULT_MAX_UPLOAD_SIZE // MIB})",
     )
     _fault_options(parser)
     parser.set_defaults(func=run)
@@ -197,6 +212,7 @@ def config_from_args(args: argparse.Namespace) -> SimulatorConfig:
         preview_method=args.preview_method,
         models=_models(args.models),
         model_load_s=args.model_load,
+        max_upload_size=round(args.max_upload_size * MIB),
     )
 
 

@@ -98,9 +98,9 @@ class SimulatorConfig:
     node cache does not hold) costs; None makes it ``MODEL_LOAD_SHARE`` of ``job_seconds``.
 
     ``max_upload_size`` is the largest request body in bytes (ComfyUI's ``--max-upload-size``,
-    which it gives in MB): a bigger upload is answered 413. ``keep_input`` keeps the input
-    folder (uploaded pictures) across a simulated restart, as a real restart does; False
-    empties it, as a new server's is.
+    which it gives in MB): a bigger upload is answered 413. The input folder starts with
+    ComfyUI's ``example.png``; ``keep_input`` keeps it (and the uploaded pictures) across a
+    simulated restart, as a real restart does; False empties it, as a wiped server's is.
     """
 
     version: str = BASELINE_VERSION

@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PIL import Image, ImageDraw
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 PICTURE_LOADERS: dict[str, bool] = {"LoadImage": True, "LoadImageMask": False}
 PICTURE_INPUT = "image"
 INPUT_ANNOTATION = " [input]"
+# The picture a ComfyUI installation's input folder comes with (its git tree has it).
+EXAMPLE = "example.png"
 
 
 def choices(folder: Path, images_only: bool) -> list[str]:
@@ -79,6 +83,14 @@ def digest(folder: Path, value: object) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+def add_example(folder: Path) -> None:
+    """Put the example picture a new ComfyUI's input folder holds (a small stand-in of its
+    ``input/example.png``): LoadImage's default choice is there, as on a real server."""
+    image = Image.new("RGB", (64, 64), (96, 128, 160))
+    ImageDraw.Draw(image).ellipse((16, 16, 48, 48), fill=(240, 200, 80))
+    image.save(folder / EXAMPLE, format="PNG")
 
 
 def wipe(folder: Path) -> int:

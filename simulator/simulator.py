@@ -19,7 +19,7 @@ from simulator.config import FaultSettings, SimulatorConfig
 from simulator.execution import JobRun
 from simulator.faults import AdminRoutes, Hold, HttpFaults
 from simulator.http_layer import DualRoutes, auth_middleware, fault_middleware
-from simulator.input_folder import wipe
+from simulator.input_folder import add_example, wipe
 from simulator.jobs_api import JobsApi
 from simulator.routes import ComfyRoutes, ViewRoute
 from simulator.sockets import WebSocketRoute
@@ -69,6 +69,7 @@ class Simulator:
         output.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix="batchline-sim-"))
         (scratch / "input").mkdir()
+        add_example(scratch / "input")
         (scratch / "temp").mkdir()
         self._scratch = scratch
         return Folders(output=output, input=scratch / "input", temp=scratch / "temp")

@@ -102,6 +102,15 @@ class SimulatorThread:
     def stats(self) -> dict[str, Any]:
         return self.call(lambda sim: sim.stats())
 
+    def wipe_input(self) -> int:
+        return self.call(lambda sim: sim.wipe_input())
+
+    def inputs_read(self) -> dict[str, list[str]]:
+        return self.call(lambda sim: sim.inputs_read())
+
+    def upload_stats(self) -> dict[str, Any]:
+        return self.call(lambda sim: sim.upload_stats())
+
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the server and wait for the thread to end."""
         loop, event = self._loop, self._stop_event

@@ -33,6 +33,7 @@ from core.comfy.responses import (
     SubmitResult,
     SystemStats,
 )
+from core.comfy.upload import UploadedImage
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -68,6 +69,7 @@ __all__ = [
     "Status",
     "SubmitResult",
     "SystemStats",
+    "UploadedImage",
     "is_oom",
     "new_prompt_id",
     "server_address",

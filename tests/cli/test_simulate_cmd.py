@@ -22,6 +22,12 @@ def test_cli_options_become_a_config(tmp_path: Path) -> None:
     assert config.faults.error_rate == 0.25
     assert config.faults.routes == ["POST /prompt"]
     assert config.has_jobs_api
+    assert config.max_upload_size == 100 * 1024 * 1024  # ComfyUI's default
+
+
+def test_the_upload_limit_is_given_in_mb_as_comfyuis() -> None:
+    args = build_parser().parse_args(["simulate", "--max-upload-size", "0.5"])
+    assert config_from_args(args).max_upload_size == 512 * 1024
 
 
 def test_batchline_simulate_prints_a_banner_and_serves(tmp_path: Path) -> None:

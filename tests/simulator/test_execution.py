@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from PIL import Image
 
 from simulator import Simulator
 from tests.simulator.sim_helpers import (
@@ -261,3 +262,109 @@ def _ended(message: dict[str, Any], prompt_id: str) -> bool:
         and data.get("node") is None
         and (data.get("prompt_id") == prompt_id)
     )
+
+
+# --- input pictures: what a run reads, and how its output depends on the bytes -----------------
+
+
+def _picture(simulator: Simulator, name: str, color: tuple[int, int, int]) -> None:
+    path = simulator.input_dir / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (24, 16), color).save(path)
+
+
+def image_to_image(image: str, seed: int = 7, prefix: str = "i2i") -> dict[str, Any]:
+    """LoadImage → VAEEncode → KSampler (denoise 0.6) → VAEDecode → SaveImage."""
+    prompt = checkpoint(seed=seed, steps=4, prefix=prefix)
+    del prompt["5"]
+    prompt["10"] = {"class_type": "LoadImage", "inputs": {"image": image}}
+    prompt["11"] = {"class_type": "VAEEncode", "inputs": {"pixels": ["10", 0], "vae": ["4", 2]}}
+    prompt["3"]["inputs"].update(latent_image=["11", 0], denoise=0.6)
+    return prompt
+
+
+async def _output_pixels(
+    session: aiohttp.ClientSession, simulator: Simulator, prompt: dict[str, Any]
+) -> bytes:
+    entry = await wait_history(session, simulator, await submit(session, simulator, prompt))
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    (image,) = entry["outputs"]["9"]["images"]
+    with Image.open(simulator.output_dir / image["subfolder"] / image["filename"]) as png:
+        return png.tobytes()
+
+
+@pytest.mark.asyncio
+async def test_an_image_to_image_output_depends_on_the_input_pictures_bytes(
+    simulator: Simulator,
+) -> None:
+    """Same size and seed, other bytes: another picture; the same bytes under another name
+    (a subfolder's): the same picture."""
+    _picture(simulator, "red.png", (200, 0, 0))
+    _picture(simulator, "blue.png", (0, 0, 200))
+    _picture(simulator, "batchline/red-again.png", (200, 0, 0))
+    async with aiohttp.ClientSession() as session:
+        red = await _output_pixels(session, simulator, image_to_image("red.png", prefix="r"))
+        blue = await _output_pixels(session, simulator, image_to_image("blue.png", prefix="b"))
+        again = await _output_pixels(
+            session, simulator, image_to_image("batchline/red-again.png", prefix="a")
+        )
+    assert red != blue
+    assert again == red
+
+
+@pytest.mark.asyncio
+async def test_a_picture_replaced_under_its_name_is_read_again(simulator: Simulator) -> None:
+    """LoadImage's cache key is its file's digest (ComfyUI's IS_CHANGED), not its name."""
+    _picture(simulator, "in.png", (10, 10, 10))
+    prompt = {
+        "1": {"class_type": "LoadImage", "inputs": {"image": "in.png"}},
+        "2": {"class_type": "SaveImage", "inputs": {"images": ["1", 0], "filename_prefix": "c"}},
+    }
+    async with aiohttp.ClientSession() as session:
+        first = await wait_history(session, simulator, await submit(session, simulator, prompt))
+        same = await wait_history(session, simulator, await submit(session, simulator, prompt))
+        _picture(simulator, "in.png", (250, 250, 250))
+        changed = await wait_history(session, simulator, await submit(session, simulator, prompt))
+    assert same["status"]["messages"][1][1]["nodes"] == ["1", "2"]
+    assert changed["status"]["messages"][1][1]["nodes"] == []
+    assert changed["outputs"] != first["outputs"]
+    with Image.open(simulator.output_dir / "c_00002_.png") as png:
+        assert png.getpixel((0, 0)) == (250, 250, 250)
+
+
+@pytest.mark.asyncio
+async def test_sim_inputs_read_lists_the_pictures_each_prompt_used(simulator: Simulator) -> None:
+    _picture(simulator, "batchline/a.png", (1, 0, 0))
+    _picture(simulator, "batchline/b.png", (2, 0, 0))
+    async with aiohttp.ClientSession() as session:
+        ids = []
+        for name in ("batchline/a.png", "batchline/b.png", "batchline/a.png"):
+            ids.append(await submit(session, simulator, image_to_image(name, seed=len(ids))))
+        for prompt_id in ids:
+            await wait_history(session, simulator, prompt_id)
+        await simulator.restart()
+        async with session.get(simulator.url + "/_sim/inputs_read") as response:
+            read = await response.json()
+    assert read == {
+        ids[0]: ["batchline/a.png"],
+        ids[1]: ["batchline/b.png"],
+        ids[2]: ["batchline/a.png"],  # its loader's output came from the cache: still noted
+    }
+    assert simulator.inputs_read() == read, "kept across a restart"
+
+
+@pytest.mark.asyncio
+async def test_a_picture_gone_before_its_run_fails_it_as_comfyui(simulator: Simulator) -> None:
+    """Validated while the file was there, run after it went (a long job ahead, interrupted
+    once the folder is wiped): LoadImage raises FileNotFoundError, as ComfyUI's does."""
+    _picture(simulator, "gone.png", (1, 2, 3))
+    async with aiohttp.ClientSession() as session:
+        blocker = await submit(session, simulator, checkpoint(steps=10000))
+        await wait_running(simulator, blocker)
+        prompt_id = await submit(session, simulator, image_to_image("gone.png"))
+        simulator.wipe_input()
+        await post(session, simulator.url + "/interrupt", {"prompt_id": blocker})
+        entry = await wait_history(session, simulator, prompt_id)
+    event, data = terminal(entry)
+    assert event == "execution_error"
+    assert (data["node_type"], data["exception_type"]) == ("LoadImage", "FileNotFoundError")

@@ -26,3 +26,17 @@ def test_simulator_thread_serves_and_takes_faults_thread_safely(tmp_path: Path) 
         assert fetch(url + "/queue") == {"queue_running": [], "queue_pending": []}
     finally:
         thread.stop()
+
+
+def test_simulator_thread_reports_uploads_and_wipes_the_input_folder(tmp_path: Path) -> None:
+    thread = SimulatorThread(SimulatorConfig(job_seconds=0.01, output_dir=tmp_path))
+    thread.start()
+    try:
+        folder = thread.call(lambda sim: sim.input_dir)
+        (folder / "a.png").write_bytes(b"x")
+        assert thread.upload_stats() == {"uploads": 0, "names": {}}
+        assert thread.inputs_read() == {}
+        assert thread.wipe_input() == 2  # and ComfyUI's example.png
+        assert list(folder.iterdir()) == []
+    finally:
+        thread.stop()
