@@ -458,3 +458,63 @@ async def test_a_job_refused_everywhere_waits_and_runs_once_the_models_are_read_
     LedgerCommands(ledger).refresh_models()  # as `batchline servers --refresh` does
     await wait_for(lambda: succeeded(ledger, [job]), 30)
     assert stored_checkpoints(ledger, sim.url) == [A, B]
+
+
+# LoadImage -> ImageAddNoise(seed) -> SaveImage, the stories' image-to-image (no models).
+def _picture_jobs(ledger: Ledger, paths: list[Path]) -> list[str]:
+    from core.batch import GridAxis
+    from core.inputs import PictureStore
+    from tests.core.controller.test_stories_pictures import IMG2IMG
+
+    ledger.presets.add("img2img", PresetContent(workflow_hash(IMG2IMG), IMG2IMG))
+    store = PictureStore.of(ledger)
+    axis = GridAxis("1.image", tuple(store.add(path).to_param() for path in paths))
+    return queue_batch(ledger, "img2img", BatchSpec(grid=(axis,)))[1]
+
+
+@pytest.mark.asyncio
+async def test_a_picture_the_server_refuses_fails_its_job_naming_the_file(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController, tmp_path: Path
+) -> None:
+    """Too large for this server's upload limit (413): its job fails, unsent, in one line
+    naming the picture; the other picture's job runs."""
+    from tests.core.inputs.pictures import make_noise_png, make_png
+
+    simulator = await make_simulator(max_upload_size=4096)
+    small = make_png(tmp_path / "small.png")
+    big = make_noise_png(tmp_path / "big render.png", side=64)
+    ids = _picture_jobs(ledger, [small, big])
+    await make_controller(ledger, simulator)
+    await wait_for(all_done(ledger, ids))
+    assert states(ledger, ids) == [JobState.succeeded, JobState.failed]
+    failed = ledger.job(ids[1])
+    assert failed.reason == Reason.validation_error
+    (attempt,) = ledger.attempts(ids[1])
+    assert attempt.error is not None
+    assert attempt.error.kind == ErrorKind.validation
+    assert (attempt.error.node_id, attempt.error.input_name) == ("1", "image")
+    message = attempt.error.message
+    assert message.startswith(f"{simulator.url} refused the picture big render.png: ")
+    assert "\n" not in message
+    assert executions(simulator, ledger, ids[1]) == 0
+    assert simulator.inputs_read().get(attempt.prompt_id) is None, "never sent"
+
+
+@pytest.mark.asyncio
+@pytest.mark.expect_log("core.controller.controller")  # the server unreachable
+async def test_a_picture_upload_that_cannot_reach_the_server_leaves_its_job_pending(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController, tmp_path: Path
+) -> None:
+    """Every upload dropped: the job waits with no attempt (no failed job, nothing sent), and
+    runs once uploads get through."""
+    from tests.core.inputs.pictures import make_png
+
+    simulator = await make_simulator(faults={"drop_rate": 1.0, "routes": ["POST /upload/image"]})
+    (job_id,) = _picture_jobs(ledger, [make_png(tmp_path / "fox.png")])
+    await make_controller(ledger, simulator)
+    await wait_for(lambda: simulator.http_faults.counts["drop"] >= 2)  # tried, and again
+    assert ledger.job(job_id).state == JobState.pending
+    assert ledger.attempts(job_id) == []
+    simulator.set_faults(drop_rate=0.0)
+    await wait_for(lambda: ledger.job(job_id).state == JobState.succeeded, 30)
+    assert len(ledger.attempts(job_id)) == 1

@@ -210,3 +210,38 @@ async def test_servers_now_says_which_servers_are_connected_from_the_published_s
     sim = await make_simulator(models={"checkpoints": [A]})
     await make_controller(ledger, sim)
     await wait_for(lambda: sim.url in servers_now(ledger).connected, 10)
+
+
+def test_a_job_held_for_one_server_while_its_pictures_go_there_is_passed_over_by_the_others(
+    ledger: Ledger,
+) -> None:
+    import json
+    from pathlib import Path
+
+    from core.catalogue import BUNDLED_RESOURCE
+    from core.controller.fleet import Fleet
+    from core.controller.server_state import ServerState
+    from core.placement.server_offer import offer_from_object_info
+    from tests.core.controller.conftest import queue
+
+    data = Path(__file__).parents[3] / "core" / "data" / BUNDLED_RESOURCE
+    offer = offer_from_object_info(json.loads(data.read_text()))
+    fleet = Fleet(ledger)
+    one, two = ServerState.of(ledger, "http://gpu-1"), ServerState.of(ledger, "http://gpu-2")
+    for server in (one, two):
+        server.offer, server.offer_epoch, server.answering = offer, server.epoch, True
+        fleet.add(server)
+    ids = queue(ledger, 3)
+
+    def line(server: ServerState) -> list[str]:
+        return [job.job_id for job in fleet.lines_for(server, 8)["alice"]]
+
+    assert fleet.prepare(ids[0], one)
+    assert fleet.prepare(ids[0], one), "held by the same server: still its own"
+    assert not fleet.prepare(ids[0], two)
+    assert line(one) == ids
+    assert line(two) == ids[1:]
+    fleet.done([ids[0]], two)  # not two's to let go
+    assert line(two) == ids[1:]
+    fleet.done([ids[0]], one)
+    assert line(two) == ids

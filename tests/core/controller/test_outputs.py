@@ -73,6 +73,28 @@ def test_layout_is_batch_folder_and_job_file(tmp_path: Path) -> None:
     assert path == tmp_path.resolve() / "batch_1" / "job_2_3.webp"
 
 
+def test_a_job_of_one_picture_is_named_by_its_stem_and_seed(tmp_path: Path) -> None:
+    """Its source's stem and its first seed input (in key order); the stem alone when it
+    varies no seed; the job's id with no picture or two different ones. A stem that is not
+    a plain name stays inside the batch folder."""
+    from core.controller.outputs import output_name
+    from core.inputs import PictureRef
+
+    fox = PictureRef("a" * 64, "render 003.png", "/r/render 003.png", 5).to_param()
+    owl = PictureRef("b" * 64, "../../owl.png", "/r/owl.png", 5).to_param()
+    assert output_name("job_1", {"1.image": fox, "7.seed": 42, "3.noise_seed": 9}) == (
+        "render 003_9"
+    )
+    assert output_name("job_1", {"1.image": fox, "5.image": fox, "2.steps": 30}) == "render 003"
+    assert output_name("job_1", {"1.image": fox, "5.image": owl, "7.seed": 1}) == "job_1"
+    assert output_name("job_1", {"7.seed": 1}) == "job_1"
+    name = output_name("job_1", {"1.image": owl, "7.seed": 3})
+    path = output_path(tmp_path, "b", name, 1, "ComfyUI_00001_.png")
+    assert path == tmp_path.resolve() / "b" / "owl_3_1.png"
+    spaced = output_path(tmp_path, "b", output_name("j", {"1.image": fox}), 2, "x.png")
+    assert spaced.name == "render_003_2.png"
+
+
 @pytest.mark.parametrize(
     "server_name", ["../../etc/passwd", "/abs/x.png", "..\\..\\win.png", "x.exe", "", "a/b/c.PNG"]
 )
