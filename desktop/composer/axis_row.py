@@ -57,7 +57,7 @@ def axis_kind(parameter: Parameter | None, picture: bool) -> AxisKind:
         return AxisKind.numbers
     if picture:
         return AxisKind.pictures
-    if parameter.choices:
+    if parameter.choices or parameter.type == "COMBO":  # a list on the server, maybe empty here
         return AxisKind.choices
     if isinstance(parameter.value, str):
         return AxisKind.texts

@@ -87,8 +87,10 @@ class PictureField(QWidget):
             self.name.setToolTip("The workflow's own picture, a file in the server's input folder")
             return
         pixmap = thumbnail(self.path)
-        self.thumb.setText("" if not pixmap.isNull() else "?")
-        self.thumb.setPixmap(pixmap)
+        if pixmap.isNull():
+            self.thumb.setText("?")  # not a picture Qt reads: Queue says why, naming it
+        else:
+            self.thumb.setPixmap(pixmap)
         self.name.setText(self.path.name)
         self.name.setToolTip(str(self.path))
 
