@@ -42,6 +42,14 @@ class InputSpec:
         return bool(self.options.get("control_after_generate", False))
 
     @property
+    def takes_upload(self) -> bool:
+        """An input that takes a picture uploaded into the server's input folder (``image_upload``:
+        LoadImage's and LoadImageMask's ``image``); not one that picks from another folder
+        (LoadImageOutput's, ``image_folder: "output"``)."""
+        folder = self.options.get("image_folder", "input")
+        return bool(self.options.get("image_upload", False)) and folder == "input"
+
+    @property
     def is_colour(self) -> bool:
         """An INT ComfyUI shows as a colour (``display: "color"``, 0xRRGGBB: EmptyImage's)."""
         return self.options.get("display") == "color"
@@ -159,6 +167,23 @@ class Catalogue:
                 if spec is not None and spec.is_colour:
                     found.add(f"{node_id}.{name}")
         return frozenset(found)
+
+    def picture_inputs(self, workflow: Mapping[str, Any]) -> dict[str, str]:
+        """The ``NODE_ID.INPUT`` keys of ``workflow`` that take an uploaded picture
+        (``InputSpec.takes_upload``), each with its node's class type, in workflow order."""
+        found: dict[str, str] = {}
+        for node_id, node in workflow.items():
+            if not isinstance(node, Mapping):
+                continue
+            class_type = str(node.get("class_type"))
+            cls = self.get(class_type)
+            if cls is None:
+                continue
+            for name in node.get("inputs") or {}:
+                spec = cls.input(name)
+                if spec is not None and spec.takes_upload:
+                    found[f"{node_id}.{name}"] = class_type
+        return found
 
     def __contains__(self, class_type: object) -> bool:
         return class_type in self._classes

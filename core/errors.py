@@ -29,6 +29,7 @@ Policies classify failures by class, never by message text::
         │   ├── ComfyTimeout         no answer in time
         │   └── ComfyServerError     HTTP 5xx
         ├── ComfyRejected            HTTP 400 from /prompt, with parsed node errors
+        │   └── ComfyUploadRefused   /upload/image refused a picture (400/403/413/500)
         ├── ComfyAuthError           HTTP 401/403: token missing or wrong
         ├── ComfyNotFound            HTTP 404 (an output file, a job)
         └── ComfyProtocolError       a body that is not what the route promises
@@ -337,6 +338,22 @@ class ComfyRejected(ComfyError):
         if node_errors:
             text += "; " + "; ".join(e.describe() for e in node_errors)
         super().__init__(text, route)
+
+
+class ComfyUploadRefused(ComfyRejected):
+    """The server refused an uploaded picture (``POST /upload/image``): a bad name or subfolder
+    (400), a folder it forbids (403), too large for its upload limit (413) or a request its
+    handler failed on (500). Sending the same picture again gets the same answer.
+
+    Attributes:
+        status: the HTTP status.
+        reason: one line saying why, in plain words.
+    """
+
+    def __init__(self, status: int, reason: str, route: str = "") -> None:
+        self.status = status
+        self.reason = reason
+        super().__init__(PromptError("upload_refused", f"HTTP {status}: {reason}"), (), route)
 
 
 @dataclass(frozen=True)

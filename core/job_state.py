@@ -79,6 +79,7 @@ class Reason(StrEnum):
     outputs_gone = "outputs_gone"  # it succeeded, but its pictures were gone from the server
     output_refused = "output_refused"  # it succeeded, but its batch folder is a link (refused)
     model_missing = "model_missing"  # the server refused it for a model it stopped listing
+    picture_missing = "picture_missing"  # the server refused it for an input picture it lost
 
 
 _S = JobState

@@ -22,6 +22,7 @@ REASON_TEXTS: dict[Reason, str] = {
     Reason.outputs_gone: "pictures gone from the server",
     Reason.output_refused: "batch folder refused",
     Reason.model_missing: "model missing on that server",
+    Reason.picture_missing: "input picture missing on that server",
 }
 
 

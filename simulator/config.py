@@ -21,6 +21,8 @@ DEFAULT_STEPS = 20
 # steps; BENCHMARKS.md): 8 jobs alternating two checkpoints against the same 8 grouped gave a
 # switch of 5.2 s beside a job of 5.1 s on the shared machine (the issue's quiet machine: 0.8).
 MODEL_LOAD_SHARE = 1.0
+# ComfyUI's --max-upload-size default: 100 MB (its MB are MiB), for a whole request's body.
+DEFAULT_MAX_UPLOAD_SIZE = 100 * 1024 * 1024
 
 
 @dataclass
@@ -94,6 +96,11 @@ class SimulatorConfig:
     the server lists in it; a folder not named keeps the bundled catalogue's files, None keeps
     them all. ``model_load_s`` is what loading a main model (a checkpoint or diffusion model the
     node cache does not hold) costs; None makes it ``MODEL_LOAD_SHARE`` of ``job_seconds``.
+
+    ``max_upload_size`` is the largest request body in bytes (ComfyUI's ``--max-upload-size``,
+    which it gives in MB): a bigger upload is answered 413. ``keep_input`` keeps the input
+    folder (uploaded pictures) across a simulated restart, as a real restart does; False
+    empties it, as a new server's is.
     """
 
     version: str = BASELINE_VERSION
@@ -110,6 +117,8 @@ class SimulatorConfig:
     preview_method: str = "none"
     models: Mapping[str, Sequence[str]] | None = None
     model_load_s: float | None = None
+    max_upload_size: int = DEFAULT_MAX_UPLOAD_SIZE
+    keep_input: bool = True
 
     @property
     def has_jobs_api(self) -> bool:

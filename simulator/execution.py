@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from core.placement.model_inputs import MAIN_MODEL_FOLDERS, ModelInput, known_folder
 from simulator.config import DEFAULT_STEPS
 from simulator.faults import JobFault, take_job_fault
 from simulator.images import preview_jpeg
+from simulator.input_folder import PICTURE_INPUT, PICTURE_LOADERS, digest
 from simulator.nodes import (
     REAL_NODES,
     NodeEnv,
@@ -44,7 +46,8 @@ class JobRun:
         self.executed: list[str] = []
         self.progress: dict[str, dict[str, Any]] = {}
         self.fault: JobFault | None = take_job_fault(state.faults)
-        self.sigs = signatures(self.prompt, item.outputs)
+        self.loaders = [n for n, node in self.prompt.items() if _loads_picture(node)]
+        self.sigs = signatures(self.prompt, item.outputs, self._is_changed())
         self.cached = self._cached_nodes()
         is_output = self._is_output
         self.order = execution_order(self.prompt, item.outputs, set(self.cached), is_output)
@@ -80,6 +83,16 @@ class JobRun:
         node_class = self.state.catalogue.get(self.prompt[node_id]["class_type"])
         return node_class is not None and node_class.output_node
 
+    def _is_changed(self) -> dict[str, str]:
+        """LoadImage's IS_CHANGED: the file's SHA-256, so a file replaced under its name is
+        read again; a file that is gone never matches the cache (ComfyUI's NaN)."""
+        folder = self.state.folders.input
+        return {
+            node_id: digest(folder, self.prompt[node_id]["inputs"].get(PICTURE_INPUT))
+            or f"missing {uuid.uuid4()}"
+            for node_id in self.loaders
+        }
+
     def _cached_nodes(self) -> list[str]:
         if self.fault is not None:
             return []
@@ -106,6 +119,7 @@ class JobRun:
         state.interrupted = False
         state.execution_counts[self.prompt_id] += 1
         state.running_client = self.client_id
+        self._log_inputs()
         self.add_message("execution_start", {"prompt_id": self.prompt_id}, broadcast=False)
         cached = {"nodes": list(self.cached), "prompt_id": self.prompt_id}
         self.add_message("execution_cached", cached, broadcast=False)
@@ -116,6 +130,15 @@ class JobRun:
         self._keep_cache()
         state.history.add(self.prompt_id, self._history_entry(success))
         state.last_node_id = None
+
+    def _log_inputs(self) -> None:
+        """Note the picture each loader this run needs names (read now, or its bytes' output
+        taken from the node cache)."""
+        used = [
+            str(self.prompt[n]["inputs"].get(PICTURE_INPUT)) for n in self.loaders if n in self.sigs
+        ]
+        if used:
+            self.state.inputs_read.setdefault(self.prompt_id, []).extend(used)
 
     async def _run_nodes(self) -> bool:
         for node_id in self.order:
@@ -306,3 +329,7 @@ def _as_failure(exc: Exception) -> NodeFailure:
     name, module = type(exc).__qualname__, type(exc).__module__
     kind = name if module == "builtins" else f"{module}.{name}"
     return NodeFailure(kind, str(exc), traceback.format_tb(exc.__traceback__))
+
+
+def _loads_picture(node: dict[str, Any]) -> bool:
+    return node.get("class_type") in PICTURE_LOADERS and isinstance(node.get("inputs"), dict)

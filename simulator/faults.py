@@ -162,10 +162,17 @@ class Controls(Protocol):
 
     def stats(self) -> dict[str, Any]: ...
 
+    def wipe_input(self) -> int: ...
+
+    def inputs_read(self) -> dict[str, list[str]]: ...
+
+    def upload_stats(self) -> dict[str, Any]: ...
+
 
 class AdminRoutes:
     """``POST /_sim/faults``, ``POST /_sim/models``, ``POST /_sim/restart``,
-    ``POST /_sim/drop_websockets``, ``GET /_sim/stats``: what tests use to steer a simulator in
+    ``POST /_sim/drop_websockets``, ``GET /_sim/stats``, ``POST /_sim/wipe_input``,
+    ``GET /_sim/inputs_read``, ``GET /_sim/uploads``: what tests use to steer a simulator in
     another process or thread."""
 
     def __init__(self, simulator: Controls) -> None:
@@ -177,6 +184,9 @@ class AdminRoutes:
         app.router.add_post("/_sim/restart", self.post_restart)
         app.router.add_post("/_sim/drop_websockets", self.post_drop_websockets)
         app.router.add_get("/_sim/stats", self.get_stats)
+        app.router.add_post("/_sim/wipe_input", self.post_wipe_input)
+        app.router.add_get("/_sim/inputs_read", self.get_inputs_read)
+        app.router.add_get("/_sim/uploads", self.get_uploads)
 
     async def post_faults(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -208,3 +218,15 @@ class AdminRoutes:
 
     async def get_stats(self, request: web.Request) -> web.StreamResponse:
         return json_response(self.sim.stats())
+
+    async def post_wipe_input(self, request: web.Request) -> web.StreamResponse:
+        """Empty the input folder: ``{"removed": entries}``."""
+        return json_response({"removed": self.sim.wipe_input()})
+
+    async def get_inputs_read(self, request: web.Request) -> web.StreamResponse:
+        """``{prompt_id: [LoadImage value, ...]}``."""
+        return json_response(self.sim.inputs_read())
+
+    async def get_uploads(self, request: web.Request) -> web.StreamResponse:
+        """``{"uploads": requests received, "names": {"subfolder/name": requests}}``."""
+        return json_response(self.sim.upload_stats())

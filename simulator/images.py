@@ -28,12 +28,14 @@ class SimImage:
     """An IMAGE value: nominal size and batch, plus the frames actually held in memory.
 
     Frames are real RGB images; for very large nominal sizes they are downscaled copies.
+    ``look`` is what else made it (a loaded file's bytes): nodes downstream depend on it.
     """
 
     width: int
     height: int
     frames: list[Image.Image]
     seed: int | None = None
+    look: int = 0
 
     @property
     def batch(self) -> int:

@@ -3,12 +3,14 @@ and the simulator's node catalogue: ComfyUI 0.3.64's object_info with a few mode
 
 from __future__ import annotations
 
+import io
 import json
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageFilter, ImageOps
@@ -25,10 +27,10 @@ from simulator.images import (
     synthetic,
     temp_prefix,
 )
+from simulator.input_folder import resolve
 
 if TYPE_CHECKING:
     import random
-    from pathlib import Path
 
 
 class NodeFailure(Exception):
@@ -78,7 +80,8 @@ def cpu_alloc_message(size: int) -> str:
 
 
 def _map_frames(image: SimImage, change: Callable[[Image.Image], Image.Image]) -> SimImage:
-    return SimImage(image.width, image.height, [change(f) for f in image.frames], image.seed)
+    frames = [change(f) for f in image.frames]
+    return SimImage(image.width, image.height, frames, image.seed, image.look)
 
 
 def _blur(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
@@ -95,7 +98,7 @@ def _scaled(image: SimImage, width: int, height: int) -> SimImage:
     width, height = width or image.width, height or image.height
     size = frame_size(width, height, image.batch)
     frames = [f.resize(size, Image.Resampling.BICUBIC) for f in image.frames]
-    return SimImage(width, height, frames, image.seed)
+    return SimImage(width, height, frames, image.seed, image.look)
 
 
 def _scale(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
@@ -113,7 +116,8 @@ def _batch(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
     first, second = inputs["image1"], inputs["image2"]
     size = first.frames[0].size
     frames = first.frames + [f.resize(size) for f in second.frames]
-    return (SimImage(first.width, first.height, frames, first.seed),), None
+    look = zlib.crc32(f"{first.look}+{second.look}".encode()) if second.look else first.look
+    return (SimImage(first.width, first.height, frames, first.seed, look),), None
 
 
 def _empty_latent(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
@@ -121,9 +125,15 @@ def _empty_latent(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
 
 
 def _load_image(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
-    with Image.open(env.input_dir / inputs["image"]) as opened:
+    """ComfyUI's LoadImage of ``sub/name.png`` in the input folder (its first frame): what
+    follows depends on the file's bytes (``look``), as a real image-to-image run does."""
+    path = resolve(env.input_dir, inputs["image"]) or Path(env.input_dir, str(inputs["image"]))
+    data = path.read_bytes()  # FileNotFoundError, as ComfyUI's, when it went since validation
+    with Image.open(io.BytesIO(data)) as opened:
         frame = opened.convert("RGB")
-    return (SimImage(frame.width, frame.height, [frame]), "<MASK from LoadImage>"), None
+    look = zlib.crc32(data) or 1
+    image = SimImage(frame.width, frame.height, [frame], look=look)
+    return (image, f"<MASK from LoadImage {look:08x}>"), None
 
 
 def _save(inputs: dict[str, Any], env: NodeEnv) -> NodeOutput:
@@ -228,7 +238,9 @@ def _digest(class_type: str, inputs: dict[str, Any]) -> int:
         if isinstance(value, Latent):
             value = ("latent", value.width, value.height, value.batch, value.look)
         elif isinstance(value, SimImage):
-            value = ("image", value.width, value.height, value.batch, value.seed)
+            value = ("image", value.width, value.height, value.batch, value.seed) + (
+                (value.look,) if value.look else ()
+            )
         parts.append(f"{name}={value!r}")
     return zlib.crc32("\n".join(parts).encode("utf-8", "replace"))
 

@@ -16,6 +16,7 @@ from aiohttp import web
 from PIL import Image
 
 from simulator.http_layer import LATE_QUEUE, empty_ok, json_body, json_response, server_error
+from simulator.input_folder import with_input_choices
 from simulator.model_lists import FOLDER_NAMES, folder_files
 from simulator.sockets import features
 from simulator.state import JobTimes, QueueItem, ServerState, now_ms
@@ -173,12 +174,16 @@ class ComfyRoutes:
     async def get_system_stats(self, request: web.Request) -> web.StreamResponse:
         return json_response(system_stats(self.state.config, request.url.port))
 
+    def _object_info(self) -> dict[str, Any]:
+        """The catalogue with LoadImage's choices listing the input folder as it is now."""
+        return with_input_choices(self.state.object_info, self.state.folders.input)
+
     async def get_object_info(self, request: web.Request) -> web.StreamResponse:
-        return json_response(self.state.object_info)
+        return json_response(self._object_info())
 
     async def get_object_info_class(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["node_class"]
-        info = self.state.object_info.get(name)
+        info = self._object_info().get(name)
         return json_response({name: info} if info is not None else {})
 
     async def get_features(self, request: web.Request) -> web.StreamResponse:

@@ -19,10 +19,12 @@ from simulator.config import FaultSettings, SimulatorConfig
 from simulator.execution import JobRun
 from simulator.faults import AdminRoutes, Hold, HttpFaults
 from simulator.http_layer import DualRoutes, auth_middleware, fault_middleware
+from simulator.input_folder import wipe
 from simulator.jobs_api import JobsApi
 from simulator.routes import ComfyRoutes, ViewRoute
 from simulator.sockets import WebSocketRoute
 from simulator.state import Folders, JobTimes, ServerState, now_ms
+from simulator.uploads import UploadRoute
 
 if TYPE_CHECKING:
     from simulator.model_lists import ModelLists
@@ -57,6 +59,7 @@ class Simulator:
         self.folders = self._make_folders()
         self.state = ServerState(self.config, self.folders)
         self.http_faults = HttpFaults(self.config.faults, self.config.seed)
+        self.uploads = UploadRoute(self.folders)
         self._runner: web.AppRunner | None = None
         self._worker: asyncio.Task[None] | None = None
         self._url: str | None = None
@@ -106,10 +109,13 @@ class Simulator:
         middlewares = [fault_middleware(self.http_faults)]
         if self.config.token:
             middlewares.insert(0, auth_middleware(self.config.token))
-        app = web.Application(middlewares=middlewares, client_max_size=104_857_600)
+        app = web.Application(middlewares=middlewares, client_max_size=self.config.max_upload_size)
         routes = DualRoutes()
         ComfyRoutes(self.state).register(routes)
-        routes.add("GET", "/view", ViewRoute(self.folders).get)
+        view = ViewRoute(self.folders).get
+        routes.add("GET", "/view", view)
+        routes.add("HEAD", "/view", view)  # aiohttp's GET routes answer HEAD in ComfyUI
+        routes.add("POST", "/upload/image", self.uploads.post)
         routes.add("GET", "/ws", WebSocketRoute(self.state).handle)
         if self.config.has_jobs_api:
             JobsApi(self.state).register(routes)
@@ -201,12 +207,27 @@ class Simulator:
         self.state.restarts += 1
         shutil.rmtree(self.folders.temp, ignore_errors=True)
         self.folders.temp.mkdir(parents=True, exist_ok=True)
+        if not self.config.keep_input:
+            self.wipe_input()
         self._worker = asyncio.create_task(self._work())
 
     def set_models(self, models: ModelLists | None) -> None:
         """List these model files from now on (see `SimulatorConfig.models`; None: the bundled
         lists): a test "installs" a model, or sets the lists a restart comes back with."""
         self.state.set_models(models)
+
+    def wipe_input(self) -> int:
+        """Empty the input folder (uploaded pictures), as a new server's is; returns how many
+        entries went."""
+        return wipe(self.folders.input)
+
+    def inputs_read(self) -> dict[str, list[str]]:
+        """Each prompt's LoadImage values, as its runs used them (survives restarts)."""
+        return {prompt_id: list(values) for prompt_id, values in self.state.inputs_read.items()}
+
+    def upload_stats(self) -> dict[str, Any]:
+        """``{"uploads": requests received, "names": {"subfolder/name": requests}}``."""
+        return self.uploads.stats()
 
     def execution_count(self, prompt_id: str) -> int:
         """How many times execution of ``prompt_id`` started (survives restarts)."""
@@ -230,6 +251,7 @@ class Simulator:
             "success_counts": dict(state.success_counts),
             "successes_wiped": dict(state.successes_wiped),
             "http_faults_injected": dict(self.http_faults.counts),
+            "uploads": self.uploads.count,
             "faults": self.faults.to_json(),
         }
 

@@ -64,6 +64,8 @@ class ServerState:
         self.successes_wiped: Counter[str] = Counter()
         # How often each main model was loaded (survives restarts): a test counts the switches.
         self.model_loads: Counter[str] = Counter()
+        # The LoadImage values each prompt's runs used, in run order (survives restarts).
+        self.inputs_read: dict[str, list[str]] = {}
         self.restarts = 0
         self.reset()
 

@@ -10,7 +10,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from simulator.input_folder import resolve
+
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from core.catalogue import Catalogue, InputSpec, NodeClass
@@ -233,7 +236,7 @@ def _exceptionerror(kind: str, exc: Exception, input_name: str | None = None) ->
 COERCE: dict[str, type] = {"INT": int, "FLOAT": float, "STRING": str, "BOOLEAN": bool}
 
 # Inputs a node checks itself (ComfyUI's VALIDATE_INPUTS): they skip the generic checks.
-CUSTOM_CHECKED = {("LoadImage", "image")}
+CUSTOM_CHECKED = {("LoadImage", "image"), ("LoadImageMask", "image")}
 
 
 def check_value(
@@ -303,7 +306,9 @@ def _list_check(value: Any, name: str, info: list[Any], check_combo_type: bool) 
 
 
 def _custom_check(value: Any, name: str, input_dir: Path) -> Reason | None:
-    if isinstance(value, str) and value and (input_dir / value).is_file():
+    """The loaders' VALIDATE_INPUTS: the file must be in the input folder (a subfolder's
+    ``sub/name.png`` too), whatever the choices listed."""
+    if resolve(input_dir, value) is not None:
         return None
     return error(
         "custom_validation_failed", "Custom validation failed for node",
@@ -323,14 +328,20 @@ def is_link(value: Any) -> bool:
     )
 
 
-def signatures(prompt: Prompt, outputs: list[str]) -> dict[str, str]:
-    """A digest per node reachable from ``outputs``: class, literal inputs and ancestors."""
+def signatures(
+    prompt: Prompt, outputs: list[str], changed: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A digest per node reachable from ``outputs``: class, literal inputs and ancestors, and
+    what ``changed`` holds for the node (IS_CHANGED: a loaded file's digest)."""
     sigs: dict[str, str] = {}
+    changed = changed or {}
 
     def sig(node_id: str) -> str:
         if node_id not in sigs:
             node = prompt[node_id]
             parts: list[Any] = [node["class_type"]]
+            if node_id in changed:
+                parts.append(["is_changed", changed[node_id]])
             for name in sorted(node["inputs"]):
                 value = node["inputs"][name]
                 parts.append([name, ["link", sig(value[0]), value[1]] if is_link(value) else value])

@@ -25,6 +25,7 @@ MIRRORED = {
     "core/pictures": "tests/core/pictures",
     "core/presets": "tests/core/presets",
     "core/placement": "tests/core/placement",
+    "core/inputs": "tests/core/inputs",
     "simulator": "tests/simulator",
     "cli": "tests/cli",
     **{

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.batch.workflow import build_workflow
 from core.comfy import LEDGER_MARK, ImageRef
+from core.errors import CompositionError
+from core.inputs import picture_params
 from core.ledger.watch import LEDGER_ID_KEY
 
 if TYPE_CHECKING:
@@ -23,8 +25,14 @@ def prompt_for(
     params: Mapping[str, Any],
     batch_id: str,
     prompt_id: str | None = None,
+    pictures: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The workflow for one attempt, rebuilt deterministically from the stored pieces.
+
+    ``pictures`` (sha256 -> value) says what the attempt's server calls each input picture
+    (``batchline/<the name it returned on upload>``): each picture value of ``params`` is
+    replaced by it. Without it the picture values are left as stored (a prompt only read for
+    its outputs' names, never sent).
 
     Every literal ``filename_prefix`` is put under ``batchline/<batch>/`` (and, for an
     attempt, ``<prompt_id>/`` below it): ComfyUI's SaveImage scans the whole folder it saves
@@ -32,6 +40,8 @@ def prompt_for(
     apart on the server; one per attempt names its pictures before it runs, so they can be
     found on the server after a restart has wiped its history (``expected_outputs``).
     """
+    if pictures is not None:
+        params = {**params, **_placed_pictures(params, pictures)}
     prompt = build_workflow(api_workflow, params)
     folder = f"{OUTPUT_ROOT}/{batch_id}/" + (f"{prompt_id}/" if prompt_id else "")
     for node in prompt.values():
@@ -40,6 +50,21 @@ def prompt_for(
         if isinstance(prefix, str):
             inputs["filename_prefix"] = folder + prefix.lstrip("/")
     return prompt
+
+
+def _placed_pictures(params: Mapping[str, Any], pictures: Mapping[str, str]) -> dict[str, str]:
+    """Each picture value of ``params`` as the server names it (``pictures``: sha256 -> value).
+
+    Raises:
+        CompositionError: a picture the server has no name for (not uploaded there).
+    """
+    placed = {}
+    for key, ref in picture_params(params).items():
+        value = pictures.get(ref.sha256)
+        if value is None:
+            raise CompositionError(f"input {key}: the picture {ref.file} is not on this server")
+        placed[key] = value
+    return placed
 
 
 def expected_outputs(prompt: Mapping[str, Any], index: int) -> list[ImageRef]:

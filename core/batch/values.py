@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.errors import CompositionError
+from core.inputs import PictureRef
 from core.presets.api_format import is_link
 from core.presets.model import InputRef
 
@@ -30,8 +31,21 @@ def parse_assignment(text: str) -> tuple[InputRef, str]:
 
 
 def checked_value(api: Mapping[str, Any], catalogue: Catalogue, ref: InputRef, value: Any) -> Any:
-    """The value converted to the input's type and checked against its range and choices."""
+    """The value converted to the input's type and checked against its range and choices.
+
+    A picture (``PictureRef.to_param()``) goes only to an input that takes an uploaded
+    picture (``Catalogue.picture_inputs``: LoadImage's ``image``): it is uploaded to each
+    server before the job is sent there, so the server's own list of files does not bound it.
+    """
     spec, current = _target(api, catalogue, ref)
+    picture = PictureRef.from_param(value)
+    if picture is not None:
+        if spec is None or not spec.takes_upload:
+            raise CompositionError(
+                f"node {ref.node_id}, input {ref.input!r} does not take a picture file "
+                f"(given {picture.file})"
+            )
+        return picture.to_param()
     kind = spec.type if spec is not None and spec.is_widget else _kind_of(current)
     try:
         if spec is not None and spec.is_colour:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import mimetypes
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -47,6 +48,13 @@ from core.comfy.responses import (
     parse_system_stats,
 )
 from core.comfy.shapes import JsonObject, Shape
+from core.comfy.upload import (
+    MAX_UPLOAD_ANSWER_BYTES,
+    REFUSING_STATUSES,
+    UploadedImage,
+    parse_upload,
+    upload_refusal,
+)
 from core.errors import ComfyOutputTooLarge, ComfyProtocolError
 
 if TYPE_CHECKING:
@@ -59,9 +67,10 @@ if TYPE_CHECKING:
 READ_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 5.0
 DEFAULT_TIMEOUT = httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
-# A picture (up to 256 MiB) may take minutes on a slow link; a trickle must still end.
+# A picture (up to 256 MiB) may take minutes on a slow link; a trickle must still end. An
+# uploaded picture (up to ComfyUI's 100 MB request limit) is given the same time.
 DOWNLOAD_DEADLINE_S = 300.0
-_HOT_ROUTES = ("/prompt", "/queue", "/view")
+_HOT_ROUTES = ("/prompt", "/queue", "/view", "/upload/image")
 
 
 def new_prompt_id() -> str:
@@ -125,7 +134,7 @@ class ComfyClient:
             timeout: the timeouts of each connect, read and write.
             deadline: seconds a whole request may take, its answer read to the end (default:
                 the read timeout).
-            download_deadline: the same for an image from ``/view``.
+            download_deadline: the same for an image from ``/view`` and for an upload.
             transport: an httpx transport to use instead of the network (tests).
         """
         self.base_url = server_address(base_url)
@@ -267,6 +276,63 @@ class ComfyClient:
             await _raise_for_status(response, route)
             return True
 
+    async def upload_image(
+        self, data: bytes, filename: str, *, subfolder: str = "", overwrite: bool = False
+    ) -> UploadedImage:
+        """Upload a picture into the server's input folder (``POST /upload/image``, multipart:
+        ``image``, ``type=input``, ``subfolder``, and ``overwrite`` only when True).
+
+        Returns:
+            Where the server put it; its ``value`` is what LoadImage takes. ComfyUI answers
+            the same name for the same bytes (writing nothing) and ``name (1).png`` when other
+            bytes have the name already, unless ``overwrite``.
+
+        Raises:
+            ValueError: an empty ``filename``.
+            ComfyUploadRefused: HTTP 400, 403, 413 or 500, with the status and a reason.
+            ComfyError: as for other routes (transient failures, a wrong answer, no complete
+                answer within the download deadline).
+        """
+        if not filename:
+            raise ValueError("an upload needs a file name")
+        kind = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        fields = {"type": "input", "subfolder": subfolder}
+        if overwrite:
+            fields["overwrite"] = "true"
+        files = {"image": (filename, data, kind)}
+        deadline = self._download_deadline
+        async with self._stream("POST", "/upload/image", deadline, data=fields, files=files) as (
+            response,
+            route,
+        ):
+            status = response.status_code
+            if status in REFUSING_STATUSES:
+                raise upload_refusal(status, await read_prefix(response), filename, route)
+            await _raise_for_status(response, route)
+            body = await read_body(response, MAX_UPLOAD_ANSWER_BYTES, route)
+        return parse_upload(Answer(status, body, route).json(), route)
+
+    async def has_input(self, name: str, subfolder: str = "") -> bool:
+        """Whether the server's input folder has ``subfolder/name`` (``HEAD /view``; nothing
+        of the file is sent): a restarted server keeps its input folder, a new or wiped one
+        does not.
+
+        Raises:
+            ValueError: an empty ``name``.
+            ComfyError: any answer but 200 or 404.
+        """
+        if not name:
+            raise ValueError("an input file needs a name")
+        params = {"filename": name, "type": "input", "subfolder": subfolder}
+        async with self._stream("HEAD", "/view", self._deadline, params=params) as (
+            response,
+            route,
+        ):
+            if response.status_code == 404:
+                return False
+            await _raise_for_status(response, route)
+            return True
+
     async def system_stats(self) -> SystemStats:
         answer = await self._call("GET", "/system_stats")
         return parse_system_stats(answer.json(), answer.route)
@@ -387,14 +453,18 @@ class ComfyClient:
         *,
         params: Mapping[str, str | int] | None = None,
         json: Any = None,
+        data: Mapping[str, str] | None = None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
     ) -> AsyncIterator[tuple[httpx.Response, str]]:
-        """One streamed request and its route, all of it (the body read inside too) within
-        ``deadline`` seconds; httpx's failures become the core.errors tree."""
+        """One streamed request and its route, all of it (the body sent and the answer read
+        inside too) within ``deadline`` seconds; httpx's failures become the core.errors tree.
+        ``data`` and ``files`` make a multipart form."""
         route = f"{method} {path}"
         url = self._routes.get(path, path)
         budget = asyncio.timeout(deadline)
+        request = self._http.stream(method, url, params=params, json=json, data=data, files=files)
         try:
-            async with budget, self._http.stream(method, url, params=params, json=json) as answer:
+            async with budget, request as answer:
                 yield answer, route
         except TimeoutError as exc:
             if budget.expired():

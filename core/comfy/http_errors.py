@@ -65,7 +65,7 @@ def status_error(response: httpx.Response, body: bytes, route: str) -> ComfyErro
     code = response.status_code
     if 200 <= code < 300:
         return None
-    text = f"HTTP {code}: {_snippet(body) or response.reason_phrase}"
+    text = f"HTTP {code}: {snippet(body) or response.reason_phrase}"
     if code >= 500 or code == 429:
         return ComfyServerError(text, route, status=code)
     if code == 408:
@@ -77,7 +77,8 @@ def status_error(response: httpx.Response, body: bytes, route: str) -> ComfyErro
     return ComfyProtocolError(text, route)
 
 
-def _snippet(body: bytes) -> str:
+def snippet(body: bytes) -> str:
+    """The start of an answer's body on one line, for a message."""
     return " ".join(body[:_SNIPPET].decode("utf-8", "replace").split())
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import statistics
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from core.batch import workflow_hash
@@ -12,9 +12,9 @@ from core.batch.prompt import extra_data, ledger_id, prompt_for
 from core.comfy import PromptState, new_prompt_id
 from core.controller.admission import AdmissionInput, admit, queue_target, requester_cap
 from core.controller.causes import reason_for_error, rejection_error, unanswered_error
+from core.controller.picture_uploads import JobPictures, PictureUploads
 from core.controller.socket_outcomes import quiet_nodes
 from core.errors import (
-    ComfyError,
     ComfyProtocolError,
     ComfyRejected,
     ComfyUnreachable,
@@ -23,7 +23,8 @@ from core.errors import (
     TransientComfyError,
     UnknownRecord,
 )
-from core.job_state import AttemptResult, Reason
+from core.inputs import picture_params
+from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import RequesterCap
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.ledger.settings import PAUSED
@@ -31,17 +32,19 @@ from core.placement.model_order import choice_text
 from core.placement.refusal import refused_needs
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from core.comfy import ComfyClient, QueueSnapshot, SubmitResult
     from core.controller.fleet import Fleet, Waiting
     from core.controller.server_state import ServerState
+    from core.inputs import PictureRef
     from core.ledger import JobRecord, Ledger
     from core.ledger.settings import ControllerConfig
     from core.placement.model_order import Choice
     from core.placement.needs import JobNeeds
 
     _Placed = tuple[Waiting, Choice]
+    _Ready = tuple[JobRecord, Waiting, Choice, JobPictures]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,9 @@ class _Plan:
     extra: dict[str, Any]
     needs: JobNeeds
     because: str  # why it goes to this server (the attempt's placed_because)
+    pictures: Mapping[str, PictureRef] = field(default_factory=dict)  # its input pictures
+    refused: str = ""  # a picture the server refused: the attempt is written failed, unsent
+    refused_input: str = ""  # that picture's NODE_ID.INPUT
 
 
 class Dispatcher:
@@ -74,6 +80,7 @@ class Dispatcher:
         self._server, self._fleet = server, fleet
         self._last_served: str | None = None
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self._pictures = PictureUploads(ledger, client, server)
 
     async def dispatch(
         self,
@@ -104,38 +111,64 @@ class Dispatcher:
     async def _send_one_by_one(self, placed: list[_Placed], cap: RequesterCap) -> None:
         """Until the server has shown it keeps our prompt ids: write one, send it; a pause
         written meanwhile (by the artist, or because the server is unusable) refuses the next
-        write, and the rest wait."""
+        write, and the rest wait. A job's pictures are put on the server first (a server
+        that cannot be reached for them leaves it and the rest pending)."""
         for job, choice in placed:
-            plan = self._plan(self._ledger.job(job.job_id), job.needs, choice)
             try:
-                written_now = self._write(plan, cap)
-            except DispatchPaused:
-                return
+                found, failed = await self._with_pictures([(job, choice)])
+                if failed is not None:
+                    raise failed
+                if not found:
+                    continue  # another server is being sent its pictures
+                ((record, _, _, pictures),) = found
+                plan = self._plan(record, job.needs, choice, pictures)
+                try:
+                    written_now = self._write(plan, cap)
+                except DispatchPaused:
+                    return
+            finally:
+                self._fleet.done([job.job_id], self._server)
             self._last_served = plan.requester
-            if written_now:
+            if written_now and plan.refused:
+                self._picture_refused(plan)
+            elif written_now:
                 self._server.ours[plan.prompt_id] = plan.job_id
                 await self._send(plan)
 
     async def _send_together(self, placed: list[_Placed], cap: RequesterCap) -> None:
         """Write every attempt of the burst in one transaction, then send each: every one is
         committed before any POST goes out. A request that fails does not keep the others
-        unsent (written, they are sent); the first such error is raised afterwards."""
+        unsent (written, they are sent); the first such error is raised afterwards.
+
+        The burst's pictures are put on the server first, each once; when the server cannot
+        be reached for one, that job and those after it stay pending."""
         if not placed:
             return
-        plans = [
-            self._plan(self._ledger.job(job.job_id), job.needs, choice) for job, choice in placed
-        ]
-        self._last_served = plans[-1].requester
-        # Joined, without a savepoint a write: a submission refused (the job cancelled since
-        # admission) has written nothing.
-        with self._ledger.handle.joined():
-            self._server.held.commit()  # what was held back so far: the same sync to disk
-            try:
-                plans = [plan for plan in plans if self._write(plan, cap)]
-            except DispatchPaused:  # read once in this transaction: the first refuses them all
+        try:
+            ready, failed = await self._with_pictures(placed)
+            plans = [
+                self._plan(record, job.needs, choice, pictures)
+                for record, job, choice, pictures in ready
+            ]
+            if not plans:
+                if failed is not None:
+                    raise failed
                 return
-        failed: ComfyError | None = None
+            self._last_served = plans[-1].requester
+            # Joined, without a savepoint a write: a submission refused (the job cancelled
+            # since admission) has written nothing.
+            with self._ledger.handle.joined():
+                self._server.held.commit()  # what was held back so far: the same sync to disk
+                try:
+                    plans = [plan for plan in plans if self._write(plan, cap)]
+                except DispatchPaused:  # read once in this transaction: the first refuses all
+                    return
+        finally:
+            self._fleet.done([job.job_id for job, _ in placed], self._server)
         for plan in plans:
+            if plan.refused:
+                self._picture_refused(plan)
+                continue
             self._server.ours[plan.prompt_id] = plan.job_id
             try:
                 await self._send(plan)
@@ -143,6 +176,43 @@ class Dispatcher:
                 failed = failed or exc
         if failed is not None:
             raise failed
+
+    async def _with_pictures(
+        self, placed: list[_Placed]
+    ) -> tuple[list[_Ready], TransientComfyError | ComfyProtocolError | None]:
+        """Each placed job with its pictures on the server, up to the first that the server
+        could not be asked for (that error: it and the jobs after it stay pending). A job with
+        pictures is held for this server meanwhile (``Fleet.prepare``; the caller lets it go
+        once its attempt is written); one another server holds is left to that one."""
+        ready: list[_Ready] = []
+        for job, choice in placed:
+            record = self._ledger.job(job.job_id)
+            if picture_params(record.params) and not self._may_prepare(record):
+                continue
+            try:
+                pictures = await self._pictures.ready(record.params)
+            except (TransientComfyError, ComfyProtocolError) as exc:
+                log.info(
+                    "%s: pictures of %s not uploaded (%s): it waits",
+                    self._server.url,
+                    job.job_id,
+                    exc,
+                )
+                return ready, exc
+            ready.append((record, job, choice, pictures))
+        return ready, None
+
+    def _may_prepare(self, job: JobRecord) -> bool:
+        """Hold ``job`` for this server while its pictures go there, unless another server
+        holds it, or took it since it was placed here (its attempt is written)."""
+        if not self._fleet.prepare(job.id, self._server):
+            return False
+        taken = job.state != JobState.pending or any(
+            a.n == job.attempt for a in self._ledger.attempts(job.id)
+        )
+        if taken:
+            self._fleet.done([job.id], self._server)
+        return not taken
 
     def _admission_input(
         self, server_count: int, paused: bool, left: Sequence[str]
@@ -175,13 +245,42 @@ class Dispatcher:
         waiting = {requester: [w.job_id for w in line[:depth]] for requester, line in lines.items()}
         return replace(base, in_flight=in_flight, waiting=waiting), lines
 
-    def _plan(self, job: JobRecord, needs: JobNeeds, choice: Choice) -> _Plan:
-        """The exact prompt ``job`` sends now, under a fresh prompt_id."""
+    def _plan(
+        self, job: JobRecord, needs: JobNeeds, choice: Choice, pictures: JobPictures
+    ) -> _Plan:
+        """The exact prompt ``job`` sends now, under a fresh prompt_id, its pictures named as
+        this server named them (one refused: the prompt as stored, never sent)."""
         workflow, extra = self._batch_plan(job.batch)
         prompt_id = new_prompt_id()
-        prompt = prompt_for(workflow, job.params, job.batch, prompt_id)
+        values = None if pictures.refused else pictures.values
+        prompt = prompt_for(workflow, job.params, job.batch, prompt_id, values)
         because = choice_text(choice)
-        return _Plan(job.id, job.requester, prompt_id, prompt, extra, needs, because)
+        return _Plan(
+            job.id,
+            job.requester,
+            prompt_id,
+            prompt,
+            extra,
+            needs,
+            because,
+            pictures.pictures,
+            pictures.refused,
+            pictures.refused_input,
+        )
+
+    def _picture_refused(self, plan: _Plan) -> None:
+        """A picture of the job that the server refused (too large for it, a name it does not
+        take) or whose kept copy is gone: the attempt fails, unsent, saying which picture."""
+        node_id, _, input_name = plan.refused_input.partition(".")
+        error = AttemptError(
+            ErrorKind.validation,
+            plan.refused,
+            node_id=node_id or None,
+            input_name=input_name or None,
+        )
+        self._server.hold(
+            self._ledger.observe_failed, plan.prompt_id, Reason.validation_error, error
+        )
 
     def _write(self, plan: _Plan, cap: RequesterCap) -> bool:
         """Record the attempt (committed, or part of the caller's transaction); False: the job
@@ -231,6 +330,10 @@ class Dispatcher:
         changed since its offer was read): its offer is read again before it gets more, and
         the job is placed again (on a server that lists the file, or it waits for one)."""
         pid, error = plan.prompt_id, rejection_error(exc)
+        lacking = self._pictures.missing(plan.pictures, exc.node_errors)
+        if lacking:
+            self._picture_lost(plan, lacking, error)
+            return
         if not refused_needs(exc.node_errors, plan.needs):
             self._server.hold(self._ledger.observe_failed, pid, Reason.validation_error, error)
             return
@@ -239,6 +342,18 @@ class Dispatcher:
         self._fleet.forget(plan.job_id)
         limit, retry = self._config.max_attempts, self._ledger.observe_retryable
         self._server.hold(retry, pid, AttemptResult.failed, Reason.model_missing, error, limit)
+
+    def _picture_lost(self, plan: _Plan, lacking: list[str], error: AttemptError) -> None:
+        """The server refused the prompt for input pictures of ours it no longer has (its input
+        folder wiped while it ran): they are looked up (and uploaded) again before next use,
+        and the job is placed again, as for a model it stopped listing."""
+        log.info("%s lost input picture(s) of %s: placed again", self._server.url, plan.prompt_id)
+        for sha256 in lacking:
+            self._pictures.forget(sha256)
+        self._fleet.forget(plan.job_id)
+        limit, retry = self._config.max_attempts, self._ledger.observe_retryable
+        pid = plan.prompt_id
+        self._server.hold(retry, pid, AttemptResult.failed, Reason.picture_missing, error, limit)
 
     def _accepted(self, pid: str, result: SubmitResult) -> None:
         if result.prompt_id != pid:

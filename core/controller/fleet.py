@@ -69,6 +69,10 @@ class Fleet:
         self._able_of: tuple[object, ...] = ()
         self._loaded_read: set[str] = set()
         self._taking: list[ServerState] = []
+        # Jobs whose pictures a server is being sent before their attempts are written: the
+        # other servers pass them over meanwhile (an upload is not to be wasted on a job that
+        # another server then takes), job id -> that server.
+        self._preparing: dict[str, str] = {}
 
     def add(self, server: ServerState) -> None:
         self.servers[server.url] = server
@@ -98,6 +102,8 @@ class Fleet:
             page = self.ledger.pending_line(requester, depth, read)
             read += len(page)
             for job in page:
+                if self._preparing.get(job.id, server.url) != server.url:
+                    continue  # another server is being sent its pictures
                 needs = self._needs_of(job.id, job.batch, job.params_json)
                 if needs is not None and server.url in self.able(needs):
                     found.append(Waiting(job.id, needs, job.priority))
@@ -204,6 +210,18 @@ class Fleet:
                     server.loaded = self.reader.of_job(job).main_models
                 except UnknownRecord:
                     continue
+
+    def prepare(self, job_id: str, server: ServerState) -> bool:
+        """Hold ``job_id`` for ``server`` while its pictures go there (``done`` lets it go);
+        False when another server holds it (it is left to that one)."""
+        holder = self._preparing.setdefault(job_id, server.url)
+        return holder == server.url
+
+    def done(self, job_ids: Sequence[str], server: ServerState) -> None:
+        """The attempts of ``job_ids`` are written (or refused): ``server`` holds them no more."""
+        for job_id in job_ids:
+            if self._preparing.get(job_id) == server.url:
+                del self._preparing[job_id]
 
     def forget(self, job_id: str) -> None:
         """``job_id`` was placed again (refused where it went): its needs stay, its passes go."""

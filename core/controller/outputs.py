@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from core.batch.varied import is_seed
 from core.comfy import ImageRef
 from core.errors import (
     BatchFolderRefused,
@@ -21,6 +22,7 @@ from core.errors import (
     OutputFolderFull,
     TransientComfyError,
 )
+from core.inputs import picture_params
 from core.ledger.settings import MAX_PICTURES_PER_JOB
 
 if TYPE_CHECKING:
@@ -37,16 +39,31 @@ NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
 UNWRITABLE = frozenset({errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR})
 
 
-def output_path(output_dir: Path, batch_id: str, job_id: str, index: int, server_name: str) -> Path:
-    """``<output dir>/<batch>/<job>_<n>.<ext>``; the server's file name only lends its suffix.
+def output_path(output_dir: Path, batch_id: str, name: str, index: int, server_name: str) -> Path:
+    """``<output dir>/<batch>/<name>_<n>.<ext>``, ``name`` a job's (``output_name``); the
+    server's file name only lends its suffix.
 
-    This is the wanted name: when anything holds it (another ledger's picture, a link, a
-    folder), the download takes ``<job>_<n>-2.<ext>``, ``-3`` ... instead. The ids become
-    one plain name each (``_safe``), so the path lies in the output folder whatever they say.
+    This is the wanted name: when anything holds it (another job's picture of the same
+    source and seed, another ledger's, a link, a folder), the download takes
+    ``<name>_<n>-2.<ext>``, ``-3`` ... instead. The ids become one plain name each
+    (``_safe``), so the path lies in the output folder whatever they say.
     """
     suffix = PurePosixPath(server_name).suffix.lower()
     suffix = suffix if suffix in IMAGE_SUFFIXES else ".png"
-    return batch_folder(output_dir, batch_id) / f"{_safe(job_id)}_{index}{suffix}"
+    return batch_folder(output_dir, batch_id) / f"{_safe(name)}_{index}{suffix}"
+
+
+def output_name(job_id: str, params: Mapping[str, Any]) -> str:
+    """What a job's pictures are named by: its id; for a job of one input picture, that
+    picture's stem and the job's seed (``render_003_1234``: its first seed input in key order;
+    the stem alone when it varies none), so a folder of renders comes back named."""
+    pictures = {ref.sha256: ref for ref in picture_params(params).values()}
+    if len(pictures) != 1:
+        return job_id
+    (ref,) = pictures.values()
+    seeds = [params[key] for key in sorted(params) if is_seed(key)]
+    seed = next((value for value in seeds if isinstance(value, int)), None)
+    return ref.stem if seed is None else f"{ref.stem}_{seed}"
 
 
 def batch_folder(output_dir: Path, batch_id: str) -> Path:
@@ -127,8 +144,10 @@ async def fetch_outputs(
     output_dir: Path,
     batch_id: str,
     job_id: str,
+    name: str | None = None,
 ) -> Fetched:
-    """Download the images at ``refs`` (a recorded success's) into the output folder.
+    """Download the images at ``refs`` (a recorded success's) into the output folder, named
+    by ``name`` (``output_name``; the job's id when None).
 
     The paths are the files actually written, never an existing file replaced; an image
     downloaded again (after a crash before the ledger recorded it) reuses its identical file.
@@ -144,7 +163,7 @@ async def fetch_outputs(
     warnings: list[str] = []
     gone = 0
     for index, image in enumerate(refs, start=1):
-        dest = output_path(output_dir, batch_id, job_id, index, image.filename)
+        dest = output_path(output_dir, batch_id, name or job_id, index, image.filename)
         with _room_in(output_dir):
             checked_batch_folder(output_dir, batch_id)
             try:

@@ -11,7 +11,7 @@ from core.batch import workflow_hash
 from core.batch.prompt import expected_outputs, prompt_for
 from core.comfy import HistoryEntry
 from core.controller.causes import failure_error, reason_for_failure
-from core.controller.outputs import fetch_outputs, image_refs, output_refs
+from core.controller.outputs import fetch_outputs, image_refs, output_name, output_refs
 from core.errors import BatchFolderRefused, OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
 from core.ledger.attempt_error import AttemptError, ErrorKind
@@ -154,7 +154,12 @@ class Reconciler:
         job = self._ledger.job(attempt.job_id)  # its batch names the output folder
         try:
             fetched = await fetch_outputs(
-                self._client, image_refs(refs), self._output_dir, job.batch, job.id
+                self._client,
+                image_refs(refs),
+                self._output_dir,
+                job.batch,
+                job.id,
+                output_name(job.id, job.params),
             )
         except OutputFolderBlocked:
             self._server.output_full = True

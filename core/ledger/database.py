@@ -25,6 +25,7 @@ from core.ledger.schema import (
     ControllerRun,
     Mark,
     ServerOffer,
+    ServerPicture,
     database_proxy,
 )
 from core.ledger.sqlite_errors import ledger_problem, primary_code, sqlite_errors
@@ -109,6 +110,11 @@ def _placement(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
         )
 
 
+def _server_pictures(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 11: the name each server gave each input picture Batchline uploaded to it."""
+    ServerPicture.create_table(safe=True)
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -119,6 +125,7 @@ MIGRATIONS: dict[int, Migration] = {
     8: _output_refs,
     9: _preset_owners,
     10: _placement,
+    11: _server_pictures,
 }
 
 

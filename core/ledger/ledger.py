@@ -29,6 +29,7 @@ from core.ledger.records import (
     TransitionRecord,
 )
 from core.ledger.server_offers import ServerOfferStore
+from core.ledger.server_pictures import ServerPictureStore
 from core.ledger.stores import PresetStore, SettingsStore
 from core.ledger.tokens import TokenStore
 from core.ledger.transitions import ATTEMPT_COLUMNS, TransitionVerbs, job_row
@@ -54,8 +55,8 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings``, ``controller_runs``, ``tokens`` and ``marks`` share one
-    ``LedgerHandle``, ``handle``.
+    ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``
+    and ``server_pictures`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path, *, create: bool = True) -> None:
@@ -76,6 +77,7 @@ class Ledger(TransitionVerbs):
         self.marks = MarkStore(self.handle)
         self.tokens = TokenStore(self.handle)
         self.server_offers = ServerOfferStore(self.handle)
+        self.server_pictures = ServerPictureStore(self.handle)
 
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""

@@ -10,6 +10,7 @@ from peewee import (
     AutoField,
     BooleanField,
     CharField,
+    CompositeKey,
     DatabaseProxy,
     FloatField,
     ForeignKeyField,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -210,6 +211,19 @@ class ServerOffer(BaseModel):
         table_name = "server_offer"
 
 
+class ServerPicture(BaseModel):
+    """The name one server gave one input picture when Batchline uploaded it (schema 11)."""
+
+    server = CharField()  # the server's address, as the settings list it
+    sha256 = CharField()  # the picture's content hash (core.inputs.PictureRef.sha256)
+    value = CharField()  # what its prompts name it by: "batchline/<the name it returned>"
+    uploaded_at = FloatField()
+
+    class Meta:
+        table_name = "server_picture"
+        primary_key = CompositeKey("server", "sha256")
+
+
 class ApiToken(BaseModel):
     """A requester of the HTTP API: its name and the sha256 of its token (never the token)."""
 
@@ -247,4 +261,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     ApiToken,
     Mark,
     ServerOffer,
+    ServerPicture,
 )

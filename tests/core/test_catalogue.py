@@ -125,3 +125,23 @@ def test_parse_tolerates_odd_entries() -> None:
     node = NodeClass.parse("Y", {})
     assert node.inputs == ()
     assert node.display_name == "Y"
+
+
+def test_picture_inputs_are_those_that_take_an_upload(bundled: Catalogue) -> None:
+    """LoadImage's and LoadImageMask's ``image`` (``image_upload``), not LoadImageOutput's
+    (it picks from the output folder) nor an unknown class's or a plain input."""
+    workflow = {
+        "1": {"class_type": "LoadImage", "inputs": {"image": "example.png"}},
+        "2": {"class_type": "LoadImageMask", "inputs": {"image": "m.png", "channel": "alpha"}},
+        "3": {"class_type": "LoadImageOutput", "inputs": {"image": "ComfyUI_00001_.png [output]"}},
+        "4": {"class_type": "KSampler", "inputs": {"seed": 1}},
+        "5": {"class_type": "NoSuchNode", "inputs": {"image": "x.png"}},
+        "6": "not a node",
+    }
+    assert bundled.picture_inputs(workflow) == {"1.image": "LoadImage", "2.image": "LoadImageMask"}
+    spec = bundled.get("LoadImage")
+    assert spec is not None
+    image = spec.input("image")
+    assert image is not None
+    assert image.takes_upload
+    assert image.is_combo  # a free name on the server: Batchline puts the uploaded one there

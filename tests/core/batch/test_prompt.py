@@ -33,3 +33,29 @@ def test_extra_data_marks_the_ledger_and_carries_the_editor_graph() -> None:
     assert extra_data(None, "L1") == {LEDGER_MARK: "L1"}
     graph = {"nodes": []}
     assert extra_data(graph, "L1") == {LEDGER_MARK: "L1", "extra_pnginfo": {"workflow": graph}}
+
+
+def test_each_picture_is_put_in_as_the_server_names_it() -> None:
+    """Two inputs of one picture and one of another, each server's own name in their place;
+    a picture the server has no name for is not sent as something else."""
+    import pytest
+
+    from core.errors import CompositionError
+    from core.inputs import PictureRef
+
+    api = {
+        "4": {"class_type": "LoadImage", "inputs": {"image": "example.png"}},
+        "5": {"class_type": "LoadImageMask", "inputs": {"image": "example.png"}},
+        "6": {"class_type": "LoadImage", "inputs": {"image": "example.png"}},
+    }
+    fox, owl = (PictureRef(c * 64, f"{c}.png", f"/p/{c}.png", 3) for c in "ab")
+    params = {"4.image": fox.to_param(), "5.image": fox.to_param(), "6.image": owl.to_param()}
+    names = {fox.sha256: "batchline/fox.png", owl.sha256: "batchline/owl (1).png"}
+    prompt = prompt_for(api, params, "b", "p", names)
+    assert [prompt[n]["inputs"]["image"] for n in "456"] == [
+        "batchline/fox.png",
+        "batchline/fox.png",
+        "batchline/owl (1).png",
+    ]
+    with pytest.raises(CompositionError, match=r"input 6\.image: the picture b\.png is not on"):
+        prompt_for(api, params, "b", "p", {fox.sha256: "batchline/fox.png"})

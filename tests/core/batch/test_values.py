@@ -64,3 +64,36 @@ def test_a_colour_input_takes_hex_as_the_composer_shows_it() -> None:
         compose(png, BatchSpec(keep, overrides=("1.color=#GG0000",)))
     with pytest.raises(CompositionError, match=r"input 'width': '#40' is not an integer"):
         compose(png, BatchSpec(keep, overrides=("1.width=#40",)))
+
+
+# LoadImage -> ImageAddNoise(seed) -> SaveImage: image-to-image without models.
+PICTURE_API = {
+    "1": {"class_type": "LoadImage", "inputs": {"image": "example.png"}},
+    "2": {"class_type": "ImageAddNoise", "inputs": {"image": ["1", 0], "seed": 1, "strength": 0.5}},
+    "3": {"class_type": "SaveImage", "inputs": {"images": ["2", 0], "filename_prefix": "p"}},
+}
+
+
+def test_a_picture_goes_to_an_input_that_takes_an_upload_only() -> None:
+    """Not one of the server's listed files, so not bound by its choices; a picture on any
+    other input is refused naming the node and the input."""
+    from core.inputs import PictureRef
+    from core.presets import preset_from_api
+
+    preset = preset_from_api(PICTURE_API, Path("img2img.json"))
+    refs = [PictureRef(f"{i:x}" * 64, f"render{i}.png", f"/r/render{i}.png", 10) for i in (1, 2)]
+    keep = SeedPlan(SeedMode.keep)
+    jobs = compose(
+        preset, BatchSpec(keep, grid=(GridAxis("1.image", tuple(r.to_param() for r in refs)),))
+    )
+    assert [PictureRef.from_param(job.params["1.image"]) for job in jobs] == refs
+    one = compose(preset, BatchSpec(keep, overrides={"1.image": refs[0].to_param()}))
+    assert one[0].params["1.image"] == refs[0].to_param()
+    with pytest.raises(
+        CompositionError,
+        match=r"^node 3, input 'filename_prefix' does not take a picture file "
+        r"\(given render1\.png\)$",
+    ):
+        compose(preset, BatchSpec(keep, overrides={"3.filename_prefix": refs[0].to_param()}))
+    with pytest.raises(CompositionError, match=r"node 2, input 'strength' does not take a picture"):
+        compose(preset, BatchSpec(keep, overrides={"2.strength": refs[1].to_param()}))

@@ -140,7 +140,7 @@ def test_an_older_schema_is_migrated_in_order(
 
 
 def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_path: Path) -> None:
-    """The real migrations 1 → 8, on a ledger that has jobs: they survive, with the new columns
+    """The real migrations 1 → 11, on a ledger that has jobs: they survive, with the new columns
     (batch names, where a success left its pictures); the requests table is gone, the
     controller's status, the API's tokens and the marks tables are there."""
     ids = make_schema_1_ledger(tmp_path, 3)
@@ -167,6 +167,7 @@ def test_a_schema_1_ledger_gains_the_job_run_times_and_loses_the_requests(tmp_pa
             "api_token",
             "mark",
             "server_offer",
+            "server_picture",
         } <= tables
     finally:
         conn.close()
@@ -240,6 +241,16 @@ def test_a_schema_8_ledgers_presets_become_the_artists(tmp_path: Path) -> None:
         assert ledger.presets_for("bob").names() == ["demo"]
         with pytest.raises(NotYours):
             ledger.presets_for("bob").remove("demo")
+    assert schema_version(tmp_path) == SCHEMA_VERSION
+
+
+def test_a_schema_10_ledger_gains_the_servers_picture_names(tmp_path: Path) -> None:
+    """Migration 10 → 11 alone: the jobs stay, and the names servers gave pictures can be kept."""
+    ids = ledger_one_version_back(tmp_path, "DROP TABLE server_picture", 10)
+    with Ledger(tmp_path) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+        ledger.server_pictures.put("http://gpu-1:8188", "a" * 64, "batchline/a.png")
+        assert ledger.server_pictures.get("http://gpu-1:8188", "a" * 64) == "batchline/a.png"
     assert schema_version(tmp_path) == SCHEMA_VERSION
 
 
