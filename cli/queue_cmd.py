@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cli.arg_types import whole
+from cli.arg_types import axis_inputs, file_axis, whole, wildcard_mode
 from cli.common import (
+    format_params,
     names_from_user,
     open_ledger,
     print_json,
@@ -15,7 +16,8 @@ from cli.common import (
     warn,
 )
 from core.batch import GridAxis
-from core.batch.compose import MAX_GRID_AXES
+from core.batch.compose import MAX_AXES
+from core.batch.queueing import composed_batch
 from core.batch.request import BatchRequest
 from core.controller.line_now import line_now
 from core.controller.placing import servers_now
@@ -24,6 +26,7 @@ from core.durations import duration_text
 from core.ledger.settings import PAUSED, check_every_setting
 
 if TYPE_CHECKING:
+    from core.batch.spec import BatchSpec
     from core.ledger import Ledger
 
 
@@ -56,12 +59,45 @@ def register(subparsers: Any) -> None:
         default=[],
         type=_grid_axis,
         metavar="NODE.INPUT=V1,V2,...",
-        help=f"sweep an input over values (up to {MAX_GRID_AXES} axes)",
+        help=f"sweep an input over values (up to {MAX_AXES} axes, with --values; the first "
+        "is the sheet's columns, the second its rows, any further one its pages)",
+    )
+    parser.add_argument(
+        "--values",
+        action="append",
+        dest="grid",
+        type=file_axis,
+        metavar="NODE.INPUT=@LIST",
+        help="an axis over the values of a file: @list.txt (one per line), @table.csv:COLUMN "
+        "(a column, by header or index from 0); without @, the text's lines",
+    )
+    parser.add_argument(
+        "--zip",
+        action="append",
+        default=[],
+        type=axis_inputs,
+        metavar="NODE.INPUT,NODE.INPUT",
+        help="walk these axes together (one job per value, not every pair; repeatable)",
+    )
+    parser.add_argument(
+        "--wildcards",
+        action="append",
+        default=[],
+        type=wildcard_mode,
+        metavar="NODE.INPUT=random|all",
+        help="how an input's wildcards ({a|b}, __name__) become texts: random (the default, "
+        "chosen by each job's seed) or all (one job per text)",
     )
     parser.add_argument("--requester", default="", help="who asks (default: your user name)")
     parser.add_argument("--priority", type=whole(), default=0, help="higher runs first (default 0)")
     parser.add_argument("--name", default="", help="a name for the batch (default: none)")
     parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="queue nothing: say how many jobs the batch makes and show the first few "
+        "(their wildcards resolved)",
+    )
     parser.set_defaults(func=queue)
 
 
@@ -69,6 +105,9 @@ def queue(args: argparse.Namespace) -> int:
     spec = batch_request(args).spec(_option)
     with open_ledger(args) as ledger:
         check_every_setting(ledger)  # a bad one refuses before a job is written
+        if args.dry_run:
+            _dry_run(ledger, args, spec)
+            return 0
         commands = queue_commands(args, ledger)
         with names_from_user():
             batch, job_ids = commands.queue_batch(
@@ -81,6 +120,21 @@ def queue(args: argparse.Namespace) -> int:
         _placement(ledger, job_ids, server_urls(args, ledger))
         _backpressure(ledger, job_ids, commands.server_count())
     return 0
+
+
+EXAMPLES = 5  # the jobs a dry run shows
+
+
+def _dry_run(ledger: Ledger, args: argparse.Namespace, spec: BatchSpec) -> None:
+    """The count of jobs and the first few, as they would be queued; nothing is written."""
+    with names_from_user():
+        _, jobs = composed_batch(ledger, args.preset, spec, seed_inputs=args.seed_input or None)
+    examples = [dict(job.params) for job in jobs[:EXAMPLES]]
+    if args.json:
+        print_json({"jobs": len(jobs), "examples": examples})
+        return
+    print(f"{len(jobs)} jobs (nothing queued){', the first:' if examples else ''}")
+    print("\n".join(f"  {format_params(params)}" for params in examples))
 
 
 def _placement(ledger: Ledger, job_ids: list[str], servers: list[str]) -> None:
@@ -106,6 +160,8 @@ def batch_request(args: argparse.Namespace) -> BatchRequest:
         seed_inputs=tuple(args.seed_input or ()),
         overrides=tuple(args.set),
         grid=tuple(args.grid),
+        zips=tuple(args.zip),
+        wildcards=dict(args.wildcards),
         requester=args.requester,
         priority=args.priority,
     )

@@ -11,6 +11,7 @@ from core.api.connections import BODY_TIMEOUT_S
 from core.api.errors import ApiError
 from core.batch.request import BatchRequest
 from core.batch.spec import GridAxis
+from core.batch.wildcard_spec import MODES
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -87,6 +88,8 @@ BATCH_FIELDS = frozenset(
         "seed_inputs",
         "set",
         "grid",
+        "zip",
+        "wildcards",
         "priority",
     }
 )
@@ -102,6 +105,8 @@ def batch_request(body: dict[str, Any], requester: str) -> tuple[str, BatchReque
         raise ApiError(400, "preset: the name of a stored preset is required")
     seeds = _optional(body, "seeds", list)
     grid = _optional(body, "grid", dict) or {}
+    zips = _optional(body, "zip", list) or []
+    wildcards = _optional(body, "wildcards", dict) or {}
     overrides = _optional(body, "set", dict) or {}
     request = BatchRequest(
         count=_int(body, "count"),
@@ -112,6 +117,10 @@ def batch_request(body: dict[str, Any], requester: str) -> tuple[str, BatchReque
         seed_inputs=tuple(_inputs(_optional(body, "seed_inputs", list) or [], "seed_inputs")),
         overrides={_input(k, "set"): _scalar(v, f"set.{k}") for k, v in overrides.items()},
         grid=tuple(_axis(key, values) for key, values in grid.items()),
+        zips=tuple(_zip(group, f"zip[{i}]") for i, group in enumerate(zips)),
+        wildcards={
+            _input(k, "wildcards"): _mode(v, f"wildcards.{k}") for k, v in wildcards.items()
+        },
         requester=requester,
         priority=_int(body, "priority") or 0,
     )
@@ -166,4 +175,22 @@ def _axis(key: str, values: Any) -> GridAxis:
     target = _input(key, "grid")
     if not isinstance(values, list) or not values:
         raise ApiError(400, f"grid.{key}: must be a non-empty list of values")
-    return GridAxis(target, tuple(_scalar(v, f"grid.{key}") for v in values))
+    return GridAxis(target, tuple(_axis_value(v, f"grid.{key}") for v in values))
+
+
+def _axis_value(value: Any, name: str) -> Any:
+    """An axis value: as a set value, or an object (a picture, `core.inputs`: the input's own
+    check says whether it takes one)."""
+    return value if isinstance(value, dict) else _scalar(value, name)
+
+
+def _zip(group: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(group, list) or len(group) < 2:
+        raise ApiError(400, f"{name}: must be a list of two grid inputs or more")
+    return tuple(_input(key, name) for key in group)
+
+
+def _mode(value: Any, name: str) -> str:
+    if value not in MODES:
+        raise ApiError(400, f"{name}: must be {' or '.join(repr(mode) for mode in MODES)}")
+    return str(value)

@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.batch.wildcard_spec import MODES
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.presets import MAX_FILE_BYTES
@@ -108,7 +109,28 @@ SCHEMAS: dict[str, Schema] = {
             "set": {"type": "object", "additionalProperties": _ref("Value")},
             "grid": {
                 "type": "object",
-                "additionalProperties": {"type": "array", "items": _ref("Value"), "minItems": 1},
+                "description": "one axis per input (NODE.INPUT), any number of them, in order: "
+                "the first is the sheet's columns, the second its rows, each further one its "
+                "pages; a text input's values may hold wildcards",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": _ref("AxisValue"),
+                    "minItems": 1,
+                },
+            },
+            "zip": {
+                "type": "array",
+                "description": "groups of grid inputs that walk together (their value lists of "
+                "one length): one job per value, not per pair",
+                "items": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+            },
+            "wildcards": {
+                "type": "object",
+                "description": "per text input (NODE.INPUT), how its wildcards ({a|b}, "
+                "{2$$a|b|c}, __name__) become texts: random (the default for every text input, "
+                "chosen by the job's seed: queued again, the same text) or all (one job per "
+                "text: the input becomes an axis of the batch's grid)",
+                "additionalProperties": {"enum": list(MODES)},
             },
             "priority": {"type": "integer"},
         },
@@ -116,6 +138,11 @@ SCHEMAS: dict[str, Schema] = {
         "additionalProperties": False,
     },
     "Value": {"type": ["string", "number", "boolean"]},
+    "AxisValue": {
+        "description": 'a value, or an object such as a picture ({"picture": {...}}) for '
+        "an input that takes one",
+        "type": ["string", "number", "boolean", "object"],
+    },
     "BatchCreated": _object(
         {
             "batch": {"type": "string"},

@@ -1,8 +1,9 @@
 """Batch composition: seed-varied (and grid-swept) jobs from one preset, queued in the ledger,
 and the exact prompt each attempt sends."""
 
-from core.batch.compose import compose, parse_overrides
+from core.batch.compose import compose, expand_spec, parse_overrides
 from core.batch.queueing import (
+    composed_batch,
     queue_batch,
     queue_smaller,
     shrink_choices,
@@ -33,8 +34,10 @@ __all__ = [
     "SeedPlan",
     "build_workflow",
     "compose",
+    "composed_batch",
     "default_requester",
     "default_shrink",
+    "expand_spec",
     "parse_overrides",
     "queue_batch",
     "queue_smaller",

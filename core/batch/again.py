@@ -5,10 +5,11 @@ backpressure)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.batch.recall import literal_values, one_job_seeds, recall_job
 from core.batch.spec import BatchSpec, SeedMode, SeedPlan
+from core.batch.wildcards import escaped, has_wildcards
 from core.errors import PresetError
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Ag
     seeds = {ref: int(recall.values[ref]) for ref in refs}
     preset_values = literal_values(ledger.presets.get(recall.preset).api_workflow)
     overrides = {
-        ref: value
+        ref: _as_sent(value)
         for ref, value in recall.values.items()
         if ref not in seeds and preset_values.get(ref, _MISSING) != value
     }
@@ -67,6 +68,12 @@ def again(ledger: Ledger, job_id: str, catalogue: Catalogue | None = None) -> Ag
 
 
 _MISSING = object()
+
+
+def _as_sent(value: Any) -> Any:
+    """A job's value as it was sent: a text's braces escaped, so that a resolved wildcard text
+    holding a literal ``{`` is not expanded again."""
+    return escaped(value) if isinstance(value, str) and has_wildcards(value) else value
 
 
 def _seed_plan(refs: list[str], seeds: dict[str, int]) -> SeedPlan:

@@ -6,19 +6,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.batch.compose import compose
+from core.batch.compose import compose, expand_spec
 from core.batch.workflow import retry_smaller, shrinkable
+from core.catalogue import Catalogue
 from core.errors import IllegalTransition, PresetError
 from core.job_state import can_retry_smaller
 from core.ledger import NewJob
 from core.ledger.owners import default_requester
+from core.ledger.settings import wildcards_folder
 from core.presets import Preset, preset_from_api
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
 
-    from core.batch.spec import BatchSpec
-    from core.catalogue import Catalogue
+    from core.batch.spec import BatchSpec, JobSpec
     from core.ledger import BatchRecord, JobRecord, Ledger, PresetRecord
 
 
@@ -43,6 +44,26 @@ def stored_preset(
         raise PresetError(f"preset {record.name!r}: {exc}") from None
 
 
+def composed_batch(
+    ledger: Ledger,
+    preset_name: str,
+    spec: BatchSpec,
+    catalogue: Catalogue | None = None,
+    seed_inputs: Sequence[str] | None = None,
+) -> tuple[BatchSpec, list[JobSpec]]:
+    """The batch ``spec`` of the named preset as it would be queued, nothing written: the spec
+    with its "all" wildcards made axes (`expand_spec`, what the batch stores) and its jobs,
+    wildcards read from the `WILDCARDS_FOLDER` setting's folder.
+
+    Raises:
+        CompositionError: the spec cannot be composed (names the node and input).
+    """
+    preset = stored_preset(ledger.presets.get(preset_name), catalogue, seed_inputs)
+    folder = wildcards_folder(ledger)
+    expanded = expand_spec(preset, spec, catalogue or Catalogue.bundled(), folder)
+    return expanded, compose(preset, expanded, catalogue, folder)
+
+
 def queue_batch(
     ledger: Ledger,
     preset_name: str,
@@ -60,11 +81,13 @@ def queue_batch(
     cannot both pass it on the same room): what it raises refuses the batch whole (backpressure:
     `core.controller.backpressure`).
 
+    The batch's stored spec is ``spec`` with its "all" wildcards made axes (`composed_batch`),
+    so viewers see them as axes.
+
     Raises:
         CompositionError: the spec cannot be composed (names the node and input).
     """
-    record = ledger.presets.get(preset_name)
-    jobs = compose(stored_preset(record, catalogue, seed_inputs), spec, catalogue)
+    spec, jobs = composed_batch(ledger, preset_name, spec, catalogue, seed_inputs)
     requester = spec.requester or default_requester()
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     with ledger.handle.joined():
@@ -113,7 +136,12 @@ def _failed_out_of_memory(ledger: Ledger, job_id: str) -> JobRecord:
 
 
 def _spec_json(spec: BatchSpec) -> dict[str, Any]:
+    """The batch's spec as stored (`batch.spec`): grid as a list of {input, values}, zips as
+    lists of inputs, wildcards as {input: mode}."""
     data = asdict(spec)
     overrides = spec.overrides
     data["overrides"] = dict(overrides) if not isinstance(overrides, tuple) else list(overrides)
+    data["grid"] = [{"input": axis.input, "values": list(axis.values)} for axis in spec.grid]
+    data["zips"] = [list(group) for group in spec.zips]
+    data["wildcards"] = dict(spec.wildcards)
     return data

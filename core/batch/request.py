@@ -1,16 +1,17 @@
 """A batch as asked for by `batchline queue` or the HTTP API, turned into a `BatchSpec`.
 
 Both ask the same things (a seed count or sequence, a seed list or random seeds, overrides, a
-grid, priority); which of them go together is checked here once, and each caller names its
-own fields in the messages (``--seed-start`` on the command line, ``seed_start`` in JSON).
+grid of any number of axes, zipped axes, wildcard modes, priority); which of them go together
+is checked here once, and each caller names its own fields in the messages (``--seed-start``
+on the command line, ``seed_start`` in JSON).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.batch.compose import MAX_GRID_AXES
+from core.batch.compose import MAX_AXES
 from core.batch.spec import BatchSpec, GridAxis, SeedMode, SeedPlan
 from core.errors import InputError
 
@@ -35,21 +36,33 @@ class BatchRequest:
     seed_inputs: tuple[str, ...] = ()
     overrides: tuple[str, ...] | Mapping[str, Any] = ()
     grid: tuple[GridAxis, ...] = ()
+    zips: tuple[tuple[str, ...], ...] = ()
+    wildcards: Mapping[str, str] = field(default_factory=dict)
     requester: str = ""
     priority: int = 0
 
-    def spec(self, field: Callable[[str], str] = json_field) -> BatchSpec:
-        """The batch spec; ``field`` names a field in the messages.
+    def spec(self, name: Callable[[str], str] = json_field) -> BatchSpec:
+        """The batch spec; ``name`` names a field in the messages.
 
         Raises:
-            InputError: options that do not go together, a count below 1, too many grid axes.
+            InputError: options that do not go together, a count below 1, too many grid
+                axes, a zip group naming an input that is no axis.
         """
-        if len(self.grid) > MAX_GRID_AXES:
-            raise InputError(f"{field('grid')} has at most {MAX_GRID_AXES} axes")
+        if len(self.grid) > MAX_AXES:
+            raise InputError(f"{name('grid')} has at most {MAX_AXES} axes, not {len(self.grid)}")
+        axes = {axis.input for axis in self.grid}
+        for group in self.zips:
+            if len(group) < 2:
+                raise InputError(f"{name('zip')}: a group zips two axes or more")
+            for key in group:
+                if key not in axes:
+                    raise InputError(f"{name('zip')}: {key} is not an axis of {name('grid')}")
         return BatchSpec(
-            seeds=self.seed_plan(field),
+            seeds=self.seed_plan(name),
             overrides=self.overrides,
             grid=self.grid,
+            zips=self.zips,
+            wildcards=dict(self.wildcards),
             requester=self.requester,
             priority=self.priority,
         )

@@ -42,14 +42,20 @@ class GridAxis:
 
 @dataclass(frozen=True)
 class BatchSpec:
-    """A batch request: seeds, overrides applied to every job, an optional X/Y grid.
+    """A batch request: seeds, overrides applied to every job, a grid of any number of axes.
 
     `overrides` holds `NODE_ID.INPUT=value` strings or a mapping of `NODE_ID.INPUT` to values.
+    `zips` holds groups of axis inputs that walk together (one axis of the grid each: their
+    value lists have one length); `wildcards` says per text input how its wildcards become
+    texts: "random" (the default, seeded by the job's seed) or "all" (every text a job: the
+    input becomes an axis, `expand_spec`).
     """
 
     seeds: SeedPlan = field(default_factory=SeedPlan)
     overrides: tuple[str, ...] | Mapping[str, Any] = ()
     grid: tuple[GridAxis, ...] = ()
+    zips: tuple[tuple[str, ...], ...] = ()
+    wildcards: Mapping[str, str] = field(default_factory=dict)
     requester: str = ""
     priority: int = 0
 
@@ -57,6 +63,9 @@ class BatchSpec:
 @dataclass(frozen=True)
 class JobSpec:
     """One job of a batch: exactly the values it sets (`NODE_ID.INPUT` keys), and who asked.
+
+    `grid` holds the job's value index on each axis of the spec's grid, in the spec's order
+    (zipped axes share theirs).
 
     `build_workflow(preset.api_workflow, job.params)` rebuilds the workflow it sends, whose
     hash is `workflow_hash`.

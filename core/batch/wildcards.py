@@ -77,6 +77,12 @@ def has_wildcards(text: str) -> bool:
     return "{" in text or "}" in text or "\\|" in text or _NAME.search(text) is not None
 
 
+def escaped(text: str) -> str:
+    """``text`` with its braces and bars escaped: a resolved text sent again as it is (a
+    literal ``{`` it holds is not read as a wildcard)."""
+    return "".join(f"\\{char}" if char in _ESCAPES else char for char in text)
+
+
 # --- parsing ----------------------------------------------------------------------------------
 
 

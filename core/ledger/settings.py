@@ -275,6 +275,15 @@ OUTPUT_DIR: Setting[Path | None] = Setting(
     _folder,
     _folder_text,
 )
+WILDCARDS_FOLDER: Setting[Path | None] = Setting(
+    "wildcards_dir",
+    None,
+    "The folder of wildcard files: `__animals__` in a text input is one line of its "
+    "animals.txt (lines may hold wildcards in turn); unset: the folder wildcards in "
+    "Batchline's data folder.",
+    _folder,
+    _folder_text,
+)
 CONTROLLER: Setting[ControllerConfig] = Setting(
     "controller",
     ControllerConfig(),
@@ -321,11 +330,18 @@ MAX_BACKLOG: Setting[int] = Setting(
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
+    WILDCARDS_FOLDER,
     CONTROLLER,
     PAUSED,
     MAX_PENDING_PER_REQUESTER,
     MAX_BACKLOG,
 )
+
+
+def wildcards_folder(ledger: Ledger) -> Path:
+    """Where `__name__` wildcards are read: the folder set, else ``wildcards`` in the ledger's
+    folder (it need not exist: a wildcard naming a file says then that there is none)."""
+    return WILDCARDS_FOLDER.get(ledger) or ledger.folder / "wildcards"
 
 
 def check_every_setting(ledger: Ledger) -> None:

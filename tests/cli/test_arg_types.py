@@ -4,8 +4,13 @@ refusal one line naming the option or the rule, never a traceback."""
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 import pytest
 
+from cli.arg_types import axis_inputs, file_axis, wildcard_mode
+from core.batch import GridAxis
 from core.ledger import Ledger
 from tests.cli.conftest import Cli
 
@@ -83,3 +88,29 @@ def test_a_batch_or_preset_name_breaking_the_rule_is_one_line(
     with Ledger(cli.home) as ledger:
         assert ledger.jobs() == []
         assert [preset.name for preset in ledger.presets.all()] == ["noise"]
+
+
+def test_a_file_axis_reads_a_list_a_csv_column_by_name_or_index_or_typed_lines(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "list.txt").write_text("one\n\ntwo\n", encoding="utf-8")
+    (tmp_path / "t.csv").write_text("a,b\n1,x\n2,y\n", encoding="utf-8")
+    assert file_axis(f"4.value=@{tmp_path / 'list.txt'}") == GridAxis("4.value", ("one", "two"))
+    assert file_axis(f"4.value=@{tmp_path / 't.csv'}:b") == GridAxis("4.value", ("x", "y"))
+    assert file_axis(f"4.value=@{tmp_path / 't.csv'}:0") == GridAxis("4.value", ("1", "2"))
+    assert file_axis(f"4.value=@{tmp_path / 't.csv'}") == GridAxis("4.value", ("1", "2"))
+    assert file_axis("4.value=a, b\nc") == GridAxis("4.value", ("a, b", "c"))
+    with pytest.raises(argparse.ArgumentTypeError, match=r"list\.txt:b cannot be read"):
+        file_axis(f"4.value=@{tmp_path / 'list.txt'}:b")  # not a csv: the whole is a path
+    with pytest.raises(argparse.ArgumentTypeError, match=r"the values of 4.value holds no values"):
+        file_axis("4.value=\n\n")
+
+
+def test_zip_groups_and_wildcard_modes_are_parsed_strictly() -> None:
+    assert axis_inputs("3.sampler_name, 3.scheduler") == ("3.sampler_name", "3.scheduler")
+    assert wildcard_mode("6.text=all") == ("6.text", "all")
+    for text in ("3.a", "3.a,b", "3.a,,3.b"):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"NODE\.INPUT,NODE\.INPUT"):
+            axis_inputs(text)
+    with pytest.raises(argparse.ArgumentTypeError, match="random or all"):
+        wildcard_mode("6.text=every")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from core.batch.wildcards import expand_random
 from core.controller.placing_said import host_text
 from core.ledger import Ledger
 from core.ledger.settings import MAX_PENDING_PER_REQUESTER
@@ -18,7 +20,7 @@ from tests.core.controller.model_servers import (
     add_ckpt_preset,
     model_servers,
 )
-from tests.core.helpers import succeed
+from tests.core.helpers import NOISE_WORKFLOW, succeed
 
 __all__ = ["model_servers"]
 
@@ -100,7 +102,11 @@ def test_json_requester_and_priority(cli: Cli, noise: str, home: Path) -> None:
         (["--count", "0"], "--count must be at least 1"),
         (["--set", "9.nope=1"], "node 9 is not in the workflow"),
         (["--set", "1.width=wide"], "node 1, input 'width'"),
-        (["--grid", "1.width=1", "--grid", "1.height=1", "--grid", "2.strength=1"], "at most 2"),
+        (["--grid", "1.width=64", "--grid", "1.width=96"], "two grid axes sweep 1.width"),
+        (["--zip", "1.width"], "argument --zip"),
+        (["--grid", "1.width=64,96", "--zip", "1.width,1.height"], "--zip: 1.height is not an"),
+        (["--wildcards", "3.filename_prefix=some"], "the mode is random or all"),
+        (["--values", "1.width"], "argument --values"),
         (["--seed-input", "1.image", "--count", "2"], ""),
     ],
 )
@@ -224,3 +230,167 @@ def test_a_batch_no_server_can_run_is_queued_and_said_plainly(
     assert said.startswith("batchline: no server can run any of its jobs now (")
     assert said.endswith("they wait until one can")
     assert params(home, ids)[0]["4.ckpt_name"] == NOWHERE
+
+
+# --- lists, zips and wildcards ---------------------------------------------------------------
+
+TEXTS = {
+    **NOISE_WORKFLOW,
+    "4": {"class_type": "PrimitiveStringMultiline", "inputs": {"value": "a fox"}},
+}
+
+
+@pytest.fixture
+def texts(cli: Cli, tmp_path: Path) -> str:
+    """NOISE_WORKFLOW with a text node (4.value), stored as preset ``texts``."""
+    path = tmp_path / "texts.json"
+    path.write_text(json.dumps(TEXTS), encoding="utf-8")
+    assert cli("preset", "add", str(path)).code == 0
+    return "texts"
+
+
+def test_values_from_a_list_a_csv_column_and_a_grid_make_three_axes_in_order(
+    cli: Cli, texts: str, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "prompts.txt").write_text("a fox\n\n  an owl  \na hare\n", encoding="utf-8")
+    (tmp_path / "table.csv").write_text("name,width\nsmall,64\nlarge,96\n", encoding="utf-8")
+    result = cli(
+        "queue",
+        texts,
+        "--values",
+        f"4.value=@{tmp_path / 'prompts.txt'}",
+        "--values",
+        f"1.width=@{tmp_path / 'table.csv'}:width",
+        "--grid",
+        "2.strength=0.25,0.75",
+    )
+    assert result.code == 0, result.err
+    jobs = params(home, result.out.split())
+    assert [(p["4.value"], p["1.width"], p["2.strength"]) for p in jobs] == [
+        (text, width, strength)
+        for text in ("a fox", "an owl", "a hare")
+        for width in (64, 96)
+        for strength in (0.25, 0.75)
+    ]
+    with Ledger(home) as ledger:
+        spec = ledger.batch(ledger.job(result.out.split()[0]).batch).spec
+    assert [axis["input"] for axis in spec["grid"]] == ["4.value", "1.width", "2.strength"]
+
+
+def test_a_missing_list_file_is_refused_naming_it_and_nothing_is_queued(
+    cli: Cli, texts: str, home: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nowhere.txt"
+    result = cli("queue", texts, "--values", f"4.value=@{missing}")
+    assert result.code == 2
+    (line,) = result.err.strip().splitlines()
+    assert f"{missing} cannot be read" in line
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    result = cli("queue", texts, "--values", f"1.width=@{tmp_path / 't.csv'}:c")
+    assert result.code == 2
+    assert "has no column 'c' (it has 'a', 'b')" in result.err
+    with Ledger(home) as ledger:
+        assert ledger.jobs() == []
+
+
+def test_a_zipped_pair_makes_n_jobs(cli: Cli, texts: str, home: Path) -> None:
+    ids = queued_of(
+        cli,
+        texts,
+        "--grid",
+        "4.value=a fox,an owl,a hare",
+        "--grid",
+        "1.width=64,96,128",
+        "--zip",
+        "4.value,1.width",
+    )
+    assert [(p["4.value"], p["1.width"]) for p in params(home, ids)] == [
+        ("a fox", 64),
+        ("an owl", 96),
+        ("a hare", 128),
+    ]
+    with Ledger(home) as ledger:
+        assert ledger.batch(ledger.job(ids[0]).batch).spec["zips"] == [["4.value", "1.width"]]
+    result = cli(
+        "queue",
+        texts,
+        "--grid",
+        "4.value=a,b",
+        "--grid",
+        "1.width=64,96,128",
+        "--zip",
+        "4.value,1.width",
+    )
+    assert result.code == 2
+    assert "zipped axes need the same number of values: 4.value has 2, 1.width has 3" in result.err
+
+
+def queued_of(cli: Cli, preset: str, *args: str) -> list[str]:
+    result = cli("queue", preset, *args)
+    assert result.code == 0, result.err
+    return result.out.split()
+
+
+def test_wildcards_in_set_resolve_by_seed_show_in_full_and_again_sends_them(
+    cli: Cli, texts: str, home: Path
+) -> None:
+    long_tail = ", ".join(f"detail {i}" for i in range(40))  # past any column's width
+    template = f"a {{red|green|blue|amber|violet}} fox, {long_tail}"
+    ids = queued_of(cli, texts, "--count", "5", "--set", f"4.value={template}")
+    resolved = [p["4.value"] for p in params(home, ids)]
+    assert resolved == [expand_random(template, seed, salt="4.value") for seed in range(5)]
+    for job_id, text in zip(ids, resolved, strict=True):
+        shown = cli("show", job_id)
+        assert f"4.value={text}" in shown.out
+        assert cli("show", job_id, "--json").json()["params"]["4.value"] == text
+        again = cli("again", job_id)
+        assert again.code == 0, again.err
+        (new,) = again.out.split()
+        assert params(home, [new]) == params(home, [job_id])
+
+
+def test_wildcards_all_makes_one_job_per_text_and_a_bomb_is_refused(
+    cli: Cli, texts: str, home: Path
+) -> None:
+    ids = queued_of(
+        cli, texts, "--set", "4.value=a {fox|owl} at {dawn|dusk}", "--wildcards", "4.value=all"
+    )
+    assert [p["4.value"] for p in params(home, ids)] == [
+        "a fox at dawn",
+        "a fox at dusk",
+        "a owl at dawn",
+        "a owl at dusk",
+    ]
+    bomb = "{a|b|c|d|e|f|g|h|i|j}" * 5
+    result = cli("queue", texts, "--set", f"4.value={bomb}", "--wildcards", "4.value=all")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "batchline: node 4, input 'value': its wildcards expand to 100,000 texts, more than 10,000"
+    )
+    with Ledger(home) as ledger:
+        assert len(ledger.jobs()) == 4
+
+
+def test_a_dry_run_says_the_count_and_the_first_texts_and_queues_nothing(
+    cli: Cli, texts: str, home: Path
+) -> None:
+    args = ("--count", "3", "--set", "4.value=a {fox|owl} at {dawn|dusk}", "--dry-run")
+    result = cli("queue", texts, *args, "--wildcards", "4.value=all")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "12 jobs (nothing queued), the first:"
+    assert lines[1:] == [
+        "  2.seed=0 4.value=a fox at dawn",
+        "  2.seed=0 4.value=a fox at dusk",
+        "  2.seed=0 4.value=a owl at dawn",
+        "  2.seed=0 4.value=a owl at dusk",
+        "  2.seed=1 4.value=a fox at dawn",
+    ]
+    listed = cli("queue", texts, *args, "--json").json()
+    assert listed["jobs"] == 3
+    assert [job["4.value"] for job in listed["examples"]] == [
+        expand_random("a {fox|owl} at {dawn|dusk}", seed, salt="4.value") for seed in range(3)
+    ]
+    with Ledger(home) as ledger:
+        assert ledger.jobs() == []
+        assert ledger.batches() == []

@@ -59,6 +59,40 @@ async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_w
         ({"preset": "noise", "grid": {"2.strength": [0.1]}, "count": 2}, None),
         ({"preset": "noise", "set": {"9.seed": 1}}, "9"),
         ({"preset": "noise", "priority": 1.5}, "priority: must be an integer"),
+        ({"preset": "noise", "zip": "2.strength"}, "zip: must be a list"),
+        ({"preset": "noise", "zip": [["2.strength"]]}, "zip[0]: must be a list of two grid"),
+        ({"preset": "noise", "zip": [["2.strength", 3]]}, "zip[0]: 3 is not of the form"),
+        (
+            {"preset": "noise", "grid": {"2.strength": [0.5]}, "zip": [["2.strength", "1.width"]]},
+            "zip: 1.width is not an axis of grid",
+        ),
+        (
+            {
+                "preset": "noise",
+                "grid": {"2.strength": [0.1, 0.2], "1.width": [64, 96, 128]},
+                "zip": [["2.strength", "1.width"]],
+            },
+            "zipped axes need the same number of values: 2.strength has 2, 1.width has 3",
+        ),
+        ({"preset": "noise", "wildcards": []}, "wildcards: must be an object"),
+        (
+            {"preset": "noise", "wildcards": {"3.filename_prefix": "every"}},
+            "wildcards.3.filename_prefix: must be 'random' or 'all'",
+        ),
+        (
+            {"preset": "noise", "wildcards": {"2.strength": "all"}},
+            "node 2, input 'strength' is not a text input",
+        ),
+        (
+            {
+                "preset": "noise",
+                "set": {"3.filename_prefix": "{a|b|c|d|e|f|g|h|i|j}" * 5},
+                "wildcards": {"3.filename_prefix": "all"},
+            },
+            "node 3, input 'filename_prefix': its wildcards expand to 100,000 texts",
+        ),
+        ({"preset": "noise", "grid": {"2.strength": [{"picture": {}}]}}, "node 2, input"),
+        ({"preset": "noise", "grid": {"2.strength": [[0.5]]}}, "grid.2.strength: must be"),
     ],
 )
 async def test_a_bad_batch_is_400_naming_the_field(
@@ -124,3 +158,35 @@ async def test_a_batch_of_more_jobs_than_a_batch_may_have_is_413(
     assert (answer.status_code, answer.json()["error"]) == (413, "too_large"), answer.text
     assert "more than 100000" in answer.json()["message"]
     assert api.ledger.batches() == []
+
+
+async def test_zipped_axes_make_n_jobs_and_every_text_a_job(api: Api) -> None:
+    zipped = {
+        "preset": "noise",
+        "grid": {"2.strength": [0.1, 0.2, 0.3], "1.width": [64, 96, 128]},
+        "zip": [["2.strength", "1.width"]],
+    }
+    every = {
+        "preset": "noise",
+        "set": {"3.filename_prefix": "{fox|owl}"},
+        "wildcards": {"3.filename_prefix": "all"},
+    }
+    async with api.client() as http:
+        three = await http.post("/v1/batches", json=zipped)  # 9 would pass the quota of 4
+        assert three.status_code == 201, three.text
+    assert len(three.json()["jobs"]) == 3
+    pairs = [
+        (job.params["2.strength"], job.params["1.width"])
+        for job in api.ledger.jobs(batch=three.json()["batch"])
+    ]
+    assert pairs == [(0.1, 64), (0.2, 96), (0.3, 128)]
+    async with api.client("bob") as http:
+        two = await http.post("/v1/batches", json=every)
+    assert two.status_code == 201, two.text
+    batch = api.ledger.batch(two.json()["batch"])
+    assert [j.params["3.filename_prefix"] for j in api.ledger.jobs(batch=batch.id)] == [
+        "fox",
+        "owl",
+    ]
+    assert batch.spec["grid"] == [{"input": "3.filename_prefix", "values": ["fox", "owl"]}]
+    assert batch.spec["wildcards"] == {"3.filename_prefix": "all"}

@@ -8,7 +8,9 @@ import pytest
 from aiohttp import web
 
 from core.api import ApiConfig, make_app, parse_listen
+from core.api.bodies import BATCH_FIELDS
 from core.api.openapi import DOCUMENT
+from core.batch.wildcard_spec import MODES
 from core.errors import InputError
 from core.ledger import Ledger
 
@@ -46,3 +48,11 @@ def test_other_addresses_need_to_be_allowed(tmp_path: Path) -> None:
     for text in ("8190", "host:", ":80", "127.0.0.1:99999", "127.0.0.1:http", "127.0.0.1:²"):
         with pytest.raises(InputError, match="is not HOST:PORT"):
             parse_listen(text)
+
+
+def test_the_batch_request_document_names_exactly_the_fields_a_batch_body_takes() -> None:
+    schema = DOCUMENT["components"]["schemas"]["BatchRequest"]
+    assert set(schema["properties"]) == BATCH_FIELDS
+    assert schema["properties"]["wildcards"]["additionalProperties"]["enum"] == list(MODES)
+    zipped = schema["properties"]["zip"]
+    assert zipped["items"] == {"type": "array", "items": {"type": "string"}, "minItems": 2}

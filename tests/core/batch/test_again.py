@@ -69,3 +69,29 @@ def test_a_job_whose_preset_is_gone_says_so(ledger: Ledger) -> None:
     ledger.presets.remove("noise")
     with pytest.raises(PresetError, match=f"job {ids[0]}: no stored preset has its workflow"):
         again(ledger, ids[0])
+
+
+TEXTS = {
+    **NOISE_WORKFLOW,
+    "4": {
+        "class_type": "PrimitiveStringMultiline",
+        "inputs": {"value": "a {red|green|blue|amber} fox, \\{literal\\}"},
+    },
+}
+
+
+def test_a_wildcard_batch_queued_again_sends_the_same_texts(ledger: Ledger) -> None:
+    ledger.presets.add("texts", PresetContent(workflow_hash(TEXTS), TEXTS))
+    spec = BatchSpec(
+        seeds=SeedPlan(count=6),
+        overrides={"3.filename_prefix": "{x|y|z}"},
+        grid=(GridAxis("2.strength", (0.25, 0.75)),),
+    )
+    _, ids = queue_batch(ledger, "texts", spec)
+    texts = {ledger.job(job_id).params["4.value"] for job_id in ids}
+    assert len(texts) > 1
+    assert all(text.endswith(", {literal}") for text in texts)
+    for job_id in ids:
+        _, _, new = LedgerCommands(ledger).queue_again(job_id)
+        assert ledger.job(new).params == ledger.job(job_id).params
+        assert _prompt(ledger, new) == _prompt(ledger, job_id)

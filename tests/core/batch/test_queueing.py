@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from core.batch import BatchSpec, SeedPlan, queue_batch, queue_smaller, shrink_choices
+from core.batch import (
+    BatchSpec,
+    GridAxis,
+    SeedPlan,
+    queue_batch,
+    queue_smaller,
+    shrink_choices,
+)
+from core.batch.wildcards import expand_random
 from core.errors import CompositionError, IllegalTransition
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, PresetContent
+from core.ledger.settings import WILDCARDS_FOLDER, wildcards_folder
 from core.presets import workflow_hash
 from tests.core.controller.conftest import queue
 from tests.core.helpers import NOISE_WORKFLOW
@@ -84,3 +93,69 @@ def test_retry_smaller_shrinks_what_the_artist_chose(ledger: Ledger) -> None:
     assert (new.params["1.width"], new.params["1.height"]) == (256, 384)
     with pytest.raises(CompositionError, match="no batch size left to reduce"):
         queue_smaller(ledger, job_id, shrink=["batch size"])
+
+
+TEXTS = {
+    **NOISE_WORKFLOW,
+    "4": {"class_type": "PrimitiveStringMultiline", "inputs": {"value": "a __animals__"}},
+}
+
+
+def _texts(ledger: Ledger) -> None:
+    ledger.presets.add("texts", PresetContent(workflow_hash(TEXTS), TEXTS))
+
+
+def test_the_stored_spec_holds_the_all_texts_as_an_axis_with_zips_and_modes(
+    ledger: Ledger,
+) -> None:
+    _texts(ledger)
+    spec = BatchSpec(
+        seeds=SeedPlan(count=2),
+        overrides=("4.value={fox|owl} at {dawn|dusk}",),
+        grid=(GridAxis("2.strength", (0.25, 0.75)), GridAxis("1.width", (64, 96))),
+        zips=(("2.strength", "1.width"),),
+        wildcards={"4.value": "all"},
+    )
+    batch, ids = queue_batch(ledger, "texts", spec)
+    assert len(ids) == 2 * 2 * 4
+    stored = ledger.batch(batch.id).spec
+    assert stored["grid"] == [
+        {"input": "2.strength", "values": [0.25, 0.75]},
+        {"input": "1.width", "values": [64, 96]},
+        {
+            "input": "4.value",
+            "values": ["fox at dawn", "fox at dusk", "owl at dawn", "owl at dusk"],
+        },
+    ]
+    assert stored["zips"] == [["2.strength", "1.width"]]
+    assert stored["wildcards"] == {"4.value": "all"}
+    assert stored["overrides"] == {}
+
+
+def test_wildcard_files_are_read_from_the_setting_else_the_data_folder(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    _texts(ledger)
+    assert wildcards_folder(ledger) == ledger.folder / "wildcards"
+    with pytest.raises(CompositionError, match=r"no wildcard file 'animals.txt' in .*home"):
+        queue_batch(ledger, "texts", BatchSpec(seeds=SeedPlan(count=2)))
+    assert ledger.jobs() == []
+    assert ledger.batches() == []
+    chosen = tmp_path / "mine"
+    chosen.mkdir()
+    (chosen / "animals.txt").write_text("fox\nowl\nhare\n", encoding="utf-8")
+    WILDCARDS_FOLDER.set(ledger, chosen)
+    _, ids = queue_batch(ledger, "texts", BatchSpec(seeds=SeedPlan(count=6)))
+    texts = [ledger.job(job_id).params["4.value"] for job_id in ids]
+    assert set(texts) <= {"a fox", "a owl", "a hare"}
+    assert texts == [expand_random("a __animals__", s, chosen, salt="4.value") for s in range(6)]
+
+
+def test_a_refused_wildcard_queues_nothing(ledger: Ledger) -> None:
+    _texts(ledger)
+    bomb = BatchSpec(
+        overrides={"4.value": "{a|b|c|d|e|f|g|h|i|j}" * 5}, wildcards={"4.value": "all"}
+    )
+    with pytest.raises(CompositionError, match=r"node 4, input 'value': its wildcards expand"):
+        queue_batch(ledger, "texts", bomb)
+    assert ledger.jobs() == []

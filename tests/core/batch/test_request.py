@@ -26,7 +26,12 @@ def test_no_seed_option_keeps_the_workflow_seeds_and_a_count_alone_counts_from_0
         (BatchRequest(seed_start=1, seeds=(1,)), "not seed_start/seed_step and seeds"),
         (BatchRequest(count=0), "count must be at least 1"),
         (BatchRequest(count=2, seeds=(1, 2)), "count does not go with seeds"),
-        (BatchRequest(grid=(GridAxis("1.a", (1,)),) * 3), "grid has at most 2 axes"),
+        (BatchRequest(grid=(GridAxis("1.a", (1,)),) * 17), "grid has at most 16 axes, not 17"),
+        (BatchRequest(grid=(GridAxis("1.a", (1,)),), zips=(("1.a",),)), "zip: a group zips two"),
+        (
+            BatchRequest(grid=(GridAxis("1.a", (1,)),), zips=(("1.a", "1.b"),)),
+            "zip: 1.b is not an axis of grid",
+        ),
     ],
 )
 def test_options_that_do_not_go_together_are_refused(request_: BatchRequest, message: str) -> None:
@@ -37,3 +42,14 @@ def test_options_that_do_not_go_together_are_refused(request_: BatchRequest, mes
 def test_each_caller_names_its_own_fields() -> None:
     with pytest.raises(InputError, match="--count must be at least 1"):
         BatchRequest(count=0).spec(lambda name: "--" + name.replace("_", "-"))
+
+
+def test_any_number_of_axes_zips_and_wildcards_reach_the_spec() -> None:
+    grid = tuple(GridAxis(f"1.a{i}", (1, 2)) for i in range(5))
+    asked = BatchRequest(grid=grid, zips=(("1.a0", "1.a3"),), wildcards={"2.text": "all"})
+    spec = asked.spec()
+    assert (spec.grid, spec.zips, dict(spec.wildcards)) == (
+        grid,
+        (("1.a0", "1.a3"),),
+        {"2.text": "all"},
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import SettingError
+from core.errors import InputError, SettingError
 from core.ledger import Ledger, PresetContent
 from core.ledger import settings as settings_module
 from core.ledger.settings import (
@@ -15,10 +15,12 @@ from core.ledger.settings import (
     OUTPUT_DIR,
     PAUSED,
     SERVER,
+    WILDCARDS_FOLDER,
     ControllerConfig,
     Setting,
     Settings,
     check_every_setting,
+    wildcards_folder,
 )
 from core.paths import default_output_dir
 from core.presets import workflow_hash
@@ -170,6 +172,7 @@ def test_every_option_is_declared_once_with_a_description() -> None:
         "limits.max_pending_per_requester",
         "limits.max_backlog",
         "servers.models_asked_at",
+        "wildcards_dir",
     }
     assert len({s.key for s in declared}) == len(declared)
     assert all(len(s.description) > 20 for s in declared)
@@ -196,3 +199,15 @@ def test_auto_is_kept_in_the_ledger_as_it_is_shown(tmp_path: Path) -> None:
         Settings(controller=ControllerConfig()).save(ledger)
         assert ledger.settings.get("controller")["deep_queue"] == "auto"
         assert Settings.load(ledger).controller.deepens_queue
+
+
+def test_the_wildcards_folder_is_the_data_folders_unless_set(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        assert wildcards_folder(ledger) == tmp_path / "home" / "wildcards"
+        WILDCARDS_FOLDER.set(ledger, tmp_path / "mine")
+        assert wildcards_folder(ledger) == tmp_path / "mine"
+        with pytest.raises(InputError, match="must be an absolute path"):
+            WILDCARDS_FOLDER.set(ledger, Path("relative"))
+        ledger.settings.set(WILDCARDS_FOLDER.key, "relative")
+        with pytest.raises(SettingError, match="wildcards_dir"):
+            wildcards_folder(ledger)
