@@ -1,24 +1,12 @@
 """Tests for desktop.composer.picture_inputs: LoadImage's `image` is a picture field, the
-frontend's upload button never a parameter."""
+frontend's upload button never a parameter (nor an axis)."""
 
 from __future__ import annotations
-
-import json
 
 from core.catalogue import Catalogue
 from core.presets.model import InputRef, Parameter
 from desktop.composer.picture_field import PictureField
-from desktop.composer.picture_inputs import is_upload_button, picture_inputs
-from tests.desktop.composer.conftest import IMG2IMG
-
-
-def test_the_inputs_taking_an_uploaded_picture_are_found() -> None:
-    api = json.loads(IMG2IMG.read_text())["prompt"]
-    api["20"] = {"class_type": "LoadImageMask", "inputs": {"image": "m.png", "channel": "alpha"}}
-    assert picture_inputs(api, Catalogue.bundled()) == {
-        "10.image": "LoadImage",
-        "20.image": "LoadImageMask",
-    }
+from desktop.composer.picture_inputs import is_upload_button
 
 
 def test_the_picture_shows_as_a_field_and_the_upload_button_not_at_all(img2img) -> None:
