@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -119,7 +120,14 @@ class AxisRow(QWidget):
         self.texts.setFixedHeight(self.texts.fontMetrics().lineSpacing() * 4 + 12)
         self.load = QPushButton("From file…", self)
         self.load.setToolTip("Values from a .txt file (one per line) or a column of a .csv file")
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("filter the list")
+        self.filter.setAccessibleName("Filter the values")
+        self.filter.setClearButtonEnabled(True)
         self.checklist = QListWidget(self)
+        self.checked_line = QLabel(self)  # what is checked, whatever the list shows
+        self.checked_line.setWordWrap(True)
+        self.checked_line.setTextFormat(Qt.TextFormat.PlainText)
         self.checklist.setFixedHeight(self.checklist.fontMetrics().lineSpacing() * 6 + 8)
         self.picture_line = QLabel(self)
         self.picture_line.setWordWrap(True)
@@ -142,6 +150,7 @@ class AxisRow(QWidget):
         self.line.textChanged.connect(self.changed)
         self.texts.textChanged.connect(self.changed)
         self.checklist.itemChanged.connect(self._item_changed)
+        self.filter.textChanged.connect(self._filter)
         self.load.clicked.connect(self.ask_file)
         self.choose_files.clicked.connect(self.ask_pictures)
         self.choose_folder.clicked.connect(self.ask_folder)
@@ -161,7 +170,12 @@ class AxisRow(QWidget):
         grid.addWidget(self.line, 3, 0, 1, 2)
         grid.addWidget(self.texts, 4, 0)
         grid.addWidget(self.load, 4, 1, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(self.checklist, 5, 0, 1, 2)
+        choices = QVBoxLayout()
+        choices.setSpacing(2)
+        choices.addWidget(self.filter)
+        choices.addWidget(self.checklist)
+        choices.addWidget(self.checked_line)
+        grid.addLayout(choices, 5, 0, 1, 2)
         pictures = QHBoxLayout()
         pictures.addWidget(self.picture_line, 1)
         pictures.addWidget(self.choose_files)
@@ -234,8 +248,16 @@ class AxisRow(QWidget):
         self.line.setVisible(parameter is not None and kind is AxisKind.numbers)
         self.texts.setVisible(kind is AxisKind.texts)
         self.load.setVisible(kind is AxisKind.texts)
-        self.checklist.setVisible(kind is AxisKind.choices)
-        for widget in (self.picture_line, self.choose_files, self.choose_folder, self.where):
+        choices: tuple[QWidget, ...] = (self.filter, self.checklist, self.checked_line)
+        pictures: tuple[QWidget, ...] = (
+            self.picture_line,
+            self.choose_files,
+            self.choose_folder,
+            self.where,
+        )
+        for widget in choices:
+            widget.setVisible(kind is AxisKind.choices)
+        for widget in pictures:
             widget.setVisible(kind is AxisKind.pictures)
         if kind is AxisKind.choices and parameter is not None:
             self.offer_choices()
@@ -259,6 +281,19 @@ class AxisRow(QWidget):
                 Qt.CheckState.Checked if value in checked else Qt.CheckState.Unchecked
             )
         self.checklist.blockSignals(False)
+        self._filter()
+        self._show_checked()
+
+    @Slot()
+    def _filter(self) -> None:
+        wanted = self.filter.text().strip().lower()
+        for row in range(self.checklist.count()):
+            item = self.checklist.item(row)
+            item.setHidden(bool(wanted) and wanted not in item.text().lower())
+
+    def _show_checked(self) -> None:
+        checked = [str(value) for value in self.checked()]
+        self.checked_line.setText(f"Checked: {', '.join(checked)}" if checked else "None checked")
 
     def checked(self) -> list[Any]:
         items = (self.checklist.item(row) for row in range(self.checklist.count()))
@@ -274,6 +309,7 @@ class AxisRow(QWidget):
 
     @Slot(QListWidgetItem)
     def _item_changed(self, _item: QListWidgetItem) -> None:
+        self._show_checked()
         self.changed.emit()
 
     # --- its values -----------------------------------------------------------------------------

@@ -123,6 +123,8 @@ class BatchComposerWidget(QWidget):
         self.parameters_box.edited.connect(self.refresh_wildcards)
         self.seeds.changed.connect(self.refresh_wildcards)
         self.parameters_box.picture_axis_wanted.connect(self.picture_axis)
+        self.grid.rows_changed.connect(self._set_tab_order)
+        self.grid.changed.connect(self._show_varied_pictures)
         self.requester.editingFinished.connect(self.check_room)  # its own quota
         self.priority.valueChanged.connect(self.check_room)  # higher goes ahead in line
         edits = (
@@ -279,6 +281,17 @@ class BatchComposerWidget(QWidget):
         """Pictures dropped on a picture field: an axis, one job per picture."""
         self.grid.picture_axis(ref).take_dropped([Path(p) for p in paths])
 
+    @Slot()
+    def _show_varied_pictures(self) -> None:
+        """A picture field an axis varies says so."""
+        captions = {
+            row.input.currentData(): row.caption.text().split(" (")[0]
+            for row in self.grid.used_rows()
+        }
+        for ref, field in self.parameters_box.picture_fields.items():
+            field.set_varied(captions.get(ref, ""))
+
+    @Slot()
     def _set_tab_order(self) -> None:
         """Tab walks the form top to bottom: editors made for this preset included."""
         grid = [self.grid, *(row.input for row in self.grid.rows), self.grid.add_button]

@@ -52,6 +52,7 @@ class PictureField(QWidget):
         super().__init__(parent)
         self._server_name = server_name
         self.path: Path | None = None
+        self._varied = ""
         self.setAcceptDrops(True)
         self.thumb = QLabel(self)
         self.thumb.setFixedSize(THUMB, THUMB)
@@ -73,6 +74,14 @@ class PictureField(QWidget):
         row.addWidget(self.choose)
         self._show()
 
+    def set_varied(self, caption: str) -> None:
+        """An axis varies the input (``caption``: which, "" when none): the field stands
+        aside, its own picture kept for when the axis goes."""
+        self.choose.setEnabled(not caption)
+        self.thumb.setEnabled(not caption)
+        self._varied = caption
+        self._show()
+
     def set_path(self, path: Path | None) -> None:
         """Show ``path`` (None: back to the workflow's own picture)."""
         self.path = path
@@ -80,6 +89,9 @@ class PictureField(QWidget):
         self.changed.emit()
 
     def _show(self) -> None:
+        if self._varied:
+            self.name.setText(f"one per job, from the axis {self._varied}")
+            return
         if self.path is None:
             self.thumb.setPixmap(QPixmap())
             self.thumb.setText("drop")

@@ -95,3 +95,20 @@ def test_a_numbers_axis_takes_no_drop(composer, tmp_path) -> None:
     choose(row, "3.cfg")
     [picture] = make_pictures(tmp_path, 1)
     assert not drop_on(row, [picture])
+
+
+def test_a_long_list_is_filtered_and_says_what_is_checked(composer) -> None:
+    composer.grid.setChecked(True)
+    row = composer.grid.rows[0]
+    choose(row, "3.sampler_name")
+    row.set_checked(["euler", "ddim"])
+    assert row.checked_line.text() == "Checked: euler, ddim"
+    row.filter.setText("DPM")
+    shown = [
+        row.checklist.item(i).text()
+        for i in range(row.checklist.count())
+        if not row.checklist.item(i).isHidden()
+    ]
+    assert shown
+    assert all("dpm" in name for name in shown)
+    assert row.values() == ("euler", "ddim")  # hidden, still checked

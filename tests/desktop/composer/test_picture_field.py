@@ -51,3 +51,14 @@ def test_a_file_that_is_no_picture_shows_without_thumbnail(qtbot, tmp_path) -> N
     field.set_path(Path(text))
     assert field.thumb.text() == "?"
     assert field.name.text() == "notes.png"
+
+
+def test_a_field_an_axis_varies_says_so(img2img, tmp_path) -> None:
+    make_pictures(tmp_path / "renders", 3)
+    field = img2img.parameters_box.picture_fields["10.image"]
+    drop_on(field, [tmp_path / "renders"])
+    assert field.name.text() == "one per job, from the axis X"
+    assert not field.choose.isEnabled()
+    img2img.grid.remove_axis(img2img.grid.rows[0])
+    assert field.name.text() == "example.png (on the server)"
+    assert field.choose.isEnabled()
