@@ -90,6 +90,8 @@ class PictureField(QWidget):
 
     def _show(self) -> None:
         if self._varied:
+            self.thumb.setPixmap(QPixmap())
+            self.thumb.setText("axis")
             self.name.setText(f"one per job, from the axis {self._varied}")
             return
         if self.path is None:
