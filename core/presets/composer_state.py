@@ -1,5 +1,6 @@
-"""The composer's choices for each preset (seeds, values, grid), kept in the ledger's settings
-so that switching preset or restarting the window loses nothing."""
+"""The composer's choices for each preset (seeds, values, the axes with their walks, the
+pictures chosen, the wildcard modes), kept in the ledger's settings as the composer gives
+them, so that switching preset or restarting the window loses nothing."""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import getpass
 import itertools
+import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -24,9 +26,11 @@ from PySide6.QtWidgets import (
 
 from core.batch import BatchSpec
 from core.batch.queueing import stored_preset
+from core.catalogue import Catalogue
 from core.controller.line_now import LineCache
 from core.errors import BatchlineError, PresetError
-from core.ledger.settings import server_list
+from core.inputs.picture_store import PictureStore
+from core.ledger.settings import server_list, wildcards_folder
 from desktop.composer.composer_form import ParameterForm
 from desktop.composer.composer_memory import ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
@@ -37,16 +41,21 @@ from desktop.composer.composer_placement import (
     placement_note,
 )
 from desktop.composer.grid_editor import GridEditor
+from desktop.composer.parameter_editors import editor_value
+from desktop.composer.picture_inputs import is_upload_button
+from desktop.composer.picture_values import with_pictures
 from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.composer.server_catalogues import ServerCatalogues
 from desktop.composer.wheel_guard import guard_wheel
+from desktop.composer.wildcard_preview import WildcardPanel
 
 if TYPE_CHECKING:
-    from core.catalogue import Catalogue
+    from collections.abc import Callable
+
     from core.controller.placing_said import BatchPlacement
     from core.controller.status import ControllerStatus
     from core.ledger import Ledger, PresetRecord
-    from core.presets import Preset
+    from core.presets import Parameter, Preset
     from desktop.common.controller_port import ControllerPort
 
 _ERROR_STYLE = "color: #a4262c;"
@@ -77,7 +86,9 @@ class BatchComposerWidget(QWidget):
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
         self.seeds = SeedPlanEditor(self)
         self.parameters_box = ParameterForm(self)
+        self.wildcards = WildcardPanel(self)
         self.grid = GridEditor(self)
+        self.grid.choices_of = _choices_by(weakref.ref(self))  # no cycle through the grid
         self.requester = QLineEdit(_os_user(), self)
         self.requester.setAccessibleName("Requester")
         self.priority = QSpinBox(self)
@@ -92,6 +103,11 @@ class BatchComposerWidget(QWidget):
         self.where.setStyleSheet(_NOTICE_STYLE)
         self.where.setAccessibleName("Where the batch can run")
         self.where.setVisible(False)
+        self.error_line = QLabel(self)  # why Queue refused (a picture file, a wildcard ...)
+        self.error_line.setWordWrap(True)
+        self.error_line.setStyleSheet(_ERROR_STYLE)
+        self.error_line.setAccessibleName("Composer error")
+        self.error_line.setVisible(False)
         self._servers_seen: tuple[tuple[str, str], ...] = ()
         self.queue_button = QPushButton("Queue", self)
         self.queue_button.setAccessibleName("Queue batch")
@@ -103,6 +119,12 @@ class BatchComposerWidget(QWidget):
         self._build_layout()
         self.seeds.changed.connect(self.update_count)
         self.grid.changed.connect(self.update_count)
+        self.wildcards.changed.connect(self.refresh_wildcards)
+        self.parameters_box.edited.connect(self.refresh_wildcards)
+        self.seeds.changed.connect(self.refresh_wildcards)
+        self.parameters_box.picture_axis_wanted.connect(self.picture_axis)
+        self.grid.rows_changed.connect(self._set_tab_order)
+        self.grid.changed.connect(self._show_varied_pictures)
         self.requester.editingFinished.connect(self.check_room)  # its own quota
         self.priority.valueChanged.connect(self.check_room)  # higher goes ahead in line
         edits = (
@@ -110,6 +132,7 @@ class BatchComposerWidget(QWidget):
             self.seeds.edited,
             self.grid.changed,
             self.parameters_box.edited,
+            self.wildcards.changed,
         )
         for signal in edits:
             signal.connect(self.memory.edited)
@@ -136,7 +159,7 @@ class BatchComposerWidget(QWidget):
         form.addRow("&Priority", self.priority)
         inner = QWidget(self)
         column = QVBoxLayout(inner)
-        for widget in (self.seeds, self.parameters_box, self.grid, who):
+        for widget in (self.seeds, self.parameters_box, self.wildcards, self.grid, who):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = self.form_scroll = QScrollArea(self)
@@ -152,6 +175,7 @@ class BatchComposerWidget(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.where)
+        layout.addWidget(self.error_line)
         layout.addWidget(self.notice)
         layout.addWidget(self.queue_button)
 
@@ -198,30 +222,85 @@ class BatchComposerWidget(QWidget):
             known = self._known_catalogues()
             if known and self._preset.catalogue_source != known[0][1].source:
                 self.set_preset(self._preset_name)
+        self.grid.refresh_choices()
         self.check_models()
 
     def _show_preset(self, name: str, preset: Preset) -> None:
         self._preset_name, self._preset = name, preset
         self.title.setText(name)
-        editable = [p for p in preset.parameters if not p.is_seed]
+        catalogue = self._catalogue()
+        pictures = frozenset(catalogue.picture_inputs(preset.api_workflow))
+        editable = [
+            p for p in preset.parameters if not p.is_seed and not is_upload_button(p, catalogue)
+        ]
         self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable))
-        self.parameters_box.set_parameters(editable)
-        self.grid.set_parameters(editable)
+        self.parameters_box.set_parameters(editable, pictures)
+        self.grid.set_parameters(editable, pictures)
         guard_wheel(self)
         self._set_tab_order()
         self.check_models()
         self.memory.restore(name)
+        self.refresh_wildcards()
 
+    def _catalogue(self) -> Catalogue:
+        """The first server's catalogue once fetched, else the bundled one."""
+        known = self._known_catalogues()
+        return known[0][1] if known else Catalogue.bundled()
+
+    def server_choices(self, parameter: Parameter) -> tuple[Any, ...]:
+        """The values the connected servers list for a list input (each once, in the first
+        server's order), else those the preset's catalogue lists."""
+        offered: dict[Any, None] = {}
+        for _address, catalogue in self._known_catalogues():
+            cls = catalogue.get(parameter.class_type)
+            spec = cls.input(parameter.ref.input) if cls is not None else None
+            if spec is not None:
+                offered.update(dict.fromkeys(spec.choices))
+        return tuple(offered) or tuple(parameter.choices)
+
+    def wildcards_folder(self) -> Path | None:
+        try:
+            return wildcards_folder(self._ledger)
+        except BatchlineError:
+            return None  # a bad setting: `__name__` files are refused, named, by the preview
+
+    @Slot()
+    def refresh_wildcards(self) -> None:
+        """Show the count and examples of each text input with wildcards."""
+        texts: dict[str, tuple[Parameter, str]] = {}
+        for parameter, editor in self.parameters_box.editors:
+            if isinstance(parameter.value, str) and not parameter.choices:
+                texts[str(parameter.ref)] = (parameter, str(editor_value(editor, parameter)))
+        plan = self.seeds.plan()
+        seed = plan.values[0] if plan.values else plan.start
+        self.wildcards.show_texts(texts, self.wildcards_folder(), seed)
+        self.update_count()
+
+    @Slot(str, list)
+    def picture_axis(self, ref: str, paths: list[str]) -> None:
+        """Pictures dropped on a picture field: an axis, one job per picture."""
+        self.grid.picture_axis(ref).take_dropped([Path(p) for p in paths])
+
+    @Slot()
+    def _show_varied_pictures(self) -> None:
+        """A picture field an axis varies says so."""
+        captions = {
+            row.input.currentData(): row.caption.text().split(" (")[0]
+            for row in self.grid.used_rows()
+        }
+        for ref, field in self.parameters_box.picture_fields.items():
+            field.set_varied(captions.get(ref, ""))
+
+    @Slot()
     def _set_tab_order(self) -> None:
         """Tab walks the form top to bottom: editors made for this preset included."""
-        grid = [self.grid, self.grid.x_input, self.grid.x_values, self.grid.y_input]
+        grid = [self.grid, *(row.input for row in self.grid.rows), self.grid.add_button]
         chain: list[QWidget] = [
             self.reset_button,
             self.save_button,
             *self.seeds.focus_chain(),
             *(editor for _parameter, editor in self.parameters_box.editors),
             *grid,
-            self.grid.y_values,
             self.requester,
             self.priority,
             self.queue_button,
@@ -240,33 +319,59 @@ class BatchComposerWidget(QWidget):
         taken = {axis.input for axis in self.grid.axes()} | set(self.seeds.varied_refs())
         return {key: value for key, value in self.values().items() if key not in taken}
 
+    def pictures(self) -> dict[str, str]:
+        """The pictures chosen for picture inputs no axis varies (``NODE.INPUT -> path``)."""
+        taken = {axis.input for axis in self.grid.axes()}
+        return {k: v for k, v in self.parameters_box.pictures().items() if k not in taken}
+
     def state(self) -> dict[str, Any]:
         """Everything the artist set for this preset, as JSON."""
-        return {"seeds": self.seeds.state(), "values": self.values(), "grid": self.grid.state()}
+        return {
+            "seeds": self.seeds.state(),
+            "values": self.values(),
+            "grid": self.grid.state(),
+            "pictures": self.parameters_box.pictures(),
+            "wildcards": self.wildcards.modes(),
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         """Show a state `state()` returned for the same preset."""
         self.seeds.restore(state.get("seeds") or {})
         self.parameters_box.show_values(state.get("values") or {})
+        self.parameters_box.show_pictures(state.get("pictures") or {})
+        self.wildcards.set_modes(state.get("wildcards") or {})
         self.grid.restore(state.get("grid") or {})
 
     def spec(self) -> BatchSpec:
+        """The batch as composed; picture values are their files' paths until `queued_spec`."""
         return BatchSpec(
             seeds=self.seeds.plan(),
             overrides=self.overrides(),
             grid=self.grid.axes(),
+            zips=self.grid.zips(),
+            wildcards=self.wildcards.modes(),
             requester=self.requester_name(),
             priority=self.priority.value(),
         )
+
+    def queued_spec(self) -> BatchSpec:
+        """The spec with each picture kept in the picture store and made a job value.
+
+        Raises:
+            InputError: a picture file is refused (named).
+        """
+        store = PictureStore.of(self._ledger)
+        return with_pictures(self.spec(), store, self.pictures(), self.grid.picture_inputs())
 
     def requester_name(self) -> str:
         return self.requester.text().strip() or _os_user()
 
     def job_count(self) -> int:
-        return self.seeds.job_count() * self.grid.point_count()
+        return self.seeds.job_count() * self.grid.point_count() * self.wildcards.job_factor()
 
     @Slot()
     def update_count(self) -> None:
+        self.error_line.setVisible(False)
         count = self.job_count()
         self.queue_button.setText(f"Queue {count} job{'s' if count != 1 else ''}")
         self.queue_button.setEnabled(count > 0 and self._preset is not None)
@@ -315,7 +420,9 @@ class BatchComposerWidget(QWidget):
     def _placement(self) -> BatchPlacement | None:
         if self._preset is None:
             return None
-        return composed_placement(self._ledger, self._preset, self.spec(), self.seeds.job_count())
+        jobs = self.seeds.job_count() * self.wildcards.job_factor()
+        skip = self.grid.picture_inputs() | set(self.parameters_box.picture_fields)
+        return composed_placement(self._ledger, self._preset, self.spec(), jobs, frozenset(skip))
 
     @Slot()
     def queue(self) -> None:
@@ -329,7 +436,7 @@ class BatchComposerWidget(QWidget):
             return
         try:
             batch, job_ids = self._controller.queue_batch(
-                self._preset_name, self.spec(), self.seeds.varied_refs()
+                self._preset_name, self.queued_spec(), self.seeds.varied_refs()
             )
         except BatchlineError as exc:
             self.show_error(str(exc))
@@ -338,7 +445,20 @@ class BatchComposerWidget(QWidget):
         self.batch_queued.emit(batch.id, len(job_ids))
 
     def show_error(self, text: str) -> None:
+        """Say why under the form (the composer's error line) and to the window."""
+        self.error_line.setText(text)
+        self.error_line.setVisible(True)
         self.failed.emit(text)
+
+
+def _choices_by(
+    composer: weakref.ref[BatchComposerWidget],
+) -> Callable[[Parameter], tuple[Any, ...]]:
+    def choices(parameter: Parameter) -> tuple[Any, ...]:
+        alive = composer()
+        return alive.server_choices(parameter) if alive is not None else parameter.choices
+
+    return choices
 
 
 def _os_user() -> str:

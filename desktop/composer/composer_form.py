@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from core.controller.placing_said import host_text
@@ -17,6 +18,7 @@ from desktop.composer.parameter_editors import (
     make_editor,
     set_editor_value,
 )
+from desktop.composer.picture_field import PictureField
 
 if TYPE_CHECKING:
     from core.catalogue import Catalogue
@@ -29,10 +31,13 @@ class ParameterForm(QGroupBox):
     """The editable parameters of a preset, labels above fields when the pane is narrow.
 
     Signals:
-        edited(): a value changed.
+        edited(): a value changed (a picture chosen included).
+        picture_axis_wanted(str, list): a folder or several files were dropped on picture
+            input ``NODE.INPUT``: their paths, for one job per picture.
     """
 
     edited = Signal()
+    picture_axis_wanted = Signal(str, list)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__("Parameters", parent)
@@ -40,12 +45,21 @@ class ParameterForm(QGroupBox):
         self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.editors: list[tuple[Parameter, QWidget]] = []
+        self.picture_fields: dict[str, PictureField] = {}
 
-    def set_parameters(self, parameters: list[Parameter]) -> None:
+    def set_parameters(
+        self, parameters: list[Parameter], pictures: frozenset[str] = frozenset()
+    ) -> None:
+        """One editor per parameter; those of ``pictures`` (``NODE.INPUT``) take a picture
+        from the artist's disk."""
         while self._form.rowCount():
             self._form.removeRow(0)
         self.editors = []
+        self.picture_fields = {}
         for parameter in parameters:
+            if str(parameter.ref) in pictures:
+                self._add_picture_field(parameter)
+                continue
             editor = make_editor(parameter, self)
             label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
             label.setBuddy(editor)
@@ -57,6 +71,34 @@ class ParameterForm(QGroupBox):
                 self._form.addRow(label, editor)
             self.editors.append((parameter, editor))
             edited_signal(editor).connect(self.edited)
+
+    def _add_picture_field(self, parameter: Parameter) -> None:
+        ref = str(parameter.ref)
+        field = PictureField(str(parameter.value), self)
+        field.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
+        label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+        label.setBuddy(field.choose)
+        label.setWordWrap(True)
+        self._form.addRow(label, field)
+        self.picture_fields[ref] = field
+        field.changed.connect(self.edited)
+        field.axis_wanted.connect(self._axis_wanted)
+        field.setProperty("ref", ref)
+
+    @Slot(list)
+    def _axis_wanted(self, paths: list[str]) -> None:
+        field = self.sender()
+        if isinstance(field, PictureField):
+            self.picture_axis_wanted.emit(str(field.property("ref")), paths)
+
+    def pictures(self) -> dict[str, str]:
+        """The pictures chosen (``NODE.INPUT -> path``), for the inputs not left as they are."""
+        return {ref: str(f.path) for ref, f in self.picture_fields.items() if f.path is not None}
+
+    def show_pictures(self, pictures: dict[str, Any]) -> None:
+        for ref, field in self.picture_fields.items():
+            path = pictures.get(ref)
+            field.set_path(Path(str(path)) if path else None)
 
     def editor(self, ref: str) -> QWidget:
         """The editor of the input `NODE_ID.INPUT`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.controller.placing_said import BatchPlacement, spec_placement
 from desktop.common.questions import confirm
@@ -18,7 +18,7 @@ from desktop.common.questions import confirm
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from core.batch import BatchSpec
+    from core.batch import BatchSpec, GridAxis
     from core.ledger import Ledger
     from core.presets import Preset
 
@@ -27,22 +27,57 @@ MAX_POINTS_SAID = 2000
 
 
 def composed_placement(
-    ledger: Ledger, preset: Preset, spec: BatchSpec, seeds: int
+    ledger: Ledger,
+    preset: Preset,
+    spec: BatchSpec,
+    seeds: int,
+    skip: frozenset[str] = frozenset(),
 ) -> BatchPlacement:
     """How the servers fit the jobs of ``spec`` (``seeds`` jobs per grid point).
 
     A job's needs come from the values that name files: the overrides and its grid point, never
     its seed; so each point's values stand for its jobs (counted ``seeds`` times), without
-    composing their prompts (which costs a millisecond a job).
+    composing their prompts (which costs a millisecond a job). Axes that walk together make
+    one point per value. The inputs of ``skip`` (pictures from the artist's disk, uploaded
+    to each server before their job) are left out: a server never lacks them.
     """
     overrides = dict(spec.overrides) if not isinstance(spec.overrides, tuple) else {}
-    inputs = [axis.input for axis in spec.grid]
-    points = itertools.product(*(axis.values for axis in spec.grid))
-    params = [overrides | dict(zip(inputs, point, strict=True)) for point in points]
+    overrides = {key: value for key, value in overrides.items() if key not in skip}
+    params = [
+        overrides | {key: value for key, value in point.items() if key not in skip}
+        for point in grid_points(spec)
+    ]
     placement = spec_placement(ledger, preset.api_workflow, params)
     fit = placement.fit
     jobs = replace(fit, jobs=fit.jobs * seeds, unplaceable=fit.unplaceable * seeds)
     return replace(placement, fit=jobs)
+
+
+def grid_points(spec: BatchSpec) -> list[dict[str, Any]]:
+    """Each point of the grid (``NODE.INPUT -> value``): the product of the axes, those that
+    walk together (``spec.zips``) taking their i-th values together."""
+    group_of = {name: index for index, group in enumerate(spec.zips) for name in group}
+    groups: list[list[GridAxis]] = []
+    started: dict[int, list[GridAxis]] = {}
+    for axis in spec.grid:
+        zipped = group_of.get(axis.input)
+        if zipped is not None and zipped in started:
+            started[zipped].append(axis)
+            continue
+        groups.append([axis])
+        if zipped is not None:
+            started[zipped] = groups[-1]
+    walks = [
+        [
+            dict(zip((a.input for a in group), values, strict=True))
+            for values in zip(*(a.values for a in group), strict=False)
+        ]
+        for group in groups
+    ]
+    return [
+        {key: value for part in point for key, value in part.items()}
+        for point in itertools.product(*walks)
+    ]
 
 
 def placement_note(placement: BatchPlacement | None) -> str:

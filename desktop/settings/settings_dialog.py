@@ -25,7 +25,14 @@ from PySide6.QtWidgets import (
 
 from core.comfy import server_address
 from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
-from core.ledger.settings import DEFAULT_SERVER, Settings, server_list
+from core.errors import BatchlineError
+from core.ledger.settings import (
+    DEFAULT_SERVER,
+    WILDCARDS_FOLDER,
+    Settings,
+    server_list,
+    wildcards_folder,
+)
 from desktop.settings.server_check import check_servers_waiting
 from desktop.settings.server_models import ModelRefresher, ServerModels, configured_servers
 
@@ -75,6 +82,17 @@ class SettingsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.output, 1)
         row.addWidget(browse)
+        self.wildcards = _line(str(_wildcards_folder(ledger)), "Wildcards folder", self)
+        self.wildcards.setToolTip(
+            "Where __name__ in a prompt finds name.txt (one choice per line; subfolders: "
+            "__folder/name__)"
+        )
+        browse_wildcards = QPushButton("Browse…", self)
+        browse_wildcards.setAccessibleName("Choose wildcards folder")
+        browse_wildcards.clicked.connect(self.browse_wildcards)
+        wildcards_row = QHBoxLayout()
+        wildcards_row.addWidget(self.wildcards, 1)
+        wildcards_row.addWidget(browse_wildcards)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -104,6 +122,7 @@ class SettingsDialog(QDialog):
         form.addRow("&Per-requester cap", self.requester_cap)
         form.addRow("&Automatic attempts", self.max_attempts)
         form.addRow(_buddy("&Output folder", self.output), row)
+        form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
@@ -139,6 +158,9 @@ class SettingsDialog(QDialog):
         """Save the settings to the ledger and the token to the keyring."""
         settings = self.settings()
         settings.save(self._ledger)
+        wildcards = self.wildcards.text().strip()
+        if wildcards and Path(wildcards).expanduser() != _wildcards_folder(self._ledger):
+            WILDCARDS_FOLDER.set(self._ledger, Path(wildcards).expanduser())  # else as it was
         if self.token.text():
             for server in server_list(settings.server):
                 save_token(server_address(server), self.token.text())
@@ -155,6 +177,9 @@ class SettingsDialog(QDialog):
         folder = self.output.text().strip()
         if folder and not Path(folder).expanduser().is_absolute():
             return f"The output folder must be a full path (from / or ~), not {folder!r}"
+        wildcards = self.wildcards.text().strip()
+        if wildcards and not Path(wildcards).expanduser().is_absolute():
+            return f"The wildcards folder must be a full path (from / or ~), not {wildcards!r}"
         return None
 
     def accept(self) -> None:
@@ -217,6 +242,12 @@ class SettingsDialog(QDialog):
         if folder:
             self.output.setText(folder)
 
+    @Slot()
+    def browse_wildcards(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Wildcards folder", self.wildcards.text())
+        if folder:
+            self.wildcards.setText(folder)
+
     @classmethod
     def ask(
         cls, ledger: Ledger, parent: QWidget | None = None, commands: ModelRefresher | None = None
@@ -224,6 +255,14 @@ class SettingsDialog(QDialog):
         """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
         dialog = cls(ledger, parent, commands)
         return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+
+def _wildcards_folder(ledger: Ledger) -> Path:
+    """The folder set, else the default (a bad stored value shows the default, to correct)."""
+    try:
+        return wildcards_folder(ledger)
+    except BatchlineError:
+        return ledger.folder / "wildcards"
 
 
 def _line(text: str, name: str, parent: QWidget) -> QLineEdit:

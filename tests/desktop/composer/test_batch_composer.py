@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 from core.batch import SeedMode
+from core.inputs.picture_ref import PictureRef
 from core.job_state import JobState
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
+from tests.desktop.composer.conftest import drop_on, make_pictures
 from tests.desktop.conftest import GRADIENT
 
 
@@ -88,3 +90,52 @@ def test_prompts_are_labelled_by_title_or_wiring(qtbot, ledger, controller, tmp_
     form = composer.parameters_box
     labels = [form.label_of(editor) for _parameter, editor in form.editors]
     assert labels[:2] == ["Positive prompt · text", "Negative prompt · text"]
+
+
+# --- pictures: one job per picture -------------------------------------------------------------
+
+
+def test_a_folder_dropped_on_a_picture_field_queues_one_job_per_picture(
+    qtbot, img2img, controller, tmp_path
+) -> None:
+    pictures = make_pictures(tmp_path / "renders", 12)
+    field = img2img.parameters_box.picture_fields["10.image"]
+    assert drop_on(field, [tmp_path / "renders"])
+    row = img2img.grid.rows[0]
+    assert row.input.currentData() == "10.image"
+    assert row.count.text() == "— 12 pictures"
+    assert img2img.queue_button.text() == "Queue 12 jobs"
+    with qtbot.waitSignal(img2img.batch_queued) as queued:
+        img2img.queue()
+    assert queued.args[1] == 12
+    [(_preset, spec, _seeds)] = [args for call, args in controller.calls if call == "queue_batch"]
+    values = [PictureRef.from_param(value) for value in spec.grid[0].values]
+    assert [ref.file for ref in values if ref] == [p.name for p in pictures]  # natural order
+    assert img2img.error_line.isHidden()
+
+
+def test_a_picture_chosen_for_the_field_is_every_jobs_picture(
+    img2img, controller, tmp_path
+) -> None:
+    [picture] = make_pictures(tmp_path, 1, stem="cat")
+    field = img2img.parameters_box.picture_fields["10.image"]
+    assert drop_on(field, [picture])
+    assert field.name.text() == "cat1.png"
+    assert img2img.queue_button.text() == "Queue 1 job"
+    img2img.queue()
+    [(_preset, spec, _seeds)] = [args for call, args in controller.calls if call == "queue_batch"]
+    ref = PictureRef.from_param(spec.overrides["10.image"])
+    assert ref is not None
+    assert ref.source == str(picture)
+
+
+def test_a_file_refused_names_itself_and_nothing_is_queued(img2img, controller, tmp_path) -> None:
+    make_pictures(tmp_path / "renders", 2)
+    (tmp_path / "renders" / "render3.png").write_text("a text file, named .png")
+    assert drop_on(img2img.parameters_box.picture_fields["10.image"], [tmp_path / "renders"])
+    assert img2img.queue_button.text() == "Queue 3 jobs"
+    img2img.show()
+    img2img.queue()
+    assert [call for call, _args in controller.calls if call == "queue_batch"] == []
+    assert img2img.error_line.isVisible()
+    assert "render3.png" in img2img.error_line.text()

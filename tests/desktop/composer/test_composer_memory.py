@@ -9,6 +9,7 @@ from core.batch import SeedMode
 from core.ledger import Ledger
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
+from tests.desktop.composer.conftest import make_pictures
 from tests.desktop.conftest import GRADIENT
 from tests.desktop.fakes import FakeController
 from tests.desktop.helpers import answer_question
@@ -106,3 +107,35 @@ def test_overwriting_asks_first(qtbot, ledger, controller, preset_name, monkeypa
     composer.save_button.click()
     assert ledger.presets.get(preset_name).api_workflow["6"]["inputs"]["text"] == "a heron at dawn"
     assert composer.values() == {}
+
+
+def test_pictures_axes_walks_and_wildcard_modes_survive_a_restart(
+    qtbot, ledger, controller, img2img_name, tmp_path
+) -> None:
+    composer = new_composer(qtbot, ledger, controller, img2img_name)
+    make_pictures(tmp_path / "renders", 3)
+    [cat] = make_pictures(tmp_path / "single", 1, stem="cat")
+    composer.parameters_box.picture_fields["10.image"].set_path(cat)
+    composer.grid.setChecked(True)
+    x, y = composer.grid.rows
+    x.input.setCurrentIndex(x.input.findData("10.image"))
+    x.take_dropped([tmp_path / "renders"])
+    y.input.setCurrentIndex(y.input.findData("6.text"))
+    y.texts.setPlainText("one\ntwo\nthree")
+    y.zip.setChecked(True)
+    third = composer.grid.add_axis()
+    third.input.setCurrentIndex(third.input.findData("3.sampler_name"))
+    third.set_checked(["euler", "ddim"])
+    editor_for(composer, "7.text").setPlainText("{ugly|blurry}")
+    row = composer.wildcards._rows["7.text"]
+    row.mode.setCurrentIndex(row.mode.findData("all"))
+    before = composer.spec()
+
+    again = new_composer(qtbot, ledger, controller, img2img_name)
+    assert again.spec() == before
+    assert again.spec().zips == (("10.image", "6.text"),)
+    assert again.spec().wildcards == {"7.text": "all"}
+    assert again.parameters_box.picture_fields["10.image"].path == cat
+    assert [row.caption.text() for row in again.grid.rows][2] == "Y (rows)"
+    assert again.grid.rows[0].count_text() == "3 pictures"
+    assert again.job_count() == composer.job_count()

@@ -14,7 +14,7 @@ from core.controller.placing_said import host_text
 from core.ledger import Ledger
 from core.presets import preset_from_api
 from desktop.composer.batch_composer import BatchComposerWidget
-from desktop.composer.composer_placement import composed_placement
+from desktop.composer.composer_placement import composed_placement, grid_points
 from desktop.presets.preset_files import add_preset_file
 from tests.core.controller.model_servers import (
     BASE,
@@ -116,3 +116,20 @@ def test_a_grid_counts_each_points_jobs_without_composing_them(
     assert (placement.fit.jobs, placement.fit.unplaceable) == (9, 3)
     assert not placement.runs
     assert placement.warning().startswith("no server can run 3 of its jobs now")
+
+
+def test_grid_points_walk_zipped_axes_together() -> None:
+    spec = BatchSpec(
+        grid=(
+            GridAxis("3.sampler_name", ("euler", "ddim")),
+            GridAxis("3.cfg", (4.0, 7.0, 9.0)),
+            GridAxis("3.scheduler", ("normal", "karras")),
+        ),
+        zips=(("3.sampler_name", "3.scheduler"),),
+    )
+    points = grid_points(spec)
+    assert len(points) == 6  # 2 walking together × 3, not 2 × 3 × 2
+    assert {(p["3.sampler_name"], p["3.scheduler"]) for p in points} == {
+        ("euler", "normal"),
+        ("ddim", "karras"),
+    }

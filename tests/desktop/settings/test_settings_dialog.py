@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel
 
 from core.comfy.token_store import load_token, save_token
-from core.ledger.settings import CONTROLLER, Settings
+from core.ledger.settings import CONTROLLER, WILDCARDS_FOLDER, Settings
 from desktop.app.session import server_configured
 from desktop.settings.settings_dialog import SettingsDialog
 from tests.desktop.helpers import shown_ampersands
@@ -115,3 +115,20 @@ def test_a_short_dialog_scrolls_its_fields_and_keeps_every_note_whole(qtbot, led
     assert dialog.fields.verticalScrollBar().maximum() > 0
     ok = dialog.save_button
     assert dialog.rect().contains(ok.geometry().translated(ok.parentWidget().pos()))
+
+
+def test_the_wildcards_folder_is_a_setting(qtbot, ledger, tmp_path) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert dialog.wildcards.text() == str(ledger.folder / "wildcards")
+    dialog.apply()
+    assert WILDCARDS_FOLDER.get(ledger) is None  # the default shown is not stored
+    dialog.wildcards.setText("wildcards")
+    assert (
+        dialog.problem()
+        == "The wildcards folder must be a full path (from / or ~), not 'wildcards'"
+    )
+    dialog.wildcards.setText(str(tmp_path / "lists"))
+    dialog.apply()
+    assert WILDCARDS_FOLDER.get(ledger) == tmp_path / "lists"
+    assert SettingsDialog(ledger).wildcards.text() == str(tmp_path / "lists")
