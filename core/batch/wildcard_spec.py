@@ -67,7 +67,9 @@ def prompt_inputs(api: Mapping[str, Any], catalogue: Catalogue) -> set[str]:
     found = set()
     for node_id, node in api.items():
         cls = catalogue.get(str(node.get("class_type"))) if isinstance(node, Mapping) else None
-        for name in (node.get("inputs") or {}) if cls else ():
+        if cls is None:
+            continue
+        for name in node.get("inputs") or {}:
             spec = cls.input(name)
             if spec is not None and (
                 spec.options.get("dynamicPrompts") or spec.options.get("multiline")
