@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from core.batch.varied import BatchValues, input_labels, input_name, short_text, value_order
 from core.catalogue import Catalogue
 from core.errors import InputError
+from core.inputs.picture_ref import picture_label
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
@@ -30,23 +30,10 @@ PART_JOIN = " · "  # between a zip group's values in a label
 PAGE_JOIN = ", "  # between the parts of a page's title
 
 
-def picture_stem(value: Any) -> str | None:
-    """The file stem of a picture value (``{"picture": {"file": "render_003.png", ...}}`` ->
-    ``render_003``), None for any other value.
-
-    A stand-in until ``core.inputs.picture_ref.picture_label`` is merged: the same answer."""
-    if not isinstance(value, dict) or set(value) != {"picture"}:
-        return None
-    picture = value["picture"]
-    if not isinstance(picture, dict) or not isinstance(picture.get("file"), str):
-        return None
-    return PurePath(picture["file"]).stem
-
-
 def value_label(value: Any, colour: bool = False, limit: int = 28) -> str:
     """One value as a label says it, cut at ``limit`` characters: a picture by its stem, an
     integer colour input as ``#RRGGBB``, any other as it is sent."""
-    stem = picture_stem(value)
+    stem = picture_label(value)
     if stem is None:
         return short_text(value, colour, limit)
     return stem if len(stem) <= limit else stem[: limit - 1] + "…"

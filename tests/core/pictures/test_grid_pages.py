@@ -3,6 +3,7 @@ one axis, the third axis and further (and the seeds) as pages, pictures labelled
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,6 @@ from core.errors import InputError
 from core.ledger import Ledger, NewJob, PresetContent
 from core.pictures.grid_pages import (
     axis_groups,
-    picture_stem,
     read_grid,
     sheets,
     value_label,
@@ -49,7 +49,7 @@ def picture(file: str) -> dict[str, Any]:
     """A picture value as a job's params hold it (`core.inputs.picture_ref`)."""
     return {
         "picture": {
-            "sha256": file.encode().hex().ljust(64, "0"),
+            "sha256": hashlib.sha256(file.encode()).hexdigest(),
             "file": file,
             "source": f"/in/{file}",
             "size": 99,
@@ -236,10 +236,8 @@ def test_a_batch_without_a_grid_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_picture_value_is_labelled_by_its_stem_any_other_as_sent() -> None:
-    assert picture_stem(picture("renders/render_003.png")) == "render_003"
-    assert picture_stem({"picture": {"file": 3}}) is None
-    assert picture_stem({"picture": {"file": "a.png"}, "other": 1}) is None
-    assert picture_stem("render_003.png") is None
+    assert value_label(picture("renders/render_003.png")) == "render_003"
+    assert value_label({"picture": {"file": "a.png"}}, limit=40) == '{"picture": {"file": "a.png"}}'
     assert value_label(picture("render_003.png")) == "render_003"
     assert value_label(picture("a_very_long_render_name_indeed.png"), limit=10) == "a_very_lo…"
     assert value_label({"a": 1}) == '{"a": 1}'
