@@ -289,7 +289,8 @@ class ComfyClient:
 
         Raises:
             ValueError: an empty ``filename``.
-            ComfyUploadRefused: HTTP 400, 403, 413 or 500, with the status and a reason.
+            ComfyUploadRefused: HTTP 400, 403 or 413, with the status and a reason (a 500 is
+                a server error: transient, as for other routes).
             ComfyError: as for other routes (transient failures, a wrong answer, no complete
                 answer within the download deadline).
         """

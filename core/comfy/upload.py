@@ -12,14 +12,15 @@ from core.errors import ComfyUploadRefused
 
 # ComfyUI answers an upload with one small JSON object; anything bigger is not read.
 MAX_UPLOAD_ANSWER_BYTES = 64 * 1024
-# The statuses that refuse this picture for good (sending it again gets the same answer).
-REFUSING_STATUSES = (400, 403, 413, 500)
+# The statuses that refuse this picture for good (sending it again gets the same answer). A 500
+# is not one: Batchline always sends type=input, so it is the server failing (a full disk, an
+# exception in a custom node's hook) and passes as any server error does: the job waits.
+REFUSING_STATUSES = (400, 403, 413)
 
 _REASONS = {
     400: "the server refused the file name or subfolder",
     403: "the server forbids that folder",
     413: "the picture is larger than the server's upload limit",
-    500: "the server failed on the upload request",
 }
 
 

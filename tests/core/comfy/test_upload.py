@@ -160,19 +160,20 @@ async def test_a_protected_server_wants_the_token_for_both(
 
 
 @pytest.mark.asyncio
-async def test_a_500_from_the_upload_is_a_refusal_a_503_stays_transient(
+async def test_a_413_from_the_upload_is_a_refusal_a_500_or_503_stays_transient(
     hostile: HostileServer, connect: Connect
 ) -> None:
     async def status(code: int) -> web.Response:
         return web.Response(status=code, text=f"{code} broken")
 
     client = connect(hostile.url)
-    hostile.behaviours["POST /upload/image"] = lambda s, r, route: status(500)
-    with pytest.raises(ComfyUploadRefused, match=r"HTTP 500: .*\('pic.png'\): 500 broken$"):
+    hostile.behaviours["POST /upload/image"] = lambda s, r, route: status(413)
+    with pytest.raises(ComfyUploadRefused, match=r"HTTP 413: .*\('pic.png'\): 413 broken$"):
         await client.upload_image(RED, "pic.png")
-    hostile.behaviours["POST /upload/image"] = lambda s, r, route: status(503)
-    with pytest.raises(ComfyServerError, match="HTTP 503"):
-        await client.upload_image(RED, "pic.png")
+    for code in (500, 503):
+        hostile.behaviours["POST /upload/image"] = lambda s, r, route, code=code: status(code)
+        with pytest.raises(ComfyServerError, match=f"HTTP {code}"):
+            await client.upload_image(RED, "pic.png")
 
 
 @pytest.mark.asyncio
