@@ -1,10 +1,13 @@
-"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths, no token in logs,
-no unexpected warning in logs."""
+"""Test-wide settings: offscreen Qt, GUI auto-marking, shared data paths, a Pictures folder of
+the tests' own, no token in logs, no unexpected warning in logs."""
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +20,15 @@ from keyring.backends.fail import Keyring as FailKeyring
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 DATA = Path(__file__).parent / "data"
+
+# The default output folder is the user's Pictures folder (platformdirs reads it from
+# $XDG_CONFIG_HOME/user-dirs.dirs): a test that runs a controller without an output folder of
+# its own writes into this sandbox, never into the Pictures folder of whoever runs the suite.
+SANDBOX = Path(tempfile.mkdtemp(prefix="batchline-tests-"))
+atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
+(SANDBOX / "config").mkdir()
+(SANDBOX / "config" / "user-dirs.dirs").write_text(f'XDG_PICTURES_DIR="{SANDBOX}/Pictures"\n')
+os.environ["XDG_CONFIG_HOME"] = str(SANDBOX / "config")
 
 # tests.leaks: no asyncio task or QTimer left running after a test.
 pytest_plugins = ["pytester", "tests.leaks"]
