@@ -131,4 +131,6 @@ def test_the_wildcards_folder_is_a_setting(qtbot, ledger, tmp_path) -> None:
     dialog.wildcards.setText(str(tmp_path / "lists"))
     dialog.apply()
     assert WILDCARDS_FOLDER.get(ledger) == tmp_path / "lists"
-    assert SettingsDialog(ledger).wildcards.text() == str(tmp_path / "lists")
+    again = SettingsDialog(ledger)
+    qtbot.addWidget(again)
+    assert again.wildcards.text() == str(tmp_path / "lists")
