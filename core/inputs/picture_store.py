@@ -50,6 +50,16 @@ class PictureStore:
         source = path.absolute()
         return self._added(data, source.name, str(source), str(path))
 
+    def check(self, path: Path) -> PictureRef:
+        """What ``add`` would make of the picture at ``path``, nothing kept (a dry run).
+
+        Raises:
+            InputError: as ``add``.
+        """
+        data = _read_picture(path)
+        source = path.absolute()
+        return self._added(data, source.name, str(source), str(path), keep=False)
+
     def add_bytes(self, data: bytes, file: str, source: str | None = None) -> PictureRef:
         """Check the picture ``data`` (a file called ``file``, sent rather than read from this
         computer's disk) as ``add`` checks a file, and keep a copy; ``source`` says where it
@@ -73,12 +83,15 @@ class PictureStore:
         except OSError:
             return False
 
-    def _added(self, data: bytes, file: str, source: str, named: str) -> PictureRef:
-        """Check ``data`` (named ``named`` in messages), then keep it as the picture ``file``
-        from ``source``."""
+    def _added(
+        self, data: bytes, file: str, source: str, named: str, *, keep: bool = True
+    ) -> PictureRef:
+        """Check ``data`` (named ``named`` in messages), then keep it (unless not ``keep``)
+        as the picture ``file`` from ``source``."""
         _check_picture(named, data)
         ref = PictureRef(hashlib.sha256(data).hexdigest(), file, source, len(data))
-        self._keep(ref, data)
+        if keep:
+            self._keep(ref, data)
         return ref
 
     def read(self, ref: PictureRef) -> bytes:

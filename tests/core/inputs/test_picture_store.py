@@ -140,3 +140,14 @@ def test_a_copy_of_another_size_is_not_had(tmp_path: Path) -> None:
     ref = store.add(make_png(tmp_path / "a.png"))
     store.path_of(ref).write_bytes(b"cut")
     assert not store.has(ref)
+
+
+def test_a_check_says_what_adding_would_keep_and_keeps_nothing(tmp_path: Path) -> None:
+    picture = make_png(tmp_path / "a.png", shade=9)
+    store = PictureStore(tmp_path / "store")
+    ref = store.check(picture)
+    assert not store.root.exists()
+    assert store.add(picture) == ref
+    (tmp_path / "notes.png").write_text("a shopping list")
+    with pytest.raises(InputError, match=r"notes\.png: not a picture"):
+        store.check(tmp_path / "notes.png")
