@@ -91,7 +91,11 @@ def test_pictures_take_their_place_among_the_axes_and_zip_with_a_prompt_list(
     with Ledger(home) as ledger:
         jobs = [ledger.job(job_id).params for job_id in ids]
         spec = ledger.batch(ledger.job(ids[0]).batch).spec
-    assert [axis["input"] for axis in spec["grid"]] == ["2.strength", "1.image", "3.filename_prefix"]
+    assert [axis["input"] for axis in spec["grid"]] == [
+        "2.strength",
+        "1.image",
+        "3.filename_prefix",
+    ]
     pairs = {(PictureRef.from_param(p["1.image"]).file, p["3.filename_prefix"]) for p in jobs}  # type: ignore[union-attr]
     assert pairs == {("render_1.png", "fox"), ("render_2.png", "owl"), ("render_3.png", "hare")}
 

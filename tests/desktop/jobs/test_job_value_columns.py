@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
-from core.ledger import NewJob
 from core.inputs import PictureRef
+from core.ledger import NewJob
 from desktop.jobs.job_table_model import Column, values_text
 
 HEADER = Qt.Orientation.Horizontal
@@ -115,7 +115,9 @@ def test_a_picture_value_reads_as_its_file_name(model, ledger, preset_name) -> N
     ]
     mask = PictureRef("ee" * 32, "mask.png", "/r/mask.png", 80).to_param()
     params = [{"3.seed": 1, "9.image": r, "10.image": mask} for r in renders]
-    batch, _ids = ledger.create_batch(preset_name, [NewJob(params=p) for p in params], requester="t")
+    batch, _ids = ledger.create_batch(
+        preset_name, [NewJob(params=p) for p in params], requester="t"
+    )
     model.load_all()
     column = model.value_column("9.image")
     assert [model.index(r, column).data() for r in range(2)] == ["render_003.png", "render_004.png"]
