@@ -96,7 +96,8 @@ def test_pictures_take_their_place_among_the_axes_and_zip_with_a_prompt_list(
         "1.image",
         "3.filename_prefix",
     ]
-    pairs = {(PictureRef.from_param(p["1.image"]).file, p["3.filename_prefix"]) for p in jobs}  # type: ignore[union-attr]
+    files = [ref.file for ref in pictures_of(home, ids)]
+    pairs = {(file, p["3.filename_prefix"]) for file, p in zip(files, jobs, strict=True)}
     assert pairs == {("render_1.png", "fox"), ("render_2.png", "owl"), ("render_3.png", "hare")}
 
 
@@ -128,6 +129,9 @@ def refused(cli: Cli, home: Path, *args: str) -> str:
 def test_a_bad_file_or_an_empty_folder_is_refused_naming_it_and_nothing_is_queued(
     cli: Cli, img2img: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert refused(cli, home, "--images", "1.image") == (
+        "batchline: argument --images: '1.image' is not of the form NODE.INPUT=DIR_OR_GLOB"
+    )
     gone = tmp_path / "gone.png"
     assert refused(cli, home, "--set", f"1.image=@{gone}") == (
         f"batchline: {gone}: no such picture file"

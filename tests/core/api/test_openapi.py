@@ -61,7 +61,8 @@ def test_the_batch_request_document_names_exactly_the_fields_a_batch_body_takes(
 
 def test_a_picture_value_is_documented_as_the_route_answers_it_and_a_batch_takes_it() -> None:
     schemas = DOCUMENT["components"]["schemas"]
-    value = PictureRef("ab" * 32, "a.png", "api:a.png", 10).to_param()
+    ref = PictureRef("ab" * 32, "a.png", "api:a.png", 10)
+    value = ref.to_param()
     assert set(schemas["PictureValue"]["properties"]) == set(value)
     assert set(schemas["Picture"]["required"]) == set(value["picture"])
     assert schemas["Picture"]["properties"]["file"]["maxLength"] == MAX_FILE_NAME
@@ -76,4 +77,4 @@ def test_a_picture_value_is_documented_as_the_route_answers_it_and_a_batch_takes
     assert batch["set"]["additionalProperties"] == axis
     assert {"$ref": "#/components/schemas/PictureValue"} in schemas["AxisValue"]["anyOf"]
     job = schemas["Job"]["properties"]["pictures"]["additionalProperties"]
-    assert set(job["properties"]) == set(picture_json(PictureRef.from_param(value)))  # type: ignore[arg-type]
+    assert set(job["properties"]) == set(picture_json(ref))
