@@ -1,18 +1,20 @@
 """The types of the command's options: whole numbers in ASCII digits and finite decimal numbers,
-each within its range; an axis over a list file's values, axis names to zip, a wildcard mode.
-Each refused by argparse in one line naming the option otherwise."""
+each within its range; an axis over a list file's values, an axis over picture files, axis names
+to zip, a wildcard mode. Each refused by argparse in one line naming the option otherwise."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.batch.spec import GridAxis
 from core.batch.text_lists import file_values, typed_values
 from core.batch.wildcard_spec import MODES
-from core.errors import CompositionError
+from core.errors import CompositionError, InputError
+from core.inputs import picture_paths
 from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
@@ -87,6 +89,27 @@ def _list_file(text: str) -> tuple[Path, str | int | None]:
         return Path(text).expanduser(), None
     name = column.strip()
     return Path(head).expanduser(), int(name) if name.isdigit() else name
+
+
+@dataclass(frozen=True)
+class PictureAxis:
+    """``--images NODE.INPUT=DIR_OR_GLOB``: one job per picture file, in natural order; the
+    files are checked and kept (``core.inputs.PictureStore``) once the ledger is open."""
+
+    input: str
+    paths: tuple[Path, ...]
+
+
+def picture_axis(text: str) -> PictureAxis:
+    """``NODE.INPUT=DIR_OR_GLOB``: a folder's pictures, a glob's files, or one file
+    (``core.inputs.picture_paths``); nothing matching is refused naming it."""
+    target, where = _target(text, "NODE.INPUT=DIR_OR_GLOB")
+    if not where.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form NODE.INPUT=DIR_OR_GLOB")
+    try:
+        return PictureAxis(target, tuple(picture_paths(where)))
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def axis_inputs(text: str) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from core.batch.varied import value_text
 from core.comfy import server_address
 from core.controller.commands import LedgerCommands
 from core.errors import InputError, UnknownRecord
@@ -17,7 +18,7 @@ from core.paths import data_dir
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 
 def open_ledger(args: argparse.Namespace) -> Ledger:
@@ -90,5 +91,16 @@ def warn(message: str) -> None:
     print(f"batchline: {message}", file=sys.stderr)
 
 
-def format_params(params: dict[str, Any]) -> str:
-    return " ".join(f"{key}={value}" for key, value in sorted(params.items())) or "-"
+LINE_BREAK = "⏎"  # a text's line break, where its value is shown on one line
+
+
+def format_params(params: Mapping[str, Any]) -> str:
+    """``KEY=VALUE ...`` in key order on one line, each value as people read it
+    (``core.batch.varied.value_text``: a picture by its file's name), a text's line breaks
+    shown as ⏎."""
+    return " ".join(f"{key}={one_line(value)}" for key, value in sorted(params.items())) or "-"
+
+
+def one_line(value: Any) -> str:
+    """``value_text(value)`` with its line breaks shown as ⏎."""
+    return LINE_BREAK.join(value_text(value).splitlines())

@@ -16,6 +16,7 @@ from core.controller.line_now import line_now
 from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
 from core.errors import InputError
+from core.inputs import picture_params, pictures_json
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import ErrorKind
 from core.ledger.job_json import job_json, jobs_json
@@ -23,6 +24,7 @@ from core.reason_texts import cause_text, reason_text
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
     from core.controller.waiting_line import Place
     from core.ledger import AttemptRecord, JobRecord, Ledger
@@ -58,7 +60,7 @@ def list_jobs(args: argparse.Namespace) -> int:
         reasons = WaitingReasons(ledger, _servers(args, ledger))
         if args.json:
             datas = zip(jobs_json(ledger, jobs), jobs, strict=True)
-            print_json([_placed(with_waiting(d, job, reasons), places) for d, job in datas])
+            print_json([_placed(_told(d, job, reasons), places) for d, job in datas])
             return 0
         waiting = {job.id: reasons.of(job) for job in jobs}
     _print_table(jobs, places, waiting)
@@ -70,6 +72,12 @@ def _places(ledger: Ledger, jobs: list[JobRecord]) -> dict[str, Place]:
     window's)."""
     pending = [job.id for job in jobs if job.state is JobState.pending]
     return line_now(ledger, wanted=pending).places if pending else {}
+
+
+def _told(data: dict[str, Any], job: JobRecord, reasons: WaitingReasons) -> dict[str, Any]:
+    """A job's JSON with why it waits (``waiting_for``) and its pictures (``pictures``:
+    ``NODE.INPUT -> {file, source, sha256, size}``), as the HTTP API gives it."""
+    return {**with_waiting(data, job, reasons), "pictures": pictures_json(job.params)}
 
 
 def _placed(data: dict[str, Any], places: dict[str, Place]) -> dict[str, Any]:
@@ -113,7 +121,7 @@ def show_job(args: argparse.Namespace) -> int:
             job = ledger.job(args.job)
         if args.json:
             reasons = WaitingReasons(ledger, _servers(args, ledger))
-            print_json(with_waiting(job_json(ledger, job), job, reasons))
+            print_json(_told(job_json(ledger, job), job, reasons))
         else:
             print("\n".join(story(ledger, job, _servers(args, ledger))))
     return 0
@@ -137,7 +145,7 @@ def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> l
         f"{job.id}: {job.state.value}{reason}",
         f"  batch {job.batch}, preset {batch.preset}, requester {job.requester}, "
         f"priority {job.priority}",
-        f"  params: {format_params(job.params)}",
+        *_params_lines(job.params),
     ]
     if job.warning:
         lines.append(f"  warning: {job.warning}")
@@ -153,6 +161,31 @@ def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> l
         f"  (attempt {t.attempt}: {cause_text(t.cause)})"
         for t in transitions
     ]
+    return lines
+
+
+SHORT_HASH = 12  # the hex digits of a picture's hash `show` gives
+
+
+def _params_lines(params: Mapping[str, Any]) -> list[str]:
+    """The job's values on one line, each text of several lines in full below it (indented),
+    and its pictures: each one's file, where it came from, its short hash and size."""
+    texts = {k: v for k, v in params.items() if isinstance(v, str) and len(v.splitlines()) > 1}
+    shown = {
+        k: f"({len(v.splitlines())} lines, below)" if k in texts else v for k, v in params.items()
+    }
+    lines = [f"  params: {format_params(shown)}"]
+    for key, text in sorted(texts.items()):
+        lines.append(f"  {key}:")
+        lines += [f"    {line}" for line in text.splitlines()]
+    pictures = picture_params(params)
+    if pictures:
+        lines.append("  pictures:")
+        lines += [
+            f"    {key}: {ref.file} from {ref.source} (sha256 {ref.sha256[:SHORT_HASH]}, "
+            f"{ref.size:,} bytes)"
+            for key, ref in pictures.items()
+        ]
     return lines
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cli.arg_types import axis_inputs, file_axis, whole, wildcard_mode
+from cli.arg_types import axis_inputs, file_axis, picture_axis, whole, wildcard_mode
 from cli.common import (
     format_params,
     names_from_user,
@@ -15,6 +15,7 @@ from cli.common import (
     server_urls,
     warn,
 )
+from cli.picture_options import PictureOptions, picture_lines, placeholder_axes, spec_pictures
 from core.batch import GridAxis
 from core.batch.compose import MAX_AXES
 from core.batch.queueing import composed_batch
@@ -23,9 +24,12 @@ from core.controller.line_now import line_now
 from core.controller.placing import servers_now
 from core.controller.placing_said import batch_placement
 from core.durations import duration_text
+from core.inputs import picture_json
 from core.ledger.settings import PAUSED, check_every_setting
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from core.batch.spec import BatchSpec
     from core.ledger import Ledger
 
@@ -51,7 +55,12 @@ def register(subparsers: Any) -> None:
         help="vary these inputs as seeds instead of the preset's (repeatable)",
     )
     parser.add_argument(
-        "--set", action="append", default=[], metavar="NODE.INPUT=VALUE", help="override a value"
+        "--set",
+        action="append",
+        default=[],
+        metavar="NODE.INPUT=VALUE",
+        help="override a value; @picture.png: that picture file, for an input that takes one "
+        "(LoadImage's image)",
     )
     parser.add_argument(
         "--grid",
@@ -70,6 +79,16 @@ def register(subparsers: Any) -> None:
         metavar="NODE.INPUT=@LIST",
         help="an axis over the values of a file: @list.txt (one per line), @table.csv:COLUMN "
         "(a column, by header or index from 0); without @, the text's lines",
+    )
+    parser.add_argument(
+        "--images",
+        action="append",
+        dest="grid",
+        type=picture_axis,
+        metavar="NODE.INPUT=DIR_OR_GLOB",
+        help="one job per picture: an axis over a folder's pictures (not its subfolders'), a "
+        "glob's files (renders/*.png) or one file, in natural order (render2 before render10), "
+        "for an input that takes an uploaded picture (LoadImage's image)",
     )
     parser.add_argument(
         "--zip",
@@ -95,16 +114,21 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="queue nothing: say how many jobs the batch makes and show the first few "
-        "(their wildcards resolved)",
+        help="queue nothing: say how many jobs the batch makes, show the first few (their "
+        "wildcards resolved) and the pictures each picture input takes",
     )
     parser.set_defaults(func=queue)
 
 
 def queue(args: argparse.Namespace) -> int:
-    spec = batch_request(args).spec(_option)
+    # Options that do not go together are refused before any picture is read.
+    batch_request(args, placeholder_axes(args.grid), tuple(args.set)).spec(_option)
     with open_ledger(args) as ledger:
         check_every_setting(ledger)  # a bad one refuses before a job is written
+        with names_from_user():
+            pictures = PictureOptions(ledger, args.preset, keep=not args.dry_run)
+        grid, overrides = pictures.axes(args.grid), pictures.overrides(args.set)
+        spec = batch_request(args, grid, overrides).spec(_option)
         if args.dry_run:
             _dry_run(ledger, args, spec)
             return 0
@@ -130,11 +154,15 @@ def _dry_run(ledger: Ledger, args: argparse.Namespace, spec: BatchSpec) -> None:
     with names_from_user():
         _, jobs = composed_batch(ledger, args.preset, spec, seed_inputs=args.seed_input or None)
     examples = [dict(job.params) for job in jobs[:EXAMPLES]]
+    pictures = spec_pictures(spec)
     if args.json:
-        print_json({"jobs": len(jobs), "examples": examples})
+        listed = {key: [picture_json(ref) for ref in refs] for key, refs in pictures.items()}
+        print_json({"jobs": len(jobs), "examples": examples, "pictures": listed})
         return
     print(f"{len(jobs)} jobs (nothing queued){', the first:' if examples else ''}")
     print("\n".join(f"  {format_params(params)}" for params in examples))
+    if pictures:
+        print("\n".join(picture_lines(pictures)))
 
 
 def _placement(ledger: Ledger, job_ids: list[str], servers: list[str]) -> None:
@@ -150,7 +178,13 @@ def _placement(ledger: Ledger, job_ids: list[str], servers: list[str]) -> None:
 # --- the batch asked for -------------------------------------------------------------------------
 
 
-def batch_request(args: argparse.Namespace) -> BatchRequest:
+def batch_request(
+    args: argparse.Namespace,
+    grid: tuple[GridAxis, ...],
+    overrides: tuple[str, ...] | Mapping[str, Any],
+) -> BatchRequest:
+    """The batch the options ask for, over ``grid`` (the ``--grid``, ``--values`` and
+    ``--images`` axes in their order) with ``overrides`` (``--set``'s)."""
     return BatchRequest(
         count=args.count,
         seed_start=args.seed_start,
@@ -158,8 +192,8 @@ def batch_request(args: argparse.Namespace) -> BatchRequest:
         seeds=tuple(args.seeds) if args.seeds is not None else None,
         random_seeds=bool(args.random_seeds),
         seed_inputs=tuple(args.seed_input or ()),
-        overrides=tuple(args.set),
-        grid=tuple(args.grid),
+        overrides=overrides,
+        grid=grid,
         zips=tuple(args.zip),
         wildcards=dict(args.wildcards),
         requester=args.requester,

@@ -12,6 +12,7 @@ from core.api.errors import ApiError
 from core.batch.request import BatchRequest
 from core.batch.spec import GridAxis
 from core.batch.wildcard_spec import MODES
+from core.inputs import PictureRef
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -115,7 +116,7 @@ def batch_request(body: dict[str, Any], requester: str) -> tuple[str, BatchReque
         seeds=None if seeds is None else tuple(_item_int(v, "seeds") for v in seeds),
         random_seeds=bool(_optional(body, "random_seeds", bool)),
         seed_inputs=tuple(_inputs(_optional(body, "seed_inputs", list) or [], "seed_inputs")),
-        overrides={_input(k, "set"): _scalar(v, f"set.{k}") for k, v in overrides.items()},
+        overrides={_input(k, "set"): _value(v, f"set.{k}") for k, v in overrides.items()},
         grid=tuple(_axis(key, values) for key, values in grid.items()),
         zips=tuple(_zip(group, f"zip[{i}]") for i, group in enumerate(zips)),
         wildcards={
@@ -175,13 +176,71 @@ def _axis(key: str, values: Any) -> GridAxis:
     target = _input(key, "grid")
     if not isinstance(values, list) or not values:
         raise ApiError(400, f"grid.{key}: must be a non-empty list of values")
-    return GridAxis(target, tuple(_axis_value(v, f"grid.{key}") for v in values))
+    return GridAxis(
+        target, tuple(_value(v, f"grid.{key}", f"grid.{key}[{i}]") for i, v in enumerate(values))
+    )
 
 
-def _axis_value(value: Any, name: str) -> Any:
-    """An axis value: as a set value, or an object (a picture, `core.inputs`: the input's own
-    check says whether it takes one)."""
-    return value if isinstance(value, dict) else _scalar(value, name)
+def _value(value: Any, name: str, item: str | None = None) -> Any:
+    """A value an input is set to: a string, a number, true or false, or a picture (an
+    object as ``POST /v1/pictures`` answers it; whether the picture store holds it is checked
+    with the batch, `core.api.pictures.check_pictures`, and whether the input takes one by the
+    composer). ``item`` names the value in a list (``grid.1.image[3]``)."""
+    if isinstance(value, dict):
+        return sent_picture(value, item or name).to_param()
+    return _scalar(value, name)
+
+
+def sent_picture(value: Any, name: str) -> PictureRef:
+    """The picture of a batch body's value ``name``: one sent through the API (its source
+    ``api:FILE``), its file a plain name (`picture_file`).
+
+    Raises:
+        ApiError: 400 naming ``name``: not such an object, or a source other than the API.
+    """
+    ref = PictureRef.from_param(value)
+    if ref is None:
+        raise ApiError(
+            400,
+            f'{name}: an object must be a picture, {{"picture": {{"sha256", "file", "source", '
+            '"size"}}, as POST /v1/pictures answers it',
+        )
+    picture_file(ref.file, f"{name}.picture.file")
+    if ref.source != API_SOURCE + ref.file:
+        raise ApiError(
+            400,
+            f"{name}: source must be {API_SOURCE + ref.file!r}: the API takes only pictures "
+            "sent to it (POST /v1/pictures), never a path on this computer",
+        )
+    return ref
+
+
+API_SOURCE = "api:"  # a picture sent through the API: its source is "api:" and its file's name
+MAX_FILE_NAME = 255  # characters of a picture's file name
+
+
+def picture_file(name: Any, field: str) -> str:
+    """A picture's file name as the API takes it: a plain name (no folder), printable, at most
+    ``MAX_FILE_NAME`` characters.
+
+    Raises:
+        ApiError: 400 naming ``field``.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ApiError(400, f"{field}: the picture file's name is required (?file=NAME.png)")
+    bad = (
+        len(name) > MAX_FILE_NAME
+        or name in (".", "..")
+        or any(c in name for c in "/\\")
+        or not name.isprintable()
+    )
+    if bad:
+        raise ApiError(
+            400,
+            f"{field}: {name[:MAX_FILE_NAME]!r} is not a plain file name (no folder, printable, "
+            f"at most {MAX_FILE_NAME} characters)",
+        )
+    return name
 
 
 def _zip(group: Any, name: str) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from aiohttp import web
 from core.api.auth import LEDGER, requester_of
 from core.api.connections import RETRY_AFTER_S
 from core.api.errors import ApiError
+from core.api.pictures import with_pictures
 from core.api.reads import off_the_loop
 from core.controller.placing_said import WaitingReasons, with_waiting
 from core.ledger.job_json import job_json
@@ -113,7 +114,8 @@ def _page(ledger: Ledger, requester: str, seq: int) -> tuple[list[bytes], int, b
 
 
 def _event(ledger: Ledger, job: JobRecord, reasons: WaitingReasons) -> bytes:
-    data = json.dumps(with_waiting(job_json(ledger, job), job, reasons), ensure_ascii=False)
+    told = with_pictures(with_waiting(job_json(ledger, job), job, reasons), job)
+    data = json.dumps(told, ensure_ascii=False)
     return f"id: {job.seq}\nevent: job\ndata: {data}\n\n".encode()
 
 

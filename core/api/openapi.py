@@ -7,7 +7,9 @@ from typing import Any
 
 from aiohttp import web
 
+from core.api.bodies import MAX_FILE_NAME
 from core.batch.wildcard_spec import MODES
+from core.inputs import MAX_PICTURE_BYTES
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import AttemptError, ErrorKind
 from core.presets import MAX_FILE_BYTES
@@ -106,7 +108,12 @@ SCHEMAS: dict[str, Schema] = {
             "seeds": {"type": "array", "items": {"type": "integer"}},
             "random_seeds": {"type": "boolean"},
             "seed_inputs": {"type": "array", "items": {"type": "string"}},
-            "set": {"type": "object", "additionalProperties": _ref("Value")},
+            "set": {
+                "type": "object",
+                "description": "a value for every job, per input (NODE.INPUT); a picture for an "
+                "input that takes one (LoadImage's image): the value POST /v1/pictures answered",
+                "additionalProperties": _ref("AxisValue"),
+            },
             "grid": {
                 "type": "object",
                 "description": "one axis per input (NODE.INPUT), any number of them, in order: "
@@ -139,10 +146,23 @@ SCHEMAS: dict[str, Schema] = {
     },
     "Value": {"type": ["string", "number", "boolean"]},
     "AxisValue": {
-        "description": 'a value, or an object such as a picture ({"picture": {...}}) for '
-        "an input that takes one",
-        "type": ["string", "number", "boolean", "object"],
+        "description": "a value, or a picture for an input that takes one (LoadImage's image): "
+        "only one sent with POST /v1/pictures, as it answered it",
+        "anyOf": [_ref("Value"), _ref("PictureValue")],
     },
+    "PictureValue": _object({"picture": _ref("Picture")}),
+    "Picture": _object(
+        {
+            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "file": {"type": "string", "minLength": 1, "maxLength": MAX_FILE_NAME},
+            "source": {
+                "type": "string",
+                "description": '"api:" and the file\'s name for a picture sent to the API; '
+                "the path it was queued from for the artist's own",
+            },
+            "size": {"type": "integer", "minimum": 1, "description": "bytes"},
+        }
+    ),
     "BatchCreated": _object(
         {
             "batch": {"type": "string"},
@@ -275,6 +295,18 @@ SCHEMAS: dict[str, Schema] = {
             "requester": {"type": "string"},
             "priority": {"type": "integer"},
             "params": {"type": "object"},
+            "pictures": {
+                "type": "object",
+                "description": "the pictures among params, per input (NODE.INPUT)",
+                "additionalProperties": _object(
+                    {
+                        "file": {"type": "string"},
+                        "source": {"type": "string"},
+                        "sha256": {"type": "string"},
+                        "size": {"type": "integer"},
+                    }
+                ),
+            },
             "attempt": {"type": "integer"},
             "created_at": _TIME,
             "updated_at": _TIME,
@@ -522,6 +554,36 @@ PATHS: dict[str, Schema] = {
                 },
             },
         ),
+    },
+    "/v1/pictures": {
+        "post": _operation(
+            "send a picture for a batch's picture inputs (the API reads no path on this "
+            "computer): checked as a picture, kept by its content",
+            {
+                "201": _json(
+                    _ref("PictureValue"),
+                    'its value, for a batch\'s set or grid (source "api:" and its name)',
+                ),
+            },
+            parameters=[
+                {
+                    "name": "file",
+                    "in": "query",
+                    "required": True,
+                    "description": "the picture's file name (no folder): render_003.png",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_FILE_NAME},
+                }
+            ],
+            requestBody={
+                "required": True,
+                "description": f"the picture's bytes, at most {MAX_PICTURE_BYTES} (a ComfyUI "
+                "server's default upload limit); a file Pillow cannot read is refused (400)",
+                "content": {
+                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    "image/*": {"schema": {"type": "string", "format": "binary"}},
+                },
+            },
+        )
     },
     "/v1/events": {
         "get": _operation(

@@ -1,7 +1,8 @@
 """The API's routes under ``/v1``. Each changes jobs only through the command object the command
 line and the window use (``LedgerCommands``: queue, cancel, retry) and ``store_preset``, and a
-requester sees and changes only its own jobs (403 otherwise). Their ledger reads and commands
-run off the event loop (``core.api.reads``)."""
+requester sees and changes only its own jobs (403 otherwise); pictures come as bodies
+(``core.api.pictures``), never as paths. Their ledger reads and commands run off the event
+loop (``core.api.reads``)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from core.api.config import COMMANDS, CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
+from core.api.pictures import add_picture, check_pictures, with_pictures
 from core.api.reads import off_the_loop
 from core.controller.placing_said import WaitingReasons, batch_placement, with_waiting
 from core.errors import UnknownRecord
+from core.inputs import PictureStore
 from core.job_state import JobState
 from core.ledger import PresetOutcome, Refused
 from core.ledger.job_json import job_json, jobs_json
@@ -49,6 +52,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/v1/jobs/{job}/outputs/{n}", job_output)
     app.router.add_get("/v1/presets", list_presets)
     app.router.add_post("/v1/presets", add_preset)
+    app.router.add_post("/v1/pictures", add_picture)
     app.router.add_get("/v1/events", events)
 
 
@@ -71,7 +75,7 @@ def _own_job(request: web.Request) -> JobRecord:
 
 def _own_job_json(request: web.Request) -> dict[str, Any]:
     ledger, job = _ledger(request), _own_job(request)
-    return with_waiting(job_json(ledger, job), job, WaitingReasons(ledger))
+    return with_pictures(with_waiting(job_json(ledger, job), job, WaitingReasons(ledger)), job)
 
 
 # --- batches -------------------------------------------------------------------------------------
@@ -84,6 +88,7 @@ async def create_batch(request: web.Request) -> web.Response:
 
     def queue() -> dict[str, Any]:
         visible(preset)
+        check_pictures(PictureStore.of(_ledger(request)), asked)
         batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
         placement = batch_placement(_ledger(request), job_ids).to_json()
         return {"batch": batch.id, "jobs": job_ids, "placement": placement}
@@ -148,7 +153,7 @@ async def list_jobs(request: web.Request) -> web.Response:
             raise ApiError(400, f"after: no job {after!r}") from None
         reasons = WaitingReasons(ledger)
         datas = zip(jobs_json(ledger, page), page, strict=True)
-        return [with_waiting(data, job, reasons) for data, job in datas]
+        return [with_pictures(with_waiting(data, job, reasons), job) for data, job in datas]
 
     jobs = await off_the_loop(request, read)
     following = jobs[-1]["id"] if len(jobs) == limit else None

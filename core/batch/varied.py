@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from core.catalogue import Catalogue
+from core.inputs import PictureRef
 from core.presets.seeds import SEED_NAMES
 
 if TYPE_CHECKING:
@@ -35,9 +36,16 @@ def input_labels(keys: Iterable[str]) -> dict[str, str]:
 
 def value_text(value: Any, colour: bool = False) -> str:
     """A value in full, as it is sent: ``1234567890123``, ``7.5``, ``euler``, ``true``; an
-    integer input shown as a colour (``colour``) as ``#RRGGBB``, as the composer shows it."""
+    integer input shown as a colour (``colour``) as ``#RRGGBB``, as the composer shows it; a
+    picture (``core.inputs.PictureRef``) by its file's name, ``render_003.png``.
+
+    For people only: the text is not the value (a picture's name does not say which bytes),
+    so nothing turns it back into one."""
     if isinstance(value, str):
         return value
+    picture = PictureRef.from_param(value)
+    if picture is not None:
+        return picture.file
     if colour and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return f"#{value:06X}"
     return json.dumps(value, ensure_ascii=False)

@@ -7,8 +7,10 @@ from core.inputs.picture_ref import (
     PICTURE_KEY,
     UPLOAD_SUBFOLDER,
     PictureRef,
+    picture_json,
     picture_label,
     picture_params,
+    pictures_json,
 )
 from core.inputs.picture_store import MAX_PICTURE_BYTES, PictureStore
 
@@ -18,7 +20,9 @@ __all__ = [
     "UPLOAD_SUBFOLDER",
     "PictureRef",
     "PictureStore",
+    "picture_json",
     "picture_label",
     "picture_params",
     "picture_paths",
+    "pictures_json",
 ]

@@ -88,3 +88,15 @@ def picture_label(value: Any) -> str | None:
     """The label of a picture value (its source file's stem); None for any other value."""
     ref = PictureRef.from_param(value)
     return None if ref is None else ref.stem
+
+
+def picture_json(ref: PictureRef) -> dict[str, Any]:
+    """A picture as a job's JSON lists it (`batchline show --json`, the HTTP API):
+    ``{"file": .., "source": .., "sha256": .., "size": ..}``."""
+    return {"file": ref.file, "source": ref.source, "sha256": ref.sha256, "size": ref.size}
+
+
+def pictures_json(params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The pictures among a job's ``params`` as its JSON lists them: ``NODE_ID.INPUT ->
+    picture_json``, in key order (empty when it has none)."""
+    return {key: picture_json(ref) for key, ref in picture_params(params).items()}

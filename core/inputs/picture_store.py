@@ -47,10 +47,51 @@ class PictureStore:
                 not a picture, or larger than ``MAX_PICTURE_BYTES``; nothing is stored then.
         """
         data = _read_picture(path)
-        _check_picture(path, data)
         source = path.absolute()
-        ref = PictureRef(hashlib.sha256(data).hexdigest(), source.name, str(source), len(data))
-        self._keep(ref, data)
+        return self._added(data, source.name, str(source), str(path))
+
+    def check(self, path: Path) -> PictureRef:
+        """What ``add`` would make of the picture at ``path``, nothing kept (a dry run).
+
+        Raises:
+            InputError: as ``add``.
+        """
+        data = _read_picture(path)
+        source = path.absolute()
+        return self._added(data, source.name, str(source), str(path), keep=False)
+
+    def add_bytes(self, data: bytes, file: str, source: str | None = None) -> PictureRef:
+        """Check the picture ``data`` (a file called ``file``, sent rather than read from this
+        computer's disk) as ``add`` checks a file, and keep a copy; ``source`` says where it
+        came from (default ``api:<file>``: through the HTTP API).
+
+        Raises:
+            InputError: one line naming ``file``: empty, not a picture, or larger than
+                ``MAX_PICTURE_BYTES``; nothing is stored then.
+        """
+        if not data:
+            raise InputError(f"{file}: the file is empty, not a picture")
+        if len(data) > MAX_PICTURE_BYTES:
+            raise InputError(_too_large(file, len(data)))
+        return self._added(data, file, f"api:{file}" if source is None else source, file)
+
+    def has(self, ref: PictureRef) -> bool:
+        """Whether a copy of ``ref`` is kept (a file of its name and size: only a checked
+        copy is ever put there; ``read`` checks its bytes)."""
+        try:
+            return self.path_of(ref).stat().st_size == ref.size
+        except OSError:
+            return False
+
+    def _added(
+        self, data: bytes, file: str, source: str, named: str, *, keep: bool = True
+    ) -> PictureRef:
+        """Check ``data`` (named ``named`` in messages), then keep it (unless not ``keep``)
+        as the picture ``file`` from ``source``."""
+        _check_picture(named, data)
+        ref = PictureRef(hashlib.sha256(data).hexdigest(), file, source, len(data))
+        if keep:
+            self._keep(ref, data)
         return ref
 
     def read(self, ref: PictureRef) -> bytes:
@@ -113,12 +154,15 @@ def _read_picture(path: Path) -> bytes:
     if not data:
         raise InputError(f"{path}: the file is empty, not a picture")
     if len(data) > MAX_PICTURE_BYTES:
-        size = _size_of(path, len(data))
-        raise InputError(
-            f"{path}: too large to upload ({size / 2**20:.1f} MiB; a ComfyUI server takes at "
-            f"most {MAX_PICTURE_BYTES / 2**20:.1f} MiB by default)"
-        )
+        raise InputError(_too_large(str(path), _size_of(path, len(data))))
     return data
+
+
+def _too_large(named: str, size: int) -> str:
+    return (
+        f"{named}: too large to upload ({size / 2**20:.1f} MiB; a ComfyUI server takes at "
+        f"most {MAX_PICTURE_BYTES / 2**20:.1f} MiB by default)"
+    )
 
 
 def _size_of(path: Path, read: int) -> int:
@@ -128,7 +172,7 @@ def _size_of(path: Path, read: int) -> int:
         return read
 
 
-def _check_picture(path: Path, data: bytes) -> None:
+def _check_picture(path: str, data: bytes) -> None:
     """Refuse bytes Pillow (which ComfyUI's LoadImage opens them with) cannot read."""
     try:
         with warnings.catch_warnings():

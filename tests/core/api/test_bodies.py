@@ -91,7 +91,10 @@ async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_w
             },
             "node 3, input 'filename_prefix': its wildcards expand to 100,000 texts",
         ),
-        ({"preset": "noise", "grid": {"2.strength": [{"picture": {}}]}}, "node 2, input"),
+        (
+            {"preset": "noise", "grid": {"2.strength": [{"picture": {}}]}},
+            "grid.2.strength[0]: an object must be a picture",
+        ),
         ({"preset": "noise", "grid": {"2.strength": [[0.5]]}}, "grid.2.strength: must be"),
     ],
 )

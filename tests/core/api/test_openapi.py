@@ -8,10 +8,11 @@ import pytest
 from aiohttp import web
 
 from core.api import ApiConfig, make_app, parse_listen
-from core.api.bodies import BATCH_FIELDS
+from core.api.bodies import BATCH_FIELDS, MAX_FILE_NAME
 from core.api.openapi import DOCUMENT
 from core.batch.wildcard_spec import MODES
 from core.errors import InputError
+from core.inputs import PictureRef, picture_json
 from core.ledger import Ledger
 
 
@@ -56,3 +57,24 @@ def test_the_batch_request_document_names_exactly_the_fields_a_batch_body_takes(
     assert schema["properties"]["wildcards"]["additionalProperties"]["enum"] == list(MODES)
     zipped = schema["properties"]["zip"]
     assert zipped["items"] == {"type": "array", "items": {"type": "string"}, "minItems": 2}
+
+
+def test_a_picture_value_is_documented_as_the_route_answers_it_and_a_batch_takes_it() -> None:
+    schemas = DOCUMENT["components"]["schemas"]
+    ref = PictureRef("ab" * 32, "a.png", "api:a.png", 10)
+    value = ref.to_param()
+    assert set(schemas["PictureValue"]["properties"]) == set(value)
+    assert set(schemas["Picture"]["required"]) == set(value["picture"])
+    assert schemas["Picture"]["properties"]["file"]["maxLength"] == MAX_FILE_NAME
+    route = DOCUMENT["paths"]["/v1/pictures"]["post"]
+    assert route["security"] == [{"bearer": []}], "a token, as for a batch"
+    assert route["responses"]["201"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/PictureValue"
+    }
+    batch = schemas["BatchRequest"]["properties"]
+    axis = {"$ref": "#/components/schemas/AxisValue"}
+    assert batch["set"]["additionalProperties"] == batch["grid"]["additionalProperties"]["items"]
+    assert batch["set"]["additionalProperties"] == axis
+    assert {"$ref": "#/components/schemas/PictureValue"} in schemas["AxisValue"]["anyOf"]
+    job = schemas["Job"]["properties"]["pictures"]["additionalProperties"]
+    assert set(job["properties"]) == set(picture_json(ref))

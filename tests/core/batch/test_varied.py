@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from core.batch.varied import BatchValues
+from core.batch.varied import BatchValues, short_text, value_order, value_text
+from core.inputs import PictureRef
 
 
 def test_the_values_of_several_jobs_at_once() -> None:
@@ -20,3 +21,23 @@ def test_the_values_of_several_jobs_at_once() -> None:
     assert alike.shared() == {"3.cfg": 7}
     assert alike.columns() == {"3.seed"}
     assert BatchValues.of([]).jobs == 0
+
+
+PICTURE = PictureRef("ab" * 32, "render_003.png", "/renders/render_003.png", 120).to_param()
+
+
+def test_a_picture_reads_as_its_file_name_not_as_json() -> None:
+    assert value_text(PICTURE) == "render_003.png"
+    assert short_text(PICTURE) == "render_003.png"
+    assert short_text(PICTURE, limit=8) == "render_…"
+    assert value_order(PICTURE) == (1, "render_003.png")
+    # A value that only looks like one (a custom node's object) stays JSON.
+    assert value_text({"picture": {"file": "x.png"}}) == '{"picture": {"file": "x.png"}}'
+    assert value_text("render_003.png") == "render_003.png"
+
+
+def test_pictures_vary_and_are_shared_as_values_not_names() -> None:
+    other = PictureRef("cd" * 32, "render_003.png", "/other/render_003.png", 120).to_param()
+    values = BatchValues.of([{"1.image": PICTURE}, {"1.image": other}])
+    assert values.varied == {"1.image"}, "two pictures of one name are two values"
+    assert BatchValues.of([{"1.image": PICTURE}] * 2).shared() == {"1.image": PICTURE}

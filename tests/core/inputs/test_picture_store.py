@@ -108,3 +108,46 @@ def test_a_picture_with_too_many_pixels_is_refused(
     assert _refused(store, picture).endswith("the picture has too many pixels to load")
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 64 * 64 - 1)  # past it, within twice
     assert store.add(picture).size == picture.stat().st_size
+
+
+def test_bytes_sent_are_checked_as_a_file_is_and_kept_under_their_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = make_png(tmp_path / "sent.png", shade=5).read_bytes()
+    store = PictureStore(tmp_path / "store")
+    ref = store.add_bytes(data, "render_7.png")
+    assert (ref.file, ref.source, ref.size) == ("render_7.png", "api:render_7.png", len(data))
+    assert ref.sha256 == hashlib.sha256(data).hexdigest()
+    assert store.read(ref) == data
+    assert store.has(ref)
+    assert store.add_bytes(data, "x.png", source="drop:x.png").source == "drop:x.png"
+    made_up = PictureStore(tmp_path / "other")
+    assert not made_up.has(ref), "a store that never took the bytes has no copy"
+    monkeypatch.setattr(store_module, "MAX_PICTURE_BYTES", len(data) - 1)
+    for bad, ending in [
+        (b"", "the file is empty, not a picture"),
+        (b"a shopping list", "not a picture (Pillow cannot read it)"),
+        (data, "too large to upload (0.0 MiB; a ComfyUI server takes at most 0.0 MiB by default)"),
+    ]:
+        with pytest.raises(InputError) as caught:
+            made_up.add_bytes(bad, "notes.png")
+        assert str(caught.value) == f"notes.png: {ending}"
+    assert not made_up.root.exists()
+
+
+def test_a_copy_of_another_size_is_not_had(tmp_path: Path) -> None:
+    store = PictureStore(tmp_path / "store")
+    ref = store.add(make_png(tmp_path / "a.png"))
+    store.path_of(ref).write_bytes(b"cut")
+    assert not store.has(ref)
+
+
+def test_a_check_says_what_adding_would_keep_and_keeps_nothing(tmp_path: Path) -> None:
+    picture = make_png(tmp_path / "a.png", shade=9)
+    store = PictureStore(tmp_path / "store")
+    ref = store.check(picture)
+    assert not store.root.exists()
+    assert store.add(picture) == ref
+    (tmp_path / "notes.png").write_text("a shopping list")
+    with pytest.raises(InputError, match=r"notes\.png: not a picture"):
+        store.check(tmp_path / "notes.png")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
+from core.inputs import PictureRef
 from core.ledger import NewJob
-from desktop.jobs.job_table_model import Column
+from desktop.jobs.job_table_model import Column, values_text
 
 HEADER = Qt.Orientation.Horizontal
 BIG_SEED = 18_446_744_073_709_551_000
@@ -103,3 +104,24 @@ def test_no_column_is_narrower_than_its_header(window) -> None:
         text = table.model().headerData(column, HEADER, Qt.ItemDataRole.DisplayRole)
         # the header's own size for its text, margins and sort arrow included
         assert table.columnWidth(column) >= header.sectionSizeHint(column), text
+
+
+def test_a_picture_value_reads_as_its_file_name(model, ledger, preset_name) -> None:
+    """One job per picture: its column and what the batch shares name the file, never the
+    value's JSON (its hash, its source path)."""
+    renders = [
+        PictureRef(f"{i:02x}" * 32, f"render_{i:03}.png", f"/r/render_{i:03}.png", 90).to_param()
+        for i in (3, 4)
+    ]
+    mask = PictureRef("ee" * 32, "mask.png", "/r/mask.png", 80).to_param()
+    params = [{"3.seed": 1, "9.image": r, "10.image": mask} for r in renders]
+    batch, _ids = ledger.create_batch(
+        preset_name, [NewJob(params=p) for p in params], requester="t"
+    )
+    model.load_all()
+    column = model.value_column("9.image")
+    assert [model.index(r, column).data() for r in range(2)] == ["render_003.png", "render_004.png"]
+    tip = model.index(1, column).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "render_004.png"
+    assert model.batch_line(batch.id) == "image mask.png (all 2)"
+    assert values_text(params[0]) == "10.image=mask.png, seed=1, 9.image=render_003.png"
