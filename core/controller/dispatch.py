@@ -75,12 +75,13 @@ class Dispatcher:
         config: ControllerConfig,
         server: ServerState,
         fleet: Fleet,
+        pictures: PictureUploads | None = None,
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
         self._server, self._fleet = server, fleet
         self._last_served: str | None = None
         self._batches: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-        self._pictures = PictureUploads(ledger, client, server)
+        self._pictures = pictures or PictureUploads(ledger, client, server)
 
     async def dispatch(
         self,

@@ -11,7 +11,9 @@ Whether the server still has it is known for one connection: a server that may h
 picture known from the ledger but not seen since is looked up once (``has_input``, ``HEAD
 /view``) and uploaded again when missing. A prompt refused all the same for one of our pictures
 (``Invalid image file``: its folder wiped with the server running) forgets that it was seen
-(``forget``), and its job is placed again.
+(``forget``), and its job is placed again; so does a prompt that validated but whose picture
+node found no file as it ran (the folder wiped while it waited in the server's queue:
+``lost_in_run``).
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ if TYPE_CHECKING:
 
     from core.comfy import ComfyClient
     from core.controller.server_state import ServerState
-    from core.errors import NodeError
+    from core.errors import ExecutionFailure, NodeError
     from core.ledger import Ledger
 
 log = logging.getLogger(__name__)
 
 # What ComfyUI's LoadImage says of a file its input folder does not have (VALIDATE_INPUTS).
 MISSING_PICTURE = "Invalid image file"
+# What LoadImage raises running a prompt whose file went after the prompt validated.
+LOST_IN_RUN = "FileNotFoundError"
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,17 @@ class PictureUploads:
             if ref is not None and MISSING_PICTURE in said and ref.sha256 not in lacking:
                 lacking.append(ref.sha256)
         return lacking
+
+    def lost_in_run(self, params: Mapping[str, Any], failure: ExecutionFailure) -> list[str]:
+        """The hashes of a job's pictures that its run failed without: the server's input
+        folder was wiped after the prompt was queued (it validated), so the picture node
+        raised ``FileNotFoundError`` as it ran. The prompt never got past that node."""
+        if failure.exception_type != LOST_IN_RUN or failure.node_id is None:
+            return []
+        node = f"{failure.node_id}."
+        return sorted(
+            {ref.sha256 for key, ref in picture_params(params).items() if key.startswith(node)}
+        )
 
     async def _on_server(self, ref: PictureRef) -> str:
         epoch = self._server.epoch  # a restart noticed meanwhile: looked up again next time

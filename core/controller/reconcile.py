@@ -12,6 +12,7 @@ from core.batch.prompt import expected_outputs, prompt_for
 from core.comfy import HistoryEntry
 from core.controller.causes import failure_error, reason_for_failure
 from core.controller.outputs import fetch_outputs, image_refs, output_name, output_refs
+from core.controller.picture_uploads import PictureUploads
 from core.errors import BatchFolderRefused, OutputFolderBlocked, TransientComfyError
 from core.job_state import AttemptResult, Reason
 from core.ledger.attempt_error import AttemptError, ErrorKind
@@ -48,10 +49,12 @@ class Reconciler:
         config: ControllerConfig,
         output_dir: Path,
         server: ServerState,
+        pictures: PictureUploads | None = None,
     ) -> None:
         self._ledger, self._client, self._config = ledger, client, config
         self._output_dir = output_dir
         self._server = server
+        self._pictures = pictures or PictureUploads(ledger, client, server)
         self._missing_since: dict[str, float] = {}
         self._cancel_sent: dict[str, float] = {}
         self._succeeded: list[tuple[AttemptRecord, HistoryEntry]] = []  # this pass's, unrecorded
@@ -119,10 +122,24 @@ class Reconciler:
             self._server.hold(self._ledger.observe_cancelled, pid, reason, times)
         elif failure is not None:
             reason, error = reason_for_failure(failure), failure_error(failure)
+            lost = self._pictures.lost_in_run(self._ledger.job(attempt.job_id).params, failure)
+            if lost:
+                self._picture_lost(pid, lost, error)
+                return
             self._server.hold(self._ledger.observe_failed, pid, reason, error, times)
         else:
             error = AttemptError(ErrorKind.execution, entry.status)
             self._server.hold(self._ledger.observe_failed, pid, Reason.execution_error, error)
+
+    def _picture_lost(self, pid: str, lost: list[str], error: AttemptError) -> None:
+        """The run found no file for input pictures of ours (the server's input folder wiped
+        while the prompt waited in its queue): they are looked up (and uploaded) again before
+        next use, and the job gets its next attempt, as for a prompt refused for them."""
+        log.info("%s lost input picture(s) of %s as it ran: placed again", self._server.url, pid)
+        for sha256 in lost:
+            self._pictures.forget(sha256)
+        limit, retry = self._config.max_attempts, self._ledger.observe_retryable
+        self._server.hold(retry, pid, AttemptResult.failed, Reason.picture_missing, error, limit)
 
     async def record_successes(self, missed: list[TransientComfyError]) -> None:
         """Record the successes this pass found, with where they left their pictures, in one

@@ -31,6 +31,7 @@ from core.comfy.http_errors import plain_reason
 from core.controller.dispatch import Dispatcher
 from core.controller.fleet import Fleet
 from core.controller.orphans import Orphans
+from core.controller.picture_uploads import PictureUploads
 from core.controller.previews import PreviewFiles
 from core.controller.reconcile import Reconciler
 from core.controller.server_state import ServerState
@@ -71,8 +72,9 @@ class ServerLink:
         self.server = ServerState.of(ledger, self.url)
         self.fleet = fleet or Fleet(ledger)
         self.fleet.add(self.server)
-        self.reconciler = Reconciler(ledger, client, config, output_dir, self.server)
-        self.dispatcher = Dispatcher(ledger, client, config, self.server, self.fleet)
+        pictures = PictureUploads(ledger, client, self.server)  # both learn what it lost
+        self.reconciler = Reconciler(ledger, client, config, output_dir, self.server, pictures)
+        self.dispatcher = Dispatcher(ledger, client, config, self.server, self.fleet, pictures)
         self.orphans = Orphans(ledger, client, config.max_pictures_per_job)
         self.previews = PreviewFiles(ledger.folder)
         first, longest = config.offline_first_s, config.offline_max_s

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest_asyncio
 from core.comfy import ComfyClient
 from core.controller.picture_uploads import PictureUploads
 from core.controller.server_state import ServerState
-from core.errors import ComfyUnreachable, NodeError
+from core.errors import ComfyUnreachable, ExecutionFailure, NodeError
 from core.inputs import UPLOAD_SUBFOLDER, PictureRef, PictureStore
 from core.ledger import Ledger
 from simulator import Simulator
@@ -165,3 +166,19 @@ async def test_a_server_that_cannot_be_reached_raises_and_nothing_is_kept(
             await uploads.ready({"1.image": fox.to_param()})
     server.held.commit()
     assert ledger.server_pictures.of_server(server.url) == {}
+
+
+async def test_a_run_lost_its_picture_only_when_its_picture_node_found_no_file(
+    ledger: Ledger, client: ComfyClient, tmp_path: Path
+) -> None:
+    ref = _add(ledger, tmp_path, "a.png", 10)
+    other = _add(ledger, tmp_path, "b.png", 20)
+    uploads, _ = _uploads_for(ledger, client)
+    params = {"1.image": ref.to_param(), "5.image": other.to_param(), "2.seed": 3}
+    gone = ExecutionFailure("other", "1", "LoadImage", "FileNotFoundError", "[Errno 2] ...")
+    assert uploads.lost_in_run(params, gone) == [ref.sha256]
+    assert uploads.lost_in_run(params, replace(gone, node_id="5")) == [other.sha256]
+    assert uploads.lost_in_run(params, replace(gone, node_id="2")) == [], "not a picture node"
+    assert uploads.lost_in_run(params, replace(gone, exception_type="ValueError")) == []
+    assert uploads.lost_in_run(params, replace(gone, node_id=None)) == []
+    assert uploads.lost_in_run({"2.seed": 3}, gone) == []

@@ -187,3 +187,27 @@ async def test_a_wiped_input_folder_gets_them_again_with_no_failed_job(
     assert refused, "the first prompts were refused for the lost pictures"
     assert {a.reason for a in refused} == {Reason.picture_missing}
     assert all(ledger.job(j).attempt <= 2 for j in second)
+
+
+async def test_a_folder_wiped_while_prompts_wait_on_the_server_costs_no_job(
+    ledger: Ledger, make_simulator: MakeSimulator, make_controller: MakeController, tmp_path: Path
+) -> None:
+    """Wiped while prompts that validated wait in the server's queue (seen on a real ComfyUI
+    0.3.64: LoadImage raised FileNotFoundError as they ran): each such run is a lost picture,
+    not a failed job: uploaded again, the job runs again."""
+    refs = _folder_of_pictures(ledger, tmp_path)
+    simulator = await make_simulator(job_seconds=0.3)
+    ids = _queue(ledger, refs, seed=1)
+    await make_controller(ledger, simulator, global_cap=8)
+    await wait_for(lambda: JobState.succeeded in states(ledger, ids), 60)
+    waiting = [job_id for job_id in ids if ledger.job(job_id).state is JobState.queued]
+    assert waiting, "prompts wait on the server"
+    assert simulator.wipe_input() > 0
+    await wait_for(all_done(ledger, ids), 60)
+    assert states(ledger, ids) == [JobState.succeeded] * len(ids)
+    lost = [a for j in ids for a in ledger.attempts(j) if a.result == AttemptResult.failed]
+    assert {a.reason for a in lost} == {Reason.picture_missing}
+    ran = [a for a in lost if a.error is not None and a.error.exception_type]
+    assert ran, "a prompt that validated lost its picture as it ran"
+    assert {a.error.exception_type for a in ran if a.error} == {"FileNotFoundError"}
+    assert all(ledger.job(j).attempt <= 2 for j in ids)
