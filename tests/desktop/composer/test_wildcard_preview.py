@@ -4,7 +4,7 @@ once, named."""
 
 from __future__ import annotations
 
-import time
+import pytest
 
 from core.ledger.settings import WILDCARDS_FOLDER
 
@@ -48,13 +48,12 @@ def test_a_file_wildcard_reads_the_folder_of_the_settings(composer, ledger, tmp_
     assert set(row.examples.text().splitlines()) <= {"e.g. a heron at dawn", "e.g. a owl at dawn"}
 
 
+@pytest.mark.timeout(60)  # a bomb built rather than counted would hang here
 def test_a_wildcard_bomb_is_refused_at_once(composer) -> None:
-    bomb = "{a|b|c|d|e|f|g|h|i|j}" * 40
-    started = time.monotonic()
+    bomb = "{a|b|c|d|e|f|g|h|i|j}" * 40  # 10**40 texts: counted, never built
     text_of(composer, "6.text").setPlainText(bomb)
     row = composer.wildcards._rows["6.text"]
     row.mode.setCurrentIndex(row.mode.findData("all"))
-    assert time.monotonic() - started < 2
     assert row.count.text() == "refused"
     assert "more than 10,000" in row.examples.text()
     assert composer.job_count() == 0
