@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 
 _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
+_TIP_LIMIT = 2000  # characters of a value in an edge's tooltip (a long prompt, nearly whole)
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,15 @@ class GridLayout:
     edges and of the pages."""
 
     axes: list[Axis]
-    columns: list[str]
+    columns: list[str]  # each column's value alone ("dpmpp_2m"): the axis is named once
     rows: list[str]
     places: dict[str, tuple[int, int]]  # job id -> (row, column) on its page
     pages: list[str] = field(default_factory=lambda: [""])  # each page's title, in order
     page_of: dict[str, int] = field(default_factory=dict)  # job id -> its page
     page_names: list[str] = field(default_factory=list)  # what tells the pages apart
     page_inputs: list[str] = field(default_factory=list)  # the inputs outside the grid among them
+    column_tips: list[str] = field(default_factory=list)  # each column's axis and value in full
+    row_tips: list[str] = field(default_factory=list)
 
     def on_page(self, page: int) -> dict[str, tuple[int, int]]:
         """The places of the jobs on this page."""
@@ -115,18 +118,34 @@ def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
     axes = grid.axes
     if not axes:
         return None
-    rows = [axes[1].label(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
+    rows = [axes[1].text(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
+    row_tips = [_tip(axes[1], y) for y in axes[1].values] if len(axes) > 1 else [""]
     places: dict[str, tuple[int, int]] = {}
     page_of: dict[str, int] = {}
     for page, sheet in enumerate(grid.sheets):
         for (column, row), cell in sheet.cells.items():
             places[cell.job.id] = (row, column)
             page_of[cell.job.id] = page
-    columns = [axes[0].label(x, _LIMIT) for x in axes[0].values]
+    columns = [axes[0].text(x, _LIMIT) for x in axes[0].values]
+    column_tips = [_tip(axes[0], x) for x in axes[0].values]
     pages = [sheet.label for sheet in grid.sheets] or [""]
     return GridLayout(
-        axes, columns, rows, places, pages, page_of, grid.page_names(), grid.page_inputs
+        axes,
+        columns,
+        rows,
+        places,
+        pages,
+        page_of,
+        grid.page_names(),
+        grid.page_inputs,
+        column_tips,
+        row_tips,
     )
+
+
+def _tip(axis: Axis, value: Any) -> str:
+    """An edge's tooltip: the axis and the value in full ("Sampler · cfg: 7.5")."""
+    return f"{axis.name}: {axis.text(value, _TIP_LIMIT)}"
 
 
 def _labels(

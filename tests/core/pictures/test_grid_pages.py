@@ -139,10 +139,10 @@ def test_a_third_axis_makes_a_page_per_value_titled_by_its_picture(tmp_path: Pat
     assert [axis.name for axis in grid.axes] == [
         "KSampler · cfg",
         "KSampler · steps",
-        "LoadImage · image",
+        "Load Image · image",
     ]
     assert [sheet.label for sheet in grid.sheets] == ["image render_a", "image render_b"]
-    assert grid.page_names() == ["LoadImage · image"]
+    assert grid.page_names() == ["Load Image · image"]
     assert grid.page_inputs == [], "one seed: no page of its own"
     assert sum(len(sheet.cells) for sheet in grid.sheets) == len(ids) == 8
     for sheet, render in zip(grid.sheets, RENDERS, strict=True):
@@ -167,7 +167,7 @@ def test_seeds_that_vary_make_pages_after_the_further_axes(tmp_path: Path) -> No
         "image render_b, seed 9",
         "image render_b, seed 10",
     ]
-    assert grid.page_names() == ["LoadImage · image", "seed"]
+    assert grid.page_names() == ["Load Image · image", "seed"]
     assert all(len(sheet.cells) == 4 for sheet in grid.sheets)
 
 

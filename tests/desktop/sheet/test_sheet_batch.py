@@ -47,7 +47,7 @@ def test_a_three_axis_batch_puts_each_job_on_its_page(ledger: Ledger) -> None:
     view = read_batch(ledger, batch)
     assert view.grid is not None
     assert view.grid.pages == ["image render_a", "image render_b"]
-    assert view.grid.page_names == ["LoadImage · image"]
+    assert view.grid.page_names == ["Load Image · image"]
     for job_id in ids:
         params = ledger.job(job_id).params
         page = RENDERS.index(params["10.image"])
