@@ -128,12 +128,13 @@ def _cell(
         image.paste(picture, (at[0] + 2, at[1] + 2))
         return
     draw.rectangle((at[0] + 2, at[1] + 2, at[0] + CELL - 3, at[1] + CELL - 3), fill="#f1f3f5")
-    text, colour = _what_became(job)
+    text, colour = what_became(job)
     lines = wrap(draw, text, font, CELL - 4 * PAD)
     _lines(draw, (at[0] + 2 * PAD, at[1] + CELL // 2 - LINE * len(lines) // 2), lines, font, colour)
 
 
-def _what_became(job: JobRecord) -> tuple[str, str]:
+def what_became(job: JobRecord) -> tuple[str, str]:
+    """What a cell without a picture says, in words ("failed: out of memory"), and its ink."""
     if job.state == JobState.failed:
         return f"failed: {reason_text(job.reason) or 'error'}", _FAILED  # in words, not codes
     if job.state == JobState.succeeded:

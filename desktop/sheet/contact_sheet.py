@@ -372,8 +372,13 @@ class ContactSheetWidget(QWidget):
         rows = view.verticalHeader()
         rows.setMaximumWidth(max(1, int(view.width() * ROW_HEADER_SHARE)))
         width = self.grid_cell_width(size.width())
-        view.horizontalHeader().setDefaultSectionSize(width)
-        rows.setDefaultSectionSize(width + size.height() - size.width())
+        for header, side in (
+            (view.horizontalHeader(), width),
+            (rows, width + size.height() - size.width()),
+        ):
+            header.setDefaultSectionSize(side)
+            for section in range(header.count()):  # each: the view's scroll bars follow
+                header.resizeSection(section, side)
 
     def grid_cell_width(self, natural: int) -> int:
         """A grid cell's width: what fits every column beside the row header (at most the

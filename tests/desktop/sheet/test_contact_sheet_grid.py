@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
 
@@ -283,4 +284,105 @@ def test_the_export_of_a_three_axis_grid_writes_a_picture_per_page(
     assert told == [
         f"Wrote 4 grid pictures, one per page, in {tmp_path / 'grids'} ({written[0].name} …)"
     ]
+    sheet.stop()
+
+
+LONG_SCHEDULERS = (
+    "karras with a very long name the workflow gave it",
+    "exponential and then some more words",
+    "sgm_uniform",
+)
+
+
+def long_grid(ledger, columns: int = 5) -> str:
+    from tests.core.pictures.test_grid_pages import grid_jobs
+
+    cfgs = tuple(float(4 + n) for n in range(columns))
+    batch, _ids = grid_jobs(
+        ledger, (("3.cfg", cfgs), ("3.scheduler", LONG_SCHEDULERS)), seeds=(0, 1)
+    )
+    return batch
+
+
+@pytest.mark.parametrize("width", [620, 900])  # the sheet's pane in a 1366x768 window
+def test_at_1366x768_the_row_header_is_bounded_and_every_column_fits(
+    qtbot, ledger, thumbnails, width
+) -> None:
+    from desktop.sheet.contact_sheet import MIN_CELL, ROW_HEADER_SHARE
+
+    batch = long_grid(ledger)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.resize(width, 560)
+    sheet.show()
+    qtbot.waitExposed(sheet)
+    sheet.set_batches([batch], {}, batch)
+    view = sheet.grid_view
+    qtbot.waitUntil(lambda: sheet.model.columnCount() == 5)
+    rows = headers(sheet, Qt.Orientation.Vertical)
+    assert rows[0] == "karras with a very long…", "the row's value alone, no other input"
+    assert not any("seed" in row for row in rows)
+    header = view.verticalHeader()
+    qtbot.waitUntil(lambda: header.width() <= view.width() * ROW_HEADER_SHARE + 1)
+    assert header.width() > 40, "the values still have room"
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0)
+    last = view.horizontalHeader().sectionViewportPosition(4) + view.columnWidth(4)
+    assert last <= view.viewport().width(), "all five columns in view"
+    assert view.columnWidth(0) >= MIN_CELL
+    tip = sheet.model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"KSampler · scheduler: {LONG_SCHEDULERS[0]}", "the tooltip has it whole"
+    assert "KSampler · scheduler" in sheet.axes.text(), "the axis is named once, above"
+    sheet.stop()
+
+
+def test_the_grid_zooms_with_ctrl_wheel_and_keys_and_scrolls_beyond_the_pane(
+    qtbot, ledger, thumbnails
+) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.sheet.contact_sheet import MIN_CELL, ZOOM_MIN
+
+    batch = long_grid(ledger)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.resize(900, 560)
+    sheet.show()
+    qtbot.waitExposed(sheet)
+    sheet.set_batches([batch], {}, batch)
+    view = sheet.grid_view
+    qtbot.waitUntil(lambda: sheet.model.columnCount() == 5)
+    assert sheet.zoom.isVisible()
+    fitted = view.columnWidth(0)
+
+    def wheel(delta: int) -> None:
+        centre = QPointF(view.viewport().rect().center())
+        event = QWheelEvent(
+            centre,
+            QPointF(view.viewport().mapToGlobal(centre.toPoint())),
+            QPoint(),
+            QPoint(0, delta),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.ControlModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(view.viewport(), event)
+
+    wheel(120)
+    wheel(120)
+    assert sheet.zoom.value() == 150
+    assert view.columnWidth(0) == fitted * 3 // 2
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() > 0, timeout=2000)
+    assert view.verticalScrollBar().value() == 0, "Ctrl+wheel zooms, it does not scroll"
+    sheet.activateWindow()
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_Minus)
+    assert sheet.zoom.value() == 125, "- zooms out"
+    qtbot.keyClick(view, Qt.Key.Key_Plus)
+    assert sheet.zoom.value() == 150, "+ zooms in"
+    sheet.zoom.setValue(ZOOM_MIN)
+    assert view.columnWidth(0) == MIN_CELL, "never smaller than the least cell"
     sheet.stop()
