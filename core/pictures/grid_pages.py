@@ -26,8 +26,8 @@ from core.catalogue import Catalogue
 from core.errors import InputError
 from core.inputs.picture_ref import picture_label
 from core.job_state import JobState
-from core.presets.parameters import list_parameters
 from core.pictures.pictures import recorded_outputs
+from core.presets.parameters import list_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -126,6 +126,7 @@ class Grid:
     axes: list[Axis]
     sheets: list[Sheet]
     page_inputs: list[str]  # the varied inputs outside the grid that make pages (the seeds)
+    retried: dict[str, JobRecord] = field(default_factory=dict)  # retry job id -> its original
 
     @property
     def page_axes(self) -> list[Axis]:
@@ -194,7 +195,7 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
         if held is None or (held.job.state in _REPLACEABLE and _newer(job, held.job)):
             sheet.cells[cell] = Cell(job, pictures)
     pages = [sheet for _order, sheet in sorted(found.values(), key=lambda item: item[0])]
-    return Grid(axes, pages, page_inputs)
+    return Grid(axes, pages, page_inputs, origins)
 
 
 def retried_jobs(jobs: Sequence[JobRecord], queued_at: float) -> dict[str, JobRecord]:
@@ -211,6 +212,20 @@ def retried_jobs(jobs: Sequence[JobRecord], queued_at: float) -> dict[str, JobRe
             origins[job.id] = origins.get(earlier.id, earlier)
         latest[identity] = job
     return origins
+
+
+def smaller_text(job: JobRecord, original: JobRecord) -> str:
+    """What a retry made smaller than its original: "smaller: 768×768", "smaller: batch 2"."""
+    changed = {
+        input_name(key): value
+        for key, value in sorted(job.params.items())
+        if input_name(key) in SHRUNK_INPUTS and original.params.get(key) != value
+    }
+    parts = []
+    if "width" in changed and "height" in changed:
+        parts.append(f"{changed.pop('width')}×{changed.pop('height')}")
+    parts += [f"{'batch' if name == 'batch_size' else name} {v}" for name, v in changed.items()]
+    return "smaller: " + " · ".join(str(part) for part in parts) if parts else "smaller"
 
 
 def _newer(job: JobRecord, than: JobRecord) -> bool:

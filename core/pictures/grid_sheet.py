@@ -1,10 +1,10 @@
 """A grid batch as labelled pictures, as SwarmUI's grid generator exports it: one per page.
 
 Columns follow the first grid axis, rows the second (one row without it); the axis names and
-values are written on the edges, long ones wrapped onto more lines rather than cut. Every further axis, and the seed when the batch varies it,
-makes pages (`core.pictures.grid_pages`): one picture each, its name carrying the page's
-values. A cell shows the job's first picture, or what became of it (failed, cancelled,
-waiting).
+values are written on the edges, long ones wrapped onto more lines rather than cut. Every
+further axis, and the seed when the batch varies it, makes pages (`core.pictures.grid_pages`):
+one picture each, its name carrying the page's values. A cell shows the job's first picture,
+or what became of it in words (failed: out of memory, cancelled, waiting).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def render(axes: list[Axis], sheet: Sheet) -> Image.Image:
     columns = len(axes[0].values)
     rows = len(axes[1].values) if len(axes) > 1 else 1
     row_texts = [axes[1].text(v, VALUE_LIMIT) for v in axes[1].values] if len(axes) > 1 else []
-    widest = max((_width(measure, text, font) for text in row_texts), default=0)
+    widest = int(max((_width(measure, text, font) for text in row_texts), default=0))
     left = min(max(LABEL * 4, widest + 2 * PAD), ROW_LABEL_MAX) if row_texts else 0
     width = left + columns * CELL
     title = f"X: {axes[0].name}" + (f"    Y: {axes[1].name}" if len(axes) > 1 else "")

@@ -204,7 +204,7 @@ class ContactSheetWidget(QWidget):
         view.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
         view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for header in (view.horizontalHeader(), view.verticalHeader()):
-            header.setTextElideMode(Qt.TextElideMode.ElideRight)  # the tooltip has it whole
+            header.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the tooltip has it whole
         self._prepare(view)
         return view
 

@@ -16,7 +16,7 @@ from core.batch.varied import (
 from core.errors import InputError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
-from core.pictures.grid_pages import read_grid, value_label
+from core.pictures.grid_pages import read_grid, smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord, Ledger
     from core.ledger.attempt_error import AttemptError
     from core.ledger.marks import Mark
-    from core.pictures.grid_pages import Axis
+    from core.pictures.grid_pages import Axis, Grid
 
 
 _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
@@ -45,6 +45,7 @@ class GridLayout:
     page_of: dict[str, int] = field(default_factory=dict)  # job id -> its page
     page_names: list[str] = field(default_factory=list)  # what tells the pages apart
     page_inputs: list[str] = field(default_factory=list)  # the inputs outside the grid among them
+    smaller: dict[str, str] = field(default_factory=dict)  # a retry's label: "smaller: 768×768"
     column_tips: list[str] = field(default_factory=list)  # each column's axis and value in full
     row_tips: list[str] = field(default_factory=list)
 
@@ -107,6 +108,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
         view.labels = _labels(jobs, colours, leave_out=told, seeds_always=False)[1]
+        view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
     return view
 
 
@@ -138,9 +140,20 @@ def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
         page_of,
         grid.page_names(),
         grid.page_inputs,
+        {job: smaller_text(view_job, grid.retried[job]) for job, view_job in _retries(grid)},
         column_tips,
         row_tips,
     )
+
+
+def _retries(grid: Grid) -> list[tuple[str, JobRecord]]:
+    """Each retry on the grid (a cell's job) with its record."""
+    return [
+        (cell.job.id, cell.job)
+        for sheet in grid.sheets
+        for cell in sheet.cells.values()
+        if cell.job.id in grid.retried
+    ]
 
 
 def _tip(axis: Axis, value: Any) -> str:

@@ -242,3 +242,18 @@ def test_a_picture_value_is_labelled_by_its_stem_any_other_as_sent() -> None:
     assert value_label(picture("a_very_long_render_name_indeed.png"), limit=10) == "a_very_lo…"
     assert value_label({"a": 1}) == '{"a": 1}'
     assert value_label(255, colour=True) == "#0000FF"
+
+
+def test_a_retrys_label_says_what_it_made_smaller(tmp_path: Path) -> None:
+    from core.pictures.grid_pages import smaller_text
+
+    with Ledger(tmp_path / "home") as ledger:
+        _batch, (original, *_rest) = grid_jobs(ledger, (("3.cfg", (4, 7)),))
+        job = ledger.job(original)
+    from dataclasses import replace
+
+    both = replace(job, params={**job.params, "5.width": 768, "5.height": 768})
+    batch = replace(job, params={**job.params, "5.batch_size": 3})
+    assert smaller_text(both, job) == "smaller: 768×768"
+    assert smaller_text(batch, job) == "smaller: batch 3"
+    assert smaller_text(job, job) == "smaller"

@@ -228,7 +228,10 @@ def test_long_titles_and_values_are_wrapped_onto_more_lines_not_cut() -> None:
     long_axis = Axis("Positive prompt · text " * 4, ("6.text",), (prompt, "a cat"))
     short_axis = Axis("Positive prompt · text", ("6.text",), ("a dog", "a cat"))
     rows = Axis("KSampler · cfg", ("3.cfg",), (4, 7))
-    long_sheet, short_sheet = render([long_axis, rows], Sheet()), render([short_axis, rows], Sheet())
+    long_sheet, short_sheet = (
+        render([long_axis, rows], Sheet()),
+        render([short_axis, rows], Sheet()),
+    )
     assert long_sheet.width == short_sheet.width == LABEL * 4 + 2 * CELL
     labels = long_sheet.height - short_sheet.height
     assert labels >= 3 * 20, "the title and the long value take more lines"
