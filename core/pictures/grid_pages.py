@@ -5,7 +5,13 @@ The axes come from the batch's stored spec: its ``grid`` list (any number of axe
 "sampler_name + scheduler", its values read "euler · normal"). The first axis is the columns,
 the second the rows; every further axis, and the inputs outside the grid that vary from job to
 job (the seeds), make pages: one per combination, in the axes' order, titled by its values.
-A picture value (a job's input picture) is labelled by its file's stem.
+A picture value (a job's input picture) is labelled by its file's stem. An axis is named as
+the composer names its input: the node's title ("Positive prompt · text"), never its class.
+
+One grid per batch: a job added to the batch after it was queued ("Retry smaller", the only
+way a job joins a batch later) differs from the job it retried only in its sizes and batch
+sizes; it takes that job's cell (its smaller width is no new column, no new page). In a cell,
+a newer job replaces an older one that failed or was cancelled.
 """
 
 from __future__ import annotations
@@ -15,10 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.batch.varied import BatchValues, input_labels, input_name, short_text, value_order
+from core.batch.workflow import SIZE_INPUTS
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.inputs.picture_ref import picture_label
+from core.job_state import JobState
 from core.pictures.pictures import recorded_outputs
+from core.presets.parameters import list_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -28,6 +37,8 @@ if TYPE_CHECKING:
 ZIP_JOIN = " + "  # between the inputs of a zip group in its title
 PART_JOIN = " · "  # between a zip group's values in a label
 PAGE_JOIN = ", "  # between the parts of a page's title
+SHRUNK_INPUTS = (*SIZE_INPUTS, "batch_size")  # what "Retry smaller" changes in a job
+_REPLACEABLE = (JobState.failed, JobState.cancelled)  # a newer job takes such a job's cell
 
 
 def value_label(value: Any, colour: bool = False, limit: int = 28) -> str:
@@ -115,6 +126,7 @@ class Grid:
     axes: list[Axis]
     sheets: list[Sheet]
     page_inputs: list[str]  # the varied inputs outside the grid that make pages (the seeds)
+    retried: dict[str, JobRecord] = field(default_factory=dict)  # retry job id -> its original
 
     @property
     def page_axes(self) -> list[Axis]:
@@ -134,7 +146,8 @@ def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
 
 
 def read_grid(ledger: Ledger, batch_id: str) -> Grid:
-    """The batch's axes and pages, each job in its cell (one ledger read for the pictures).
+    """The batch's axes and pages, each job in its cell (one ledger read for the pictures); a
+    retry in its original's cell (`retried_jobs`).
 
     Raises:
         InputError: the batch has no grid.
@@ -145,19 +158,24 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
         raise InputError(f"batch {batch_id} has no X/Y grid to export")
     workflow = ledger.workflow(batch.workflow_hash)
     jobs = ledger.jobs(batch=batch_id)
-    colours = Catalogue.bundled().colour_inputs(workflow)
-    axes = [_axis(workflow, keys, jobs, colours) for keys in groups]
+    origins = retried_jobs(jobs, batch.created_at)
+    queued = [job for job in jobs if job.id not in origins]  # the batch as it was queued
+    catalogue = Catalogue.bundled()
+    colours = catalogue.colour_inputs(workflow)
+    titles = node_titles(workflow, catalogue)
+    axes = [_axis(workflow, keys, queued, colours, titles) for keys in groups]
     axis_keys = {key for axis in axes for key in axis.keys}
-    page_inputs = _page_inputs(jobs, axis_keys)
+    page_inputs = _page_inputs(queued, axis_keys)
     names = input_labels(page_inputs)
     attempts = ledger.attempts_of([job.id for job in jobs])
     found: dict[tuple[Any, ...], tuple[tuple[Any, ...], Sheet]] = {}
     for job in jobs:
-        place = [axis.index_of(job.params) for axis in axes]
+        params = origins[job.id].params if job.id in origins else job.params
+        place = [axis.index_of(params) for axis in axes]
         if None in place:
             continue
         steps = [int(i or 0) for i in place]
-        rest = [job.params.get(key) for key in page_inputs]
+        rest = [params.get(key) for key in page_inputs]
         identity = (tuple(steps[2:]), tuple(json.dumps(v, sort_keys=True) for v in rest))
         if identity not in found:
             parts = [
@@ -166,16 +184,66 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
             parts += [
                 f"{names[key]} {value_label(value)}"
                 for key, value in zip(page_inputs, rest, strict=True)
-                if key in job.params
+                if key in params
             ]
             order = (tuple(steps[2:]), tuple(value_order(v) for v in rest))
             found[identity] = (order, Sheet(tuple(parts)))
         sheet = found[identity][1]
         pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
         cell = (steps[0], steps[1] if len(steps) > 1 else 0)
-        sheet.cells.setdefault(cell, Cell(job, pictures))
+        held = sheet.cells.get(cell)
+        if held is None or (held.job.state in _REPLACEABLE and _newer(job, held.job)):
+            sheet.cells[cell] = Cell(job, pictures)
     pages = [sheet for _order, sheet in sorted(found.values(), key=lambda item: item[0])]
-    return Grid(axes, pages, page_inputs)
+    return Grid(axes, pages, page_inputs, origins)
+
+
+def retried_jobs(jobs: Sequence[JobRecord], queued_at: float) -> dict[str, JobRecord]:
+    """Each job added to the batch after it was queued (``queued_at``: "Retry smaller") with
+    the job of the batch as queued it retried: the latest earlier job whose params are its
+    own but for the sizes and batch sizes (`SHRUNK_INPUTS`); a retry of a retry goes back to
+    the first. A job added with no such job is left out (it sits by its own params)."""
+    origins: dict[str, JobRecord] = {}
+    latest: dict[str, JobRecord] = {}  # params but the shrunk ones -> the latest job with them
+    for job in sorted(jobs, key=lambda j: (j.created_at, j.id)):
+        identity = _unshrunk(job.params)
+        earlier = latest.get(identity)
+        if job.created_at > queued_at and earlier is not None:
+            origins[job.id] = origins.get(earlier.id, earlier)
+        latest[identity] = job
+    return origins
+
+
+def smaller_text(job: JobRecord, original: JobRecord) -> str:
+    """What a retry made smaller than its original: "smaller: 768×768", "smaller: batch 2"."""
+    changed = {
+        input_name(key): value
+        for key, value in sorted(job.params.items())
+        if input_name(key) in SHRUNK_INPUTS and original.params.get(key) != value
+    }
+    parts = []
+    if "width" in changed and "height" in changed:
+        parts.append(f"{changed.pop('width')}×{changed.pop('height')}")
+    parts += [f"{'batch' if name == 'batch_size' else name} {v}" for name, v in changed.items()]
+    return "smaller: " + " · ".join(str(part) for part in parts) if parts else "smaller"
+
+
+def _newer(job: JobRecord, than: JobRecord) -> bool:
+    return (job.created_at, job.id) > (than.created_at, than.id)
+
+
+def _unshrunk(params: Mapping[str, Any]) -> str:
+    kept = {k: v for k, v in params.items() if input_name(k) not in SHRUNK_INPUTS}
+    return json.dumps(kept, sort_keys=True)
+
+
+def node_titles(workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
+    """Each node's title as the composer shows it (`list_parameters`): the artist's title, its
+    prompt role ("Positive prompt"), else its class's display name."""
+    titles: dict[str, str] = {}
+    for parameter in list_parameters(workflow, catalogue):
+        titles.setdefault(parameter.ref.node_id, parameter.node_title)
+    return titles
 
 
 def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
@@ -208,6 +276,7 @@ def _axis(
     keys: tuple[str, ...],
     jobs: Sequence[JobRecord],
     colours: frozenset[str],
+    titles: Mapping[str, str],
 ) -> Axis:
     """An axis of the spec, its values as the jobs got them (typed, in the order queued)."""
     values: list[Any] = []
@@ -219,7 +288,7 @@ def _axis(
     if len(keys) == 1:
         node_id, _, name = keys[0].partition(".")
         node = workflow.get(node_id, {})
-        title = (node.get("_meta") or {}).get("title") or node.get("class_type") or node_id
+        title = titles.get(node_id) or node.get("class_type") or node_id
         name = f"{title} · {name}"
     else:
         name = ZIP_JOIN.join(input_labels(keys).values())

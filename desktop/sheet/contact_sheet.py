@@ -9,16 +9,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
+    QEvent,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QSize,
     Qt,
     QTimer,
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,7 +31,9 @@ from PySide6.QtWidgets import (
     QListView,
     QPushButton,
     QSizePolicy,
+    QSpinBox,
     QStackedWidget,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -60,6 +64,9 @@ if TYPE_CHECKING:
 MAX_NAMES_TOLD = 3  # files an export's notice names; more are counted
 ESTIMATE_MS = 1000  # places in line and the time left are worked out at most this often
 _SPACING = 4
+MIN_CELL = 56  # the grid's smallest cell width (the picture's square and its margins)
+ROW_HEADER_SHARE = 0.25  # the row header's widest, of the grid view's width; longer ones elide
+ZOOM_MIN, ZOOM_MAX, ZOOM_STEP = 25, 400, 25  # the grid's zoom in % of the size that fits
 EMPTY_TEXT = (
     "No batch yet. Choose a preset on the left, or drop a ComfyUI workflow (a .json it saved, "
     "or a .png it made) anywhere on this window; set the seeds and press Queue: the pictures "
@@ -148,6 +155,11 @@ class ContactSheetWidget(QWidget):
         self.previous_page = self._page_action("Previous page", "[", -1)
         self.list_view = self._list_view()
         self.grid_view = self._grid_view()
+        self.zoom = self._zoom_box()
+        self.zoom_in = self._zoom_action("Zoom in", ("+", "="), ZOOM_STEP)
+        self.zoom_out = self._zoom_action("Zoom out", ("-",), -ZOOM_STEP)
+        self.grid_view.installEventFilter(self)  # its size: the cells follow it
+        self.grid_view.viewport().installEventFilter(self)  # Ctrl+wheel zooms
         self.views = QStackedWidget(self)
         self.views.addWidget(self.list_view)
         self.views.addWidget(self.grid_view)
@@ -190,8 +202,55 @@ class ContactSheetWidget(QWidget):
         for header in (view.horizontalHeader(), view.verticalHeader()):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         view.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        for header in (view.horizontalHeader(), view.verticalHeader()):
+            header.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the tooltip has it whole
         self._prepare(view)
         return view
+
+    def _zoom_box(self) -> QSpinBox:
+        box = QSpinBox(self)
+        box.setAccessibleName("Grid zoom")
+        box.setToolTip(
+            "The grid's cells, in % of the size that fits every column in the pane "
+            "(Ctrl+wheel, + and - too); larger ones scroll"
+        )
+        box.setRange(ZOOM_MIN, ZOOM_MAX)
+        box.setSingleStep(ZOOM_STEP)
+        box.setSuffix(" %")
+        box.setPrefix("Zoom ")
+        box.setValue(100)
+        box.valueChanged.connect(lambda _value: self._size_cells())
+        return box
+
+    def _zoom_action(self, text: str, keys: tuple[str, ...], step: int) -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(key) for key in keys])
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(f"{text} on the grid ({keys[0]}, or Ctrl+wheel)")
+        action.triggered.connect(lambda: self.zoom_by(step))
+        self.addAction(action)
+        return action
+
+    def zoom_by(self, step: int) -> None:
+        """Make the grid's cells larger (a positive step, in %) or smaller, within bounds."""
+        if self.model.grid is not None:
+            self.zoom.setValue(self.zoom.value() + step)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        grid_view = self.grid_view
+        if watched is grid_view and event.type() == QEvent.Type.Resize:
+            self._size_cells()
+        elif (
+            watched is grid_view.viewport()
+            and isinstance(event, QWheelEvent)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            delta = event.angleDelta().y()
+            if delta:
+                self.zoom_by(ZOOM_STEP if delta > 0 else -ZOOM_STEP)
+            return True
+        return False
 
     def _prepare(self, view: QAbstractItemView) -> None:
         view.setModel(self.model)
@@ -237,7 +296,13 @@ class ContactSheetWidget(QWidget):
     def _layout(self) -> None:
         tools = FlowLayout()  # wraps where the pane is narrow (200 % scale) rather than clips
         tools.setContentsMargins(0, 0, 0, 0)
-        for tool in (self.mark_filter, self.export_starred, self.trash_rejected, self.export_grid):
+        for tool in (
+            self.mark_filter,
+            self.export_starred,
+            self.trash_rejected,
+            self.export_grid,
+            self.zoom,
+        ):
             tools.addWidget(tool)
         layout = _FillingLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -286,9 +351,13 @@ class ContactSheetWidget(QWidget):
         self.views.setCurrentWidget(self.grid_view if grid is not None else self.list_view)
         self.export_grid.setVisible(grid is not None)
         self.export_grid.setEnabled(grid is not None)
+        self.zoom.setVisible(grid is not None)
+        self.zoom_in.setEnabled(grid is not None)
+        self.zoom_out.setEnabled(grid is not None)
         self.export_starred.setEnabled(bool(batch_id))
         self._enable_picture_tools()
         self.axes.setText(_axes_text(grid) if grid is not None else "")
+        self.axes.setToolTip(self.axes.text())
         self.axes.setVisible(grid is not None)
         self._show_pages()
         self.empty.setVisible(not batch_id)
@@ -299,8 +368,28 @@ class ContactSheetWidget(QWidget):
     def _size_cells(self) -> None:
         size = cell_size(self.fontMetrics().height())
         self.list_view.setGridSize(size + QSize(2 * _SPACING, 2 * _SPACING))
-        self.grid_view.horizontalHeader().setDefaultSectionSize(size.width())
-        self.grid_view.verticalHeader().setDefaultSectionSize(size.height())
+        view = self.grid_view
+        rows = view.verticalHeader()
+        rows.setMaximumWidth(max(1, int(view.width() * ROW_HEADER_SHARE)))
+        width = self.grid_cell_width(size.width())
+        for header, side in (
+            (view.horizontalHeader(), width),
+            (rows, width + size.height() - size.width()),
+        ):
+            header.setDefaultSectionSize(side)
+            for section in range(header.count()):  # each: the view's scroll bars follow
+                header.resizeSection(section, side)
+
+    def grid_cell_width(self, natural: int) -> int:
+        """A grid cell's width: what fits every column beside the row header (at most the
+        list's own cell, at least `MIN_CELL`), times the zoom; never under `MIN_CELL`."""
+        view = self.grid_view
+        columns = max(1, self.model.columnCount())
+        header = min(view.verticalHeader().sizeHint().width(), view.verticalHeader().maximumWidth())
+        bar = view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, view)
+        room = view.width() - 2 * view.frameWidth() - header - bar
+        fits = max(MIN_CELL, min(natural, room // columns))
+        return max(MIN_CELL, fits * self.zoom.value() // 100)
 
     def _show_pages(self) -> None:
         """The page chooser: the grid's pages, the shown one current; hidden with one page."""

@@ -399,13 +399,16 @@ class ContactSheetModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if self._view.grid is None or role != Qt.ItemDataRole.DisplayRole:
+        grid = self._view.grid
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if grid is None:
             return None
-        labels = (
-            self._view.grid.columns
-            if orientation == Qt.Orientation.Horizontal
-            else self._view.grid.rows
-        )
+        if role == Qt.ItemDataRole.DisplayRole:
+            labels = grid.columns if horizontal else grid.rows
+        elif role == Qt.ItemDataRole.ToolTipRole:  # the full text of an elided edge
+            labels = grid.column_tips if horizontal else grid.row_tips
+        else:
+            return None
         return labels[section] if 0 <= section < len(labels) else None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

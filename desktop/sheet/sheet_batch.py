@@ -16,7 +16,7 @@ from core.batch.varied import (
 from core.errors import InputError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
-from core.pictures.grid_pages import read_grid, value_label
+from core.pictures.grid_pages import read_grid, smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
@@ -25,10 +25,11 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord, Ledger
     from core.ledger.attempt_error import AttemptError
     from core.ledger.marks import Mark
-    from core.pictures.grid_pages import Axis
+    from core.pictures.grid_pages import Axis, Grid
 
 
 _LIMIT = 24  # characters of a value in a cell's label or on the grid's edge
+_TIP_LIMIT = 2000  # characters of a value in an edge's tooltip (a long prompt, nearly whole)
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,16 @@ class GridLayout:
     edges and of the pages."""
 
     axes: list[Axis]
-    columns: list[str]
+    columns: list[str]  # each column's value alone ("dpmpp_2m"): the axis is named once
     rows: list[str]
     places: dict[str, tuple[int, int]]  # job id -> (row, column) on its page
     pages: list[str] = field(default_factory=lambda: [""])  # each page's title, in order
     page_of: dict[str, int] = field(default_factory=dict)  # job id -> its page
     page_names: list[str] = field(default_factory=list)  # what tells the pages apart
     page_inputs: list[str] = field(default_factory=list)  # the inputs outside the grid among them
+    smaller: dict[str, str] = field(default_factory=dict)  # a retry's label: "smaller: 768×768"
+    column_tips: list[str] = field(default_factory=list)  # each column's axis and value in full
+    row_tips: list[str] = field(default_factory=list)
 
     def on_page(self, page: int) -> dict[str, tuple[int, int]]:
         """The places of the jobs on this page."""
@@ -104,6 +108,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
         view.labels = _labels(jobs, colours, leave_out=told, seeds_always=False)[1]
+        view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
     return view
 
 
@@ -115,18 +120,45 @@ def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
     axes = grid.axes
     if not axes:
         return None
-    rows = [axes[1].label(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
+    rows = [axes[1].text(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
+    row_tips = [_tip(axes[1], y) for y in axes[1].values] if len(axes) > 1 else [""]
     places: dict[str, tuple[int, int]] = {}
     page_of: dict[str, int] = {}
     for page, sheet in enumerate(grid.sheets):
         for (column, row), cell in sheet.cells.items():
             places[cell.job.id] = (row, column)
             page_of[cell.job.id] = page
-    columns = [axes[0].label(x, _LIMIT) for x in axes[0].values]
+    columns = [axes[0].text(x, _LIMIT) for x in axes[0].values]
+    column_tips = [_tip(axes[0], x) for x in axes[0].values]
     pages = [sheet.label for sheet in grid.sheets] or [""]
     return GridLayout(
-        axes, columns, rows, places, pages, page_of, grid.page_names(), grid.page_inputs
+        axes,
+        columns,
+        rows,
+        places,
+        pages,
+        page_of,
+        grid.page_names(),
+        grid.page_inputs,
+        {job: smaller_text(view_job, grid.retried[job]) for job, view_job in _retries(grid)},
+        column_tips,
+        row_tips,
     )
+
+
+def _retries(grid: Grid) -> list[tuple[str, JobRecord]]:
+    """Each retry on the grid (a cell's job) with its record."""
+    return [
+        (cell.job.id, cell.job)
+        for sheet in grid.sheets
+        for cell in sheet.cells.values()
+        if cell.job.id in grid.retried
+    ]
+
+
+def _tip(axis: Axis, value: Any) -> str:
+    """An edge's tooltip: the axis and the value in full ("Sampler · cfg: 7.5")."""
+    return f"{axis.name}: {axis.text(value, _TIP_LIMIT)}"
 
 
 def _labels(

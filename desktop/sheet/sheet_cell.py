@@ -73,7 +73,8 @@ class SheetCellDelegate(QStyledItemDelegate):
                 rect.adjusted(1, 1, -1, -1),
                 option.palette.color(QPalette.ColorRole.Highlight).lighter(170),
             )
-        side = min(rect.width() - 2 * PAD, PICTURE)
+        line = option.fontMetrics.height() + 4  # the picture as large as the cell allows
+        side = max(1, min(rect.width() - 2 * PAD, rect.height() - 2 * PAD - line))
         square = QRect(rect.left() + (rect.width() - side) // 2, rect.top() + PAD, side, side)
         picture: QPixmap | None = index.data(PICTURE_ROLE)
         if picture is not None and not picture.isNull():

@@ -139,10 +139,10 @@ def test_a_third_axis_makes_a_page_per_value_titled_by_its_picture(tmp_path: Pat
     assert [axis.name for axis in grid.axes] == [
         "KSampler · cfg",
         "KSampler · steps",
-        "LoadImage · image",
+        "Load Image · image",
     ]
     assert [sheet.label for sheet in grid.sheets] == ["image render_a", "image render_b"]
-    assert grid.page_names() == ["LoadImage · image"]
+    assert grid.page_names() == ["Load Image · image"]
     assert grid.page_inputs == [], "one seed: no page of its own"
     assert sum(len(sheet.cells) for sheet in grid.sheets) == len(ids) == 8
     for sheet, render in zip(grid.sheets, RENDERS, strict=True):
@@ -167,7 +167,7 @@ def test_seeds_that_vary_make_pages_after_the_further_axes(tmp_path: Path) -> No
         "image render_b, seed 9",
         "image render_b, seed 10",
     ]
-    assert grid.page_names() == ["LoadImage · image", "seed"]
+    assert grid.page_names() == ["Load Image · image", "seed"]
     assert all(len(sheet.cells) == 4 for sheet in grid.sheets)
 
 
@@ -242,3 +242,18 @@ def test_a_picture_value_is_labelled_by_its_stem_any_other_as_sent() -> None:
     assert value_label(picture("a_very_long_render_name_indeed.png"), limit=10) == "a_very_lo…"
     assert value_label({"a": 1}) == '{"a": 1}'
     assert value_label(255, colour=True) == "#0000FF"
+
+
+def test_a_retrys_label_says_what_it_made_smaller(tmp_path: Path) -> None:
+    from core.pictures.grid_pages import smaller_text
+
+    with Ledger(tmp_path / "home") as ledger:
+        _batch, (original, *_rest) = grid_jobs(ledger, (("3.cfg", (4, 7)),))
+        job = ledger.job(original)
+    from dataclasses import replace
+
+    both = replace(job, params={**job.params, "5.width": 768, "5.height": 768})
+    batch = replace(job, params={**job.params, "5.batch_size": 3})
+    assert smaller_text(both, job) == "smaller: 768×768"
+    assert smaller_text(batch, job) == "smaller: batch 3"
+    assert smaller_text(job, job) == "smaller"

@@ -218,3 +218,74 @@ def test_a_pages_file_name_carries_its_values_in_safe_characters() -> None:
     )
     long = page_file_name("b1", Sheet(("prompt " + "fox " * 80,)))
     assert len(long) <= len("b1_grid_.png") + MAX_NAME_PART
+
+
+def test_long_titles_and_values_are_wrapped_onto_more_lines_not_cut() -> None:
+    from core.pictures.grid_pages import Axis, Sheet
+    from core.pictures.grid_sheet import render, wrap
+
+    prompt = "a red fox asleep in deep snow under a lantern at dusk, oil on canvas, " * 2
+    long_axis = Axis("Positive prompt · text " * 4, ("6.text",), (prompt, "a cat"))
+    short_axis = Axis("Positive prompt · text", ("6.text",), ("a dog", "a cat"))
+    rows = Axis("KSampler · cfg", ("3.cfg",), (4, 7))
+    long_sheet, short_sheet = (
+        render([long_axis, rows], Sheet()),
+        render([short_axis, rows], Sheet()),
+    )
+    assert long_sheet.width == short_sheet.width == LABEL * 4 + 2 * CELL
+    labels = long_sheet.height - short_sheet.height
+    assert labels >= 3 * 20, "the title and the long value take more lines"
+    rgb = long_sheet.convert("RGB")
+    second_lines = rgb.crop((LABEL * 4, TITLE + LABEL, LABEL * 4 + CELL, TITLE + LABEL + labels))
+    assert ink(second_lines) > 100, "the value goes on below its first line"
+    from PIL import ImageDraw, ImageFont
+
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    font = ImageFont.load_default(size=16)
+    lines = wrap(draw, prompt + "x" * 80, font, 200)
+    assert all(draw.textlength(line, font=font) <= 200 for line in lines)
+    assert "".join(lines).replace(" ", "") == (prompt + "x" * 80).replace(" ", ""), "all kept"
+
+
+def test_a_failed_cell_says_its_failure_in_words(tmp_path: Path) -> None:
+    from core.pictures.grid_pages import read_grid
+    from core.pictures.grid_sheet import what_became
+
+    with Ledger(tmp_path / "home") as ledger:
+        batch, _ids = grid_batch(ledger, tmp_path)
+        (sheet,) = read_grid(ledger, batch).sheets
+    assert what_became(sheet.cells[(2, 1)].job) == ("failed: out of memory", "#a4262c")
+
+
+def test_a_retry_smaller_takes_the_cell_of_the_job_it_retried_one_grid_per_batch(
+    tmp_path: Path,
+) -> None:
+    from core.batch import queue_smaller
+    from core.pictures.grid_pages import read_grid
+
+    with Ledger(tmp_path / "home") as ledger:
+        batch, ids = grid_batch(ledger, tmp_path)
+        failed = next(job_id for job_id in ids if ledger.job(job_id).state.value == "failed")
+        retry = queue_smaller(ledger, failed, shrink=["size"])
+        assert ledger.job(retry).params["1.width"] == 96, "smaller: no longer at width 128"
+        grid = read_grid(ledger, batch)
+        (sheet,) = grid.sheets
+        assert grid.axes[1].values == (64, 128), "its smaller width is no new row"
+        assert grid.page_inputs == [], "nor its height a page"
+        assert sheet.cells[(2, 1)].job.id == retry, "the newer job takes the failed one's cell"
+        ledger.submit_attempt(retry, "retry", "http://x", "wf")
+        ledger.observe_running("retry")
+        ledger.observe_failed("retry", Reason.oom)
+        again = queue_smaller(ledger, retry, shrink=["size"])
+        (sheet,) = read_grid(ledger, batch).sheets
+        assert sheet.cells[(2, 1)].job.id == again, "a retry of a retry: still the same cell"
+        picture = tmp_path / "smaller.png"
+        Image.new("RGB", (64, 64), COLOURS[0.9]).save(picture)
+        ledger.submit_attempt(again, "again", "http://x", "wf")
+        ledger.observe_running("again")
+        succeed(ledger, "again", [str(picture)])
+        paths = export(ledger, batch, tmp_path / "out")
+    assert [path.name for path in paths] == [f"{batch}_grid.png"], "one grid, not a third file"
+    with Image.open(paths[0]) as grid_picture:
+        cell = (LABEL * 4 + 2 * CELL + 30, TITLE + LABEL + CELL + 30)
+        assert grid_picture.convert("RGB").getpixel(cell) == COLOURS[0.9]

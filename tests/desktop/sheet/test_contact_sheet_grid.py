@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
 
@@ -30,12 +31,8 @@ def test_a_grid_batch_shows_its_axes_on_the_edges_and_exports_one_picture(
     qtbot.addWidget(sheet)
     sheet.set_batches([batch], {}, batch)
     assert sheet.views.currentWidget() is sheet.grid_view
-    assert headers(sheet, Qt.Orientation.Horizontal) == [
-        "strength 0.1",
-        "strength 0.5",
-        "strength 0.9",
-    ]
-    assert headers(sheet, Qt.Orientation.Vertical) == ["width 64", "width 128"]
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["0.1", "0.5", "0.9"], "values alone"
+    assert headers(sheet, Qt.Orientation.Vertical) == ["64", "128"]
     assert "strength" in sheet.axes.text()
     assert "width" in sheet.axes.text()
     corner = sheet.model.index(1, 2)
@@ -118,7 +115,7 @@ def test_a_colour_grid_says_its_values_as_colours_on_the_edges_and_in_the_viewer
     qtbot.addWidget(sheet)
     sheet.set_batches([batch.id], {}, batch.id)
     qtbot.waitUntil(lambda: sheet.model.columnCount() == 2)
-    assert headers(sheet, Qt.Orientation.Horizontal) == ["color #FF0000", "color #00FF00"]
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["#FF0000", "#00FF00"]
     facts = picture_facts(ledger, ids[0], batch_values(ledger, batch.id))
     assert facts.colours == frozenset({"1.color"})
     sheet.stop()
@@ -157,9 +154,9 @@ def test_a_three_axis_batch_shows_one_page_at_a_time_chosen_by_keyboard(
     assert sheet.views.currentWidget() is sheet.grid_view
     assert sheet.page_row.isVisible()
     assert page_items(sheet) == ["image render_a", "image render_b"]
-    assert sheet.axes.text() == "→ KSampler · cfg   ↓ KSampler · steps   pages: LoadImage · image"
-    assert headers(sheet, Qt.Orientation.Horizontal) == ["cfg 4", "cfg 7"]
-    assert headers(sheet, Qt.Orientation.Vertical) == ["steps 10", "steps 20"]
+    assert sheet.axes.text() == "→ KSampler · cfg   ↓ KSampler · steps   pages: Load Image · image"
+    assert headers(sheet, Qt.Orientation.Horizontal) == ["4", "7"]
+    assert headers(sheet, Qt.Orientation.Vertical) == ["10", "20"]
     assert len(shown_params(sheet)) == 4
     assert shown_renders(sheet) == {"render_a.png"}
     assert sheet.model.index(0, 0).data() == "", "the edges and the page say it all"
@@ -249,7 +246,7 @@ def test_a_zipped_pair_shows_as_one_axis(qtbot, tmp_path, ledger, thumbnails) ->
     qtbot.addWidget(sheet)
     sheet.set_batches([batch], {}, batch)
     assert headers(sheet, Qt.Orientation.Horizontal) == ["euler · normal", "dpmpp_2m · karras"]
-    assert headers(sheet, Qt.Orientation.Vertical) == ["cfg 4", "cfg 7"]
+    assert headers(sheet, Qt.Orientation.Vertical) == ["4", "7"]
     assert sheet.axes.text() == "→ sampler_name + scheduler   ↓ KSampler · cfg"
     assert sheet.page_row.isHidden()
     assert not sheet.next_page.isEnabled()
@@ -287,4 +284,105 @@ def test_the_export_of_a_three_axis_grid_writes_a_picture_per_page(
     assert told == [
         f"Wrote 4 grid pictures, one per page, in {tmp_path / 'grids'} ({written[0].name} …)"
     ]
+    sheet.stop()
+
+
+LONG_SCHEDULERS = (
+    "karras with a very long name the workflow gave it",
+    "exponential and then some more words",
+    "sgm_uniform",
+)
+
+
+def long_grid(ledger, columns: int = 5) -> str:
+    from tests.core.pictures.test_grid_pages import grid_jobs
+
+    cfgs = tuple(float(4 + n) for n in range(columns))
+    batch, _ids = grid_jobs(
+        ledger, (("3.cfg", cfgs), ("3.scheduler", LONG_SCHEDULERS)), seeds=(0, 1)
+    )
+    return batch
+
+
+@pytest.mark.parametrize("width", [620, 900])  # the sheet's pane in a 1366x768 window
+def test_at_1366x768_the_row_header_is_bounded_and_every_column_fits(
+    qtbot, ledger, thumbnails, width
+) -> None:
+    from desktop.sheet.contact_sheet import MIN_CELL, ROW_HEADER_SHARE
+
+    batch = long_grid(ledger)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.resize(width, 560)
+    sheet.show()
+    qtbot.waitExposed(sheet)
+    sheet.set_batches([batch], {}, batch)
+    view = sheet.grid_view
+    qtbot.waitUntil(lambda: sheet.model.columnCount() == 5)
+    rows = headers(sheet, Qt.Orientation.Vertical)
+    assert rows[0] == "karras with a very long…", "the row's value alone, no other input"
+    assert not any("seed" in row for row in rows)
+    header = view.verticalHeader()
+    qtbot.waitUntil(lambda: header.width() <= view.width() * ROW_HEADER_SHARE + 1)
+    assert header.width() > 40, "the values still have room"
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0)
+    last = view.horizontalHeader().sectionViewportPosition(4) + view.columnWidth(4)
+    assert last <= view.viewport().width(), "all five columns in view"
+    assert view.columnWidth(0) >= MIN_CELL
+    tip = sheet.model.headerData(0, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"KSampler · scheduler: {LONG_SCHEDULERS[0]}", "the tooltip has it whole"
+    assert "KSampler · scheduler" in sheet.axes.text(), "the axis is named once, above"
+    sheet.stop()
+
+
+def test_the_grid_zooms_with_ctrl_wheel_and_keys_and_scrolls_beyond_the_pane(
+    qtbot, ledger, thumbnails
+) -> None:
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.sheet.contact_sheet import MIN_CELL, ZOOM_MIN
+
+    batch = long_grid(ledger)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.resize(900, 560)
+    sheet.show()
+    qtbot.waitExposed(sheet)
+    sheet.set_batches([batch], {}, batch)
+    view = sheet.grid_view
+    qtbot.waitUntil(lambda: sheet.model.columnCount() == 5)
+    assert sheet.zoom.isVisible()
+    fitted = view.columnWidth(0)
+
+    def wheel(delta: int) -> None:
+        centre = QPointF(view.viewport().rect().center())
+        event = QWheelEvent(
+            centre,
+            QPointF(view.viewport().mapToGlobal(centre.toPoint())),
+            QPoint(),
+            QPoint(0, delta),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.ControlModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(view.viewport(), event)
+
+    wheel(120)
+    wheel(120)
+    assert sheet.zoom.value() == 150
+    assert view.columnWidth(0) == fitted * 3 // 2
+    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() > 0, timeout=2000)
+    assert view.verticalScrollBar().value() == 0, "Ctrl+wheel zooms, it does not scroll"
+    sheet.activateWindow()
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_Minus)
+    assert sheet.zoom.value() == 125, "- zooms out"
+    qtbot.keyClick(view, Qt.Key.Key_Plus)
+    assert sheet.zoom.value() == 150, "+ zooms in"
+    sheet.zoom.setValue(ZOOM_MIN)
+    assert view.columnWidth(0) == MIN_CELL, "never smaller than the least cell"
     sheet.stop()

@@ -47,7 +47,7 @@ def test_a_three_axis_batch_puts_each_job_on_its_page(ledger: Ledger) -> None:
     view = read_batch(ledger, batch)
     assert view.grid is not None
     assert view.grid.pages == ["image render_a", "image render_b"]
-    assert view.grid.page_names == ["LoadImage · image"]
+    assert view.grid.page_names == ["Load Image · image"]
     for job_id in ids:
         params = ledger.job(job_id).params
         page = RENDERS.index(params["10.image"])
@@ -66,3 +66,20 @@ def test_a_picture_that_varies_outside_the_grid_is_labelled_by_its_stem(ledger: 
     batch, _ids = ledger.create_batch("noise", jobs, requester="tester")
     view = read_batch(ledger, batch.id)
     assert [view.labels[job] for job in view.order] == ["image render_a", "image render_b"]
+
+
+def test_a_retry_smaller_sits_in_its_originals_cell_labelled_by_what_it_made_smaller(
+    ledger: Ledger, tmp_path
+) -> None:
+    from core.batch import queue_smaller
+    from tests.core.pictures.test_grid_sheet import grid_batch
+
+    batch, ids = grid_batch(ledger, tmp_path)
+    failed = next(job_id for job_id in ids if ledger.job(job_id).state.value == "failed")
+    retry = queue_smaller(ledger, failed, shrink=["size"])
+    view = read_batch(ledger, batch)
+    assert view.grid is not None
+    assert view.grid.places[retry] == (1, 2), "row 128, column 0.9: where the failed one was"
+    assert failed not in view.grid.places, "the newer job took the failed one's cell"
+    assert view.grid.rows == ["64", "128"], "no row for its smaller width"
+    assert view.labels[retry] == "smaller: width 96"
