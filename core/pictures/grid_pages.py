@@ -14,10 +14,11 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.batch.varied import BatchValues, input_labels, input_name, short_text, value_order
+from core.batch.varied import BatchValues, input_name, short_text, value_order
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.inputs.picture_ref import picture_label
+from core.presets.input_names import names_of
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ def value_label(value: Any, colour: bool = False, limit: int = 28) -> str:
 class Axis:
     """One axis of the grid: one input, or a zip group of inputs walking together."""
 
-    name: str  # what the artist reads: "KSampler · cfg", "sampler_name + scheduler"
+    name: str  # what the artist reads: "KSampler · cfg", "KSampler · sampler_name + KSampler ·
+    # scheduler" (core.presets.input_names)
     keys: tuple[str, ...]  # the job parameters it sets: ("3.cfg",); a zip group's several
     values: tuple[Any, ...]  # its steps: a value each, or for a zip group a tuple (one per key)
     colours: tuple[bool, ...] = ()  # per key: an integer shown as a colour (#RRGGBB)
@@ -69,9 +71,14 @@ class Axis:
         return PART_JOIN.join(parts)
 
     def label(self, value: Any, limit: int = 28) -> str:
-        """One of its values with the input named: ``cfg 7``; a zip group's values alone
-        (its title names the inputs)."""
+        """One of its values with the input named: ``KSampler · cfg 7``; a zip group's values
+        alone (its title names the inputs)."""
         text = self.text(value, limit)
+        return text if self.zipped else f"{self.name} {text}"
+
+    def file_label(self, value: Any) -> str:
+        """``label`` with the input's bare name, ``cfg 7``: a part of a file name."""
+        text = self.text(value)
         return text if self.zipped else f"{input_name(self.key)} {text}"
 
     def index_of(self, params: Mapping[str, Any]) -> int | None:
@@ -101,6 +108,7 @@ class Sheet:
 
     parts: tuple[str, ...] = ()
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    file_parts: tuple[str, ...] = ()  # its parts with bare input names ("seed 9"): its file
 
     @property
     def label(self) -> str:
@@ -115,6 +123,7 @@ class Grid:
     axes: list[Axis]
     sheets: list[Sheet]
     page_inputs: list[str]  # the varied inputs outside the grid that make pages (the seeds)
+    names: dict[str, str] = field(default_factory=dict)  # each input's name, by its key
 
     @property
     def page_axes(self) -> list[Axis]:
@@ -122,9 +131,9 @@ class Grid:
 
     def page_names(self) -> list[str]:
         """What tells its pages apart: the further axes' titles, then the other inputs."""
-        return [axis.name for axis in self.page_axes] + list(
-            input_labels(self.page_inputs).values()
-        )
+        return [axis.name for axis in self.page_axes] + [
+            self.names.get(key, key) for key in self.page_inputs
+        ]
 
 
 def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
@@ -146,10 +155,10 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
     workflow = ledger.workflow(batch.workflow_hash)
     jobs = ledger.jobs(batch=batch_id)
     colours = Catalogue.bundled().colour_inputs(workflow)
-    axes = [_axis(workflow, keys, jobs, colours) for keys in groups]
-    axis_keys = {key for axis in axes for key in axis.keys}
+    axis_keys = {key for keys in groups for key in keys}
     page_inputs = _page_inputs(jobs, axis_keys)
-    names = input_labels(page_inputs)
+    names = names_of(sorted(axis_keys | set(page_inputs)), workflow, Catalogue.bundled())
+    axes = [_axis(names, keys, jobs, colours) for keys in groups]
     attempts = ledger.attempts_of([job.id for job in jobs])
     found: dict[tuple[Any, ...], tuple[tuple[Any, ...], Sheet]] = {}
     for job in jobs:
@@ -163,19 +172,20 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
             parts = [
                 axis.label(axis.values[i]) for axis, i in zip(axes[2:], steps[2:], strict=True)
             ]
-            parts += [
-                f"{names[key]} {value_label(value)}"
-                for key, value in zip(page_inputs, rest, strict=True)
-                if key in job.params
-            ]
+            told = [(k, v) for k, v in zip(page_inputs, rest, strict=True) if k in job.params]
+            files = [
+                axis.file_label(axis.values[i])
+                for axis, i in zip(axes[2:], steps[2:], strict=True)
+            ] + [f"{input_name(key)} {value_label(value)}" for key, value in told]
+            parts += [f"{names[key]} {value_label(value)}" for key, value in told]
             order = (tuple(steps[2:]), tuple(value_order(v) for v in rest))
-            found[identity] = (order, Sheet(tuple(parts)))
+            found[identity] = (order, Sheet(tuple(parts), file_parts=tuple(files)))
         sheet = found[identity][1]
         pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
         cell = (steps[0], steps[1] if len(steps) > 1 else 0)
         sheet.cells.setdefault(cell, Cell(job, pictures))
     pages = [sheet for _order, sheet in sorted(found.values(), key=lambda item: item[0])]
-    return Grid(axes, pages, page_inputs)
+    return Grid(axes, pages, page_inputs, names)
 
 
 def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
@@ -204,7 +214,7 @@ def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _axis(
-    workflow: Mapping[str, Any],
+    names: Mapping[str, str],
     keys: tuple[str, ...],
     jobs: Sequence[JobRecord],
     colours: frozenset[str],
@@ -216,13 +226,7 @@ def _axis(
             value = job.params[keys[0]] if len(keys) == 1 else tuple(job.params[k] for k in keys)
             if value not in values:
                 values.append(value)
-    if len(keys) == 1:
-        node_id, _, name = keys[0].partition(".")
-        node = workflow.get(node_id, {})
-        title = (node.get("_meta") or {}).get("title") or node.get("class_type") or node_id
-        name = f"{title} · {name}"
-    else:
-        name = ZIP_JOIN.join(input_labels(keys).values())
+    name = ZIP_JOIN.join(names[key] for key in keys)
     return Axis(name, keys, tuple(values), tuple(key in colours for key in keys))
 
 

@@ -77,7 +77,7 @@ class WildcardPanel(QGroupBox):
         self.setVisible(bool(self._rows))
 
     def _add_row(self, ref: str, parameter: Parameter) -> _Row:
-        label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+        label = QLabel(parameter.label, self)
         mode = QComboBox(self)
         mode.setAccessibleName(f"Wildcards of {ref}")
         mode.addItem("random, by each job's seed", RANDOM)
