@@ -71,15 +71,16 @@ class Axis:
         return PART_JOIN.join(parts)
 
     def label(self, value: Any, limit: int = 28) -> str:
-        """One of its values with the input named: ``KSampler · cfg 7``; a zip group's values
-        alone (its title names the inputs)."""
+        """One of its values with the input's bare name, as an edge says it under the axis's
+        title: ``cfg 7``; a zip group's values alone (its title names the inputs)."""
+        text = self.text(value, limit)
+        return text if self.zipped else f"{input_name(self.key)} {text}"
+
+    def named_label(self, value: Any, limit: int = 28) -> str:
+        """One of its values with the input named in full, as a page's title says it:
+        ``KSampler · cfg 7``; a zip group's values alone."""
         text = self.text(value, limit)
         return text if self.zipped else f"{self.name} {text}"
-
-    def file_label(self, value: Any) -> str:
-        """``label`` with the input's bare name, ``cfg 7``: a part of a file name."""
-        text = self.text(value)
-        return text if self.zipped else f"{input_name(self.key)} {text}"
 
     def index_of(self, params: Mapping[str, Any]) -> int | None:
         """Which of its steps a job with these params is at; None when it is at none."""
@@ -170,11 +171,12 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
         identity = (tuple(steps[2:]), tuple(json.dumps(v, sort_keys=True) for v in rest))
         if identity not in found:
             parts = [
-                axis.label(axis.values[i]) for axis, i in zip(axes[2:], steps[2:], strict=True)
+                axis.named_label(axis.values[i])
+                for axis, i in zip(axes[2:], steps[2:], strict=True)
             ]
             told = [(k, v) for k, v in zip(page_inputs, rest, strict=True) if k in job.params]
             files = [
-                axis.file_label(axis.values[i])
+                axis.label(axis.values[i])
                 for axis, i in zip(axes[2:], steps[2:], strict=True)
             ] + [f"{input_name(key)} {value_label(value)}" for key, value in told]
             parts += [f"{names[key]} {value_label(value)}" for key, value in told]

@@ -11,7 +11,7 @@ the titled nodes they feed ("KSampler (Advanced) - BASE" and "... - REFINER" mak
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from core.presets.api_format import is_link, node_inputs
@@ -47,10 +47,16 @@ def input_names(api_workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[s
 def names_of(
     keys: Iterable[str], api_workflow: Mapping[str, Any], catalogue: Catalogue
 ) -> dict[str, str]:
-    """``input_names`` for these keys alone; a key the workflow does not hold (a batch made
-    before its node was renamed away) is named by itself."""
+    """``input_names`` for these keys alone; a key the workflow does not hold (a value set
+    on no node of it) is named by its input alone, or in full where two such share it."""
     names = input_names(api_workflow, catalogue)
-    return {key: names.get(key, key) for key in keys}
+    keys = list(keys)
+    strays = Counter(key.partition(".")[2] or key for key in keys if key not in names)
+    for key in keys:
+        if key not in names:
+            bare = key.partition(".")[2] or key
+            names[key] = bare if strays[bare] == 1 else key
+    return {key: names[key] for key in keys}
 
 
 def node_titles(api_workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:

@@ -209,8 +209,8 @@ def test_a_zip_group_is_one_axis_its_values_read_together(tmp_path: Path) -> Non
         "euler · normal",
         "dpmpp_2m · karras",
     ]
-    assert cfg.label(7) == "KSampler · cfg 7"
-    assert cfg.file_label(7) == "cfg 7"
+    assert cfg.label(7) == "cfg 7"
+    assert cfg.named_label(7) == "KSampler · cfg 7"
     (sheet,) = found
     assert sheet.label == ""
     for (column, _row), cell in sheet.cells.items():

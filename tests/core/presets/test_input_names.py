@@ -51,8 +51,14 @@ def test_a_title_that_repeats_the_class_name_is_no_title() -> None:
         "3": {"class_type": "KSampler", "_meta": {"title": "KSampler"}, "inputs": {"seed": 1}},
         "9": {"class_type": "Unknown", "inputs": {"x": 1}},
     }
-    names = names_of(["3.seed", "9.x", "4.gone"], api, Catalogue.bundled())
-    assert names == {"3.seed": "KSampler · seed", "9.x": "Unknown · x", "4.gone": "4.gone"}
+    names = names_of(["3.seed", "9.x", "4.gone", "5.lost", "6.lost"], api, Catalogue.bundled())
+    assert names == {
+        "3.seed": "KSampler · seed",
+        "9.x": "Unknown · x",
+        "4.gone": "gone",  # on no node of the workflow: its input alone
+        "5.lost": "5.lost",  # or in full, where two such would read the same
+        "6.lost": "6.lost",
+    }
 
 
 def test_hints_that_would_not_tell_twins_apart_fall_back_to_ids() -> None:

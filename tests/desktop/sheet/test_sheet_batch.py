@@ -22,7 +22,11 @@ def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: 
     ledger.marks.set([ids[1]], Mark.star)
     view = read_batch(ledger, batch.id)
     assert view.order == [ids[1], ids[2], ids[0]]
-    assert [view.labels[job] for job in view.order] == ["seed 10", "seed 20", "seed 30"]
+    assert [view.labels[job] for job in view.order] == [
+        "ImageAddNoise · seed 10",
+        "ImageAddNoise · seed 20",
+        "ImageAddNoise · seed 30",
+    ]
     assert view.marks == {ids[1]: Mark.star}
     assert (view.grid, view.pictures, view.errors) == (None, {}, {})
 
@@ -46,8 +50,8 @@ def test_a_three_axis_batch_puts_each_job_on_its_page(ledger: Ledger) -> None:
     batch, ids = grid_jobs(ledger, THREE_AXES)
     view = read_batch(ledger, batch)
     assert view.grid is not None
-    assert view.grid.pages == ["image render_a", "image render_b"]
-    assert view.grid.page_names == ["LoadImage · image"]
+    assert view.grid.pages == ["Load Image · image render_a", "Load Image · image render_b"]
+    assert view.grid.page_names == ["Load Image · image"]
     for job_id in ids:
         params = ledger.job(job_id).params
         page = RENDERS.index(params["10.image"])
