@@ -176,8 +176,7 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
             ]
             told = [(k, v) for k, v in zip(page_inputs, rest, strict=True) if k in job.params]
             files = [
-                axis.label(axis.values[i])
-                for axis, i in zip(axes[2:], steps[2:], strict=True)
+                axis.label(axis.values[i]) for axis, i in zip(axes[2:], steps[2:], strict=True)
             ] + [f"{input_name(key)} {value_label(value)}" for key, value in told]
             parts += [f"{names[key]} {value_label(value)}" for key, value in told]
             order = (tuple(steps[2:]), tuple(value_order(v) for v in rest))

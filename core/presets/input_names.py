@@ -96,9 +96,7 @@ def _hints(api: Mapping[str, Any], catalogue: Catalogue, node_ids: list[str]) ->
     if len(words) == len(node_ids):
         prefix = _common_prefix(list(words.values()))
         suffix = _common_prefix([list(reversed(w[prefix:])) for w in words.values()])
-        hints = {
-            node_id: _hint_text(w[prefix : len(w) - suffix]) for node_id, w in words.items()
-        }
+        hints = {node_id: _hint_text(w[prefix : len(w) - suffix]) for node_id, w in words.items()}
         if all(hints.values()) and len(set(hints.values())) == len(hints):
             return hints
     return {node_id: f"node {node_id}" for node_id in node_ids}

@@ -110,7 +110,9 @@ class SeedPlanEditor(QGroupBox):
         self.chosen.addItem("(none: jobs keep the workflow's values)", None)
         for seed in self._candidates:
             self.chosen.addItem(names.get(str(seed.ref), str(seed.ref)), str(seed.ref))
-            self.chosen.setItemData(self.chosen.count() - 1, str(seed.ref), Qt.ItemDataRole.ToolTipRole)
+            self.chosen.setItemData(
+                self.chosen.count() - 1, str(seed.ref), Qt.ItemDataRole.ToolTipRole
+            )
         self.chosen.blockSignals(False)
         self.chosen.setVisible(bool(self._candidates))
         for _seed, check in self._checks:

@@ -75,7 +75,10 @@ def test_a_batch_varying_its_seed_gives_a_sheet_per_seed_and_no_grid_is_refused(
         batch, _ids = grid_batch(ledger, tmp_path, seeds=2)
         axes, found = sheets(ledger, batch)
         assert [axis.name for axis in axes] == ["ImageAddNoise · strength", "EmptyImage · width"]
-        assert [sheet.label for sheet in found] == ["ImageAddNoise · seed 0", "ImageAddNoise · seed 1"]
+        assert [sheet.label for sheet in found] == [
+            "ImageAddNoise · seed 0",
+            "ImageAddNoise · seed 1",
+        ]
         assert all(len(sheet.cells) == 6 for sheet in found)
         paths = export(ledger, batch, tmp_path / "out")
         names = [p.name for p in paths]

@@ -68,8 +68,16 @@ def test_hints_that_would_not_tell_twins_apart_fall_back_to_ids() -> None:
     api = {
         "1": text("9"),
         "2": text("9"),
-        "3": {"class_type": "KSampler", "_meta": {"title": "Main"}, "inputs": {"positive": ["1", 0]}},
-        "4": {"class_type": "KSampler", "_meta": {"title": "Main"}, "inputs": {"positive": ["2", 0]}},
+        "3": {
+            "class_type": "KSampler",
+            "_meta": {"title": "Main"},
+            "inputs": {"positive": ["1", 0]},
+        },
+        "4": {
+            "class_type": "KSampler",
+            "_meta": {"title": "Main"},
+            "inputs": {"positive": ["2", 0]},
+        },
     }
     names = input_names(api, Catalogue.bundled())
     assert names["1.text"] == "Positive prompt (node 1) · text"

@@ -253,7 +253,9 @@ def test_a_zipped_pair_shows_as_one_axis(qtbot, tmp_path, ledger, thumbnails) ->
     sheet.set_batches([batch], {}, batch)
     assert headers(sheet, Qt.Orientation.Horizontal) == ["euler · normal", "dpmpp_2m · karras"]
     assert headers(sheet, Qt.Orientation.Vertical) == ["cfg 4", "cfg 7"]
-    assert sheet.axes.text() == "→ KSampler · sampler_name + KSampler · scheduler   ↓ KSampler · cfg"
+    assert (
+        sheet.axes.text() == "→ KSampler · sampler_name + KSampler · scheduler   ↓ KSampler · cfg"
+    )
     assert sheet.page_row.isHidden()
     assert not sheet.next_page.isEnabled()
     assert len(shown_params(sheet)) == len(ids) == 4

@@ -40,7 +40,12 @@ def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thum
         MarkFilter.starred: ["KSampler · seed 1"],
         MarkFilter.rejected: ["KSampler · seed 2"],
         MarkFilter.unmarked: ["KSampler · seed 0", "KSampler · seed 3"],
-        MarkFilter.all: ["KSampler · seed 0", "KSampler · seed 1", "KSampler · seed 2", "KSampler · seed 3"],
+        MarkFilter.all: [
+            "KSampler · seed 0",
+            "KSampler · seed 1",
+            "KSampler · seed 2",
+            "KSampler · seed 3",
+        ],
     }
     for choice, shown in expected.items():
         sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(choice))
