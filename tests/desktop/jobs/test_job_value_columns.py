@@ -34,7 +34,7 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
 ) -> None:
     batch = grid_batch(ledger, preset_name)
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "cfg", "steps"]
+    assert headers(model)[len(Column) :] == ["KSampler · seed", "KSampler · cfg", "KSampler · steps"]
     seed = model.index(7, model.value_column("3.seed"))
     assert seed.data() == str(BIG_SEED + 1), "the seed in full, never elided"
     assert seed.data(Qt.ItemDataRole.TextAlignmentRole) == int(
@@ -43,9 +43,10 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
     assert model.index(1, model.value_column("3.steps")).data() == "30"
     assert model.index(2, model.value_column("3.cfg")).data() == "7.5"
     assert model.value_column("3.denoise") is None, "shared by every job: no column"
-    assert model.batch_line(batch) == "denoise 0.8 · sampler_name euler_ancestral (all 8)"
+    line = "KSampler · denoise 0.8 · KSampler · sampler_name euler_ancestral (all 8)"
+    assert model.batch_line(batch) == line
     tip = model.index(0, Column.batch).data(Qt.ItemDataRole.ToolTipRole)
-    assert tip == f"Batch {batch} · denoise 0.8 · sampler_name euler_ancestral (all 8)"
+    assert tip == f"Batch {batch} · {line}"
 
 
 def test_the_seed_column_sorts_numerically(model, ledger, preset_name) -> None:
@@ -62,12 +63,16 @@ def test_two_nodes_setting_one_input_name_are_told_apart(model, ledger, preset_n
     jobs = [NewJob(params=p) for p in params]
     batch, _ids = ledger.create_batch(preset_name, jobs, requester="t")
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "text"]
-    assert model.batch_line(batch.id) == "text blurry (all 2)"
+    assert headers(model)[len(Column) :] == ["KSampler · seed", "Positive prompt · text"]
+    assert model.batch_line(batch.id) == "Negative prompt · text blurry (all 2)"
     params = [{"3.seed": 3, "6.text": "cat", "7.text": "dark"}, {"3.seed": 4, "7.text": "x"}]
     ledger.create_batch(preset_name, [NewJob(params=p) for p in params], requester="t")
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "6.text", "7.text"]
+    assert headers(model)[len(Column) :] == [
+        "KSampler · seed",
+        "Positive prompt · text",
+        "Negative prompt · text",
+    ]
 
 
 def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbot) -> None:
