@@ -18,8 +18,8 @@ from core.batch.varied import BatchValues, input_name, short_text, value_order
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.inputs.picture_ref import picture_label
-from core.presets.input_names import names_of
 from core.pictures.pictures import recorded_outputs
+from core.presets.input_names import names_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

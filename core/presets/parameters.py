@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.presets.api_format import is_link, node_inputs
@@ -10,6 +9,8 @@ from core.presets.input_names import input_names, node_titles
 from core.presets.model import InputRef, Parameter
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from core.catalogue import Catalogue, InputSpec
 
 

@@ -124,7 +124,8 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert f" by {me}, changed " in text
     assert "seed inputs: 2.seed" in text
     assert "2.strength" in text
-    assert "1.color [EmptyImage] INT = 8421504 (#808080)" in text, "a colour, as the window shows"
+    assert "seed inputs: 2.seed (ImageAddNoise · seed)" in text, "the id typed, the name read"
+    assert "1.color [EmptyImage · color] INT = 8421504 (#808080)" in text, "a colour, as shown"
     shown = cli("preset", "show", "noise", "--json").json()
     assert shown["name"] == "noise"
     assert shown["api_workflow"] == NOISE_WORKFLOW
@@ -134,6 +135,7 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert params["1.width"]["type"] == "INT"
     assert params["1.width"]["value"] == 64
     assert params["1.color"]["colour"] is True
+    assert params["1.color"]["name"] == "EmptyImage · color"
 
 
 def test_who_stored_and_who_changed_a_preset_are_recorded_and_shown(

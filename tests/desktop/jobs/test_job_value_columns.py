@@ -34,7 +34,11 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
 ) -> None:
     batch = grid_batch(ledger, preset_name)
     model.load_all()
-    assert headers(model)[len(Column) :] == ["KSampler · seed", "KSampler · cfg", "KSampler · steps"]
+    assert headers(model)[len(Column) :] == [
+        "KSampler · seed",
+        "KSampler · cfg",
+        "KSampler · steps",
+    ]
     seed = model.index(7, model.value_column("3.seed"))
     assert seed.data() == str(BIG_SEED + 1), "the seed in full, never elided"
     assert seed.data(Qt.ItemDataRole.TextAlignmentRole) == int(
