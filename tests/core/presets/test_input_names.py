@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.catalogue import Catalogue
+from core.ledger import Ledger
 from core.presets import load_preset
 from core.presets.input_names import input_names, names_of
+from core.presets.storing import store_preset
 
 PAIRS = Path(__file__).parents[2] / "data" / "golden-pairs"
 SDXL = PAIRS / "sdxl_sdxl_refiner_prompt_example.json"
@@ -82,3 +85,25 @@ def test_hints_that_would_not_tell_twins_apart_fall_back_to_ids() -> None:
     names = input_names(api, Catalogue.bundled())
     assert names["1.text"] == "Positive prompt (node 1) · text"
     assert names["2.text"] == "Positive prompt (node 2) · text"
+
+
+SDXL_GRID = (("6.text", ("a fox", "an owl")), ("15.text", ("in snow", "in rain")))
+BASE_PROMPT = "Positive prompt (base) · text"
+REFINER_PROMPT = "Positive prompt (refiner) · text"
+BASE_SEED = "KSampler (Advanced) - BASE · noise_seed"
+
+
+def store_sdxl(ledger: Ledger, tmp_path: Path, name: str = "sdxl") -> str:
+    """The SDXL base+refiner example stored as preset ``name`` (the doors' tests share it)."""
+    path = tmp_path / "sdxl.json"
+    path.write_text(json.dumps(json.loads(SDXL.read_text("utf-8"))["workflow"]), "utf-8")
+    store_preset(ledger, name, load_preset(path))
+    return name
+
+
+def sdxl_grid_batch(ledger: Ledger, tmp_path: Path, seeds: int = 1) -> tuple[str, list[str]]:
+    """A grid batch of the SDXL preset: base prompt across, refiner prompt down."""
+    grid = tuple(GridAxis(key, values) for key, values in SDXL_GRID)
+    spec = BatchSpec(seeds=SeedPlan(count=seeds), grid=grid)
+    batch, ids = queue_batch(ledger, store_sdxl(ledger, tmp_path), spec)
+    return batch.id, ids

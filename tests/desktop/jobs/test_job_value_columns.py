@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.inputs import PictureRef
-from core.ledger import NewJob
+from core.ledger import NewJob, PresetContent
+from core.presets import workflow_hash
 from desktop.jobs.job_table_model import Column, values_text
 
 HEADER = Qt.Orientation.Horizontal
@@ -134,3 +135,38 @@ def test_a_picture_value_reads_as_its_file_name(model, ledger, preset_name) -> N
     assert tip == "render_004.png"
     assert model.batch_line(batch.id) == "image mask.png (all 2)"
     assert values_text(params[0]) == "10.image=mask.png, seed=1, 9.image=render_003.png"
+
+
+def test_an_sdxl_batch_heads_its_columns_as_the_composer_names_them(
+    model, ledger, tmp_path
+) -> None:
+    """The table's door: the base's and the refiner's prompts, each its own name."""
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        sdxl_grid_batch,
+    )
+
+    sdxl_grid_batch(ledger, tmp_path)
+    model.load_all()
+    shown = headers(model)[len(Column) :]
+    assert {BASE_PROMPT, REFINER_PROMPT, BASE_SEED} <= set(shown), shown
+    assert len(set(shown)) == len(shown), "no two columns read alike"
+    column = model.value_column("6.text")
+    tip = model.headerData(column, HEADER, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("6.text"), "the id beside the name"
+
+
+def test_two_presets_setting_the_same_name_get_their_ids(model, ledger, preset_name) -> None:
+    other = {
+        "5": {"class_type": "KSampler", "inputs": {"seed": 1, "cfg": 7}},
+    }
+    ledger.presets.add("other", PresetContent(workflow_hash(other), other))
+    ledger.create_batch("other", [NewJob({"5.seed": s}) for s in (1, 2)], requester="t")
+    ledger.create_batch(preset_name, [NewJob({"3.seed": s}) for s in (1, 2)], requester="t")
+    model.load_all()
+    assert sorted(headers(model)[len(Column) :]) == [
+        "KSampler · seed (3.seed)",
+        "KSampler · seed (5.seed)",
+    ]

@@ -184,3 +184,17 @@ def test_a_cancelled_job_stays_in_its_place(window, ledger, preset_name, qtbot) 
         lambda: window.sheet.model.index_of(ids[0]).data(JOB_ROLE).state is JobState.cancelled
     )
     assert window.sheet.model.index_of(ids[0]).row() == 0
+
+
+def test_an_sdxl_grid_is_titled_by_the_composers_names(qtbot, tmp_path, ledger, thumbnails) -> None:
+    """The sheet's door: its axis titles read as the composer's labels."""
+    from core.controller.commands import LedgerCommands
+    from desktop.sheet.contact_sheet import ContactSheetWidget
+    from tests.core.presets.test_input_names import BASE_PROMPT, REFINER_PROMPT, sdxl_grid_batch
+
+    batch, _ids = sdxl_grid_batch(ledger, tmp_path)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.axes.text() == f"→ {BASE_PROMPT}   ↓ {REFINER_PROMPT}"
+    sheet.stop()

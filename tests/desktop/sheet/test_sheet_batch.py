@@ -70,3 +70,23 @@ def test_a_picture_that_varies_outside_the_grid_is_labelled_by_its_stem(ledger: 
     batch, _ids = ledger.create_batch("noise", jobs, requester="tester")
     view = read_batch(ledger, batch.id)
     assert [view.labels[job] for job in view.order] == ["image render_a", "image render_b"]
+
+
+def test_an_sdxl_grid_names_its_axes_pages_and_cells_as_the_composer(
+    ledger: Ledger, tmp_path
+) -> None:
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        sdxl_grid_batch,
+    )
+
+    batch, _ids = sdxl_grid_batch(ledger, tmp_path, seeds=2)
+    view = read_batch(ledger, batch)
+    assert view.grid is not None
+    assert [axis.name for axis in view.grid.axes] == [BASE_PROMPT, REFINER_PROMPT]
+    assert BASE_SEED in view.grid.page_names
+    assert all(BASE_SEED in page for page in view.grid.pages), view.grid.pages
+    plain = read_batch(ledger, queue_batch(ledger, "sdxl", BatchSpec(SeedPlan(count=2)))[0].id)
+    assert all(label.startswith(f"{BASE_SEED} ") for label in plain.labels.values()), plain.labels
