@@ -36,7 +36,7 @@ from desktop.jobs.batch_names import batch_label
 from desktop.jobs.job_states import state_colour, state_label
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from core.controller.status import ControllerStatus, Progress
     from core.ledger import JobRecord, Ledger
@@ -693,9 +693,13 @@ _WAIT_SHOWN = frozenset({Column.state, Column.position})
 _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})
 
 
-def values_text(params: dict[str, Any]) -> str:
-    """``{"3.seed": 5, "6.text": "a cat"}`` → ``seed=5, text=a cat`` (node ids only if needed)."""
+def values_text(params: dict[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """``{"3.seed": 5, "6.text": "a cat"}`` → ``KSampler · seed=5, Positive prompt · text=a cat``
+    by ``names`` (``core.batch.varied.batch_input_names``); without them by the bare input
+    names (node ids only if needed): ``seed=5, text=a cat``."""
     labels = input_labels(sorted(params))
+    if names:
+        labels = {key: names.get(key, label) for key, label in labels.items()}
     return ", ".join(f"{labels[key]}={value_text(params[key])[:40]}" for key in labels)
 
 
