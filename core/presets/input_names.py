@@ -34,11 +34,16 @@ def input_names(api_workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[s
         for name in node_inputs(api_workflow[node_id]):
             plain[f"{titles[node_id]}{JOIN}{name}"].append((node_id, name))
     named: dict[str, str] = {}
+    consumers = _consumers(api_workflow)
+    found: dict[tuple[str, ...], dict[str, str]] = {}  # the hints of each set of twins
     for text, refs in plain.items():
         if len(refs) == 1:
             named[f"{refs[0][0]}.{refs[0][1]}"] = text
             continue
-        hints = _hints(api_workflow, catalogue, [node_id for node_id, _ in refs])
+        twins = tuple(node_id for node_id, _ in refs)
+        if twins not in found:
+            found[twins] = _hints(api_workflow, catalogue, consumers, twins)
+        hints = found[twins]
         for node_id, name in refs:
             named[f"{node_id}.{name}"] = f"{titles[node_id]} ({hints[node_id]}){JOIN}{name}"
     return named
@@ -88,10 +93,15 @@ def _own_title(api: Mapping[str, Any], catalogue: Catalogue, node_id: str) -> st
     return title
 
 
-def _hints(api: Mapping[str, Any], catalogue: Catalogue, node_ids: list[str]) -> dict[str, str]:
+def _hints(
+    api: Mapping[str, Any],
+    catalogue: Catalogue,
+    consumers: Mapping[str, list[str]],
+    node_ids: tuple[str, ...],
+) -> dict[str, str]:
     """What tells these same-named nodes apart: the part that differs between the titles of
     the nearest titled nodes they feed, when that gives each its own; else their ids."""
-    fed = {node_id: _nearest_titled(api, catalogue, node_id) for node_id in node_ids}
+    fed = {node_id: _nearest_titled(api, catalogue, consumers, node_id) for node_id in node_ids}
     words = {node_id: title.split() for node_id, title in fed.items() if title}
     if len(words) == len(node_ids):
         prefix = _common_prefix(list(words.values()))
@@ -102,15 +112,22 @@ def _hints(api: Mapping[str, Any], catalogue: Catalogue, node_ids: list[str]) ->
     return {node_id: f"node {node_id}" for node_id in node_ids}
 
 
-def _nearest_titled(api: Mapping[str, Any], catalogue: Catalogue, start: str) -> str | None:
-    """The title of the nearest node downstream of ``start`` that the artist titled (breadth
-    first, nodes in id order)."""
+def _consumers(api: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each node's id mapped to the nodes its outputs are linked to, in id order."""
     consumers: dict[str, list[str]] = defaultdict(list)
     for node_id in sorted(api, key=_sort_key):
         for value in node_inputs(api[node_id]).values():
             if is_link(value):
                 consumers[str(value[0])].append(node_id)
-    seen, todo = {start}, list(consumers[start])
+    return consumers
+
+
+def _nearest_titled(
+    api: Mapping[str, Any], catalogue: Catalogue, consumers: Mapping[str, list[str]], start: str
+) -> str | None:
+    """The title of the nearest node downstream of ``start`` that the artist titled (breadth
+    first, nodes in id order)."""
+    seen, todo = {start}, list(consumers.get(start, ()))
     while todo:
         node_id = todo.pop(0)
         if node_id in seen or node_id not in api:
@@ -119,7 +136,7 @@ def _nearest_titled(api: Mapping[str, Any], catalogue: Catalogue, start: str) ->
         title = _own_title(api, catalogue, node_id)
         if title:
             return title
-        todo.extend(consumers[node_id])
+        todo.extend(consumers.get(node_id, ()))
     return None
 
 
