@@ -12,6 +12,7 @@ from cli.common import (
     server_urls,
     short_time,
 )
+from core.batch.varied import batch_input_names
 from core.controller.line_now import line_now
 from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
 from core.durations import duration_text
@@ -145,7 +146,7 @@ def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> l
         f"{job.id}: {job.state.value}{reason}",
         f"  batch {job.batch}, preset {batch.preset}, requester {job.requester}, "
         f"priority {job.priority}",
-        *_params_lines(job.params),
+        *_params_lines(job.params, batch_input_names(ledger, job.batch, job.params)),
     ]
     if job.warning:
         lines.append(f"  warning: {job.warning}")
@@ -167,16 +168,22 @@ def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> l
 SHORT_HASH = 12  # the hex digits of a picture's hash `show` gives
 
 
-def _params_lines(params: Mapping[str, Any]) -> list[str]:
-    """The job's values on one line, each text of several lines in full below it (indented),
-    and its pictures: each one's file, where it came from, its short hash and size."""
+def _params_lines(params: Mapping[str, Any], names: Mapping[str, str]) -> list[str]:
+    """The job's values on one line (``NODE_ID.INPUT=VALUE``, as ``--set`` takes them), each
+    input's name below it (as the composer names it, ``names``), each text of several lines in
+    full (indented), and its pictures: each one's file, where it came from, its short hash and
+    size."""
     texts = {k: v for k, v in params.items() if isinstance(v, str) and len(v.splitlines()) > 1}
     shown = {
         k: f"({len(v.splitlines())} lines, below)" if k in texts else v for k, v in params.items()
     }
     lines = [f"  params: {format_params(shown)}"]
+    if params:
+        width = max(map(len, params))
+        lines.append("  inputs:")
+        lines += [f"    {key.ljust(width)}  {names.get(key, key)}" for key in sorted(params)]
     for key, text in sorted(texts.items()):
-        lines.append(f"  {key}:")
+        lines.append(f"  {key} ({names.get(key, key)}):")
         lines += [f"    {line}" for line in text.splitlines()]
     pictures = picture_params(params)
     if pictures:

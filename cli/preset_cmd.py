@@ -148,7 +148,8 @@ def show_preset(args: argparse.Namespace) -> int:
         return 0
     print(f"preset {record.name} ({len(record.api_workflow)} nodes, from {record.source or '-'})")
     print(f"stored {short_time(record.created_at)} by {record.stored_by}, {_changed(record)}")
-    seeds = ", ".join(str(seed.ref) for seed in preset.seed_inputs) or "none"
+    names = {str(p.ref): p.label for p in preset.parameters}
+    seeds = ", ".join(_named(str(s.ref), names) for s in preset.seed_inputs) or "none"
     print(f"seed inputs: {seeds}")
     print("parameters:")
     for parameter in preset.parameters:
@@ -188,6 +189,7 @@ def _parameter_json(parameter: Parameter) -> dict[str, Any]:
     return {
         "input": str(parameter.ref),
         "node_title": parameter.node_title,
+        "name": parameter.label,  # as every door names it: "Positive prompt (base) · text"
         "class_type": parameter.class_type,
         "type": parameter.type,
         "value": parameter.value,
@@ -200,9 +202,14 @@ def _parameter_json(parameter: Parameter) -> dict[str, Any]:
     }
 
 
+def _named(key: str, names: dict[str, str]) -> str:
+    """``10.noise_seed (KSampler (Advanced) - BASE · noise_seed)``: the id typed, the name read."""
+    return f"{key} ({names[key]})" if key in names else key
+
+
 def _describe(parameter: Parameter) -> str:
     seed = " (seed)" if parameter.is_seed else ""
-    title = f" [{parameter.node_title}]" if parameter.node_title else ""
+    title = f" [{parameter.label}]"
     colour = (
         f" ({value_text(parameter.value, colour=True)})"
         if parameter.colour and isinstance(parameter.value, int)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.catalogue import Catalogue
 from core.inputs import PictureRef
+from core.presets.input_names import input_names, names_of
 from core.presets.seeds import SEED_NAMES
 
 if TYPE_CHECKING:
@@ -32,6 +33,21 @@ def input_labels(keys: Iterable[str]) -> dict[str, str]:
     keys = list(keys)
     counts = Counter(input_name(key) for key in keys)
     return {key: input_name(key) if counts[input_name(key)] == 1 else key for key in keys}
+
+
+def workflow_input_names(ledger: Ledger, batch_id: str) -> dict[str, str]:
+    """Every input of the batch's workflow, ``NODE_ID.INPUT``, named as the composer names
+    it (``core.presets.input_names``, by the bundled catalogue)."""
+    batch = ledger.batch(batch_id)
+    return input_names(ledger.workflow(batch.workflow_hash), Catalogue.bundled())
+
+
+def batch_input_names(ledger: Ledger, batch_id: str, keys: Iterable[str]) -> dict[str, str]:
+    """Each ``NODE_ID.INPUT`` key named as the composer names it in the batch's workflow
+    ("Positive prompt (base) · text", ``core.presets.input_names``; by the bundled catalogue,
+    so no server is needed); a key the workflow lacks by itself."""
+    batch = ledger.batch(batch_id)
+    return names_of(keys, ledger.workflow(batch.workflow_hash), Catalogue.bundled())
 
 
 def value_text(value: Any, colour: bool = False) -> str:

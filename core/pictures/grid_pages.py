@@ -20,14 +20,14 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.batch.varied import BatchValues, input_labels, input_name, short_text, value_order
+from core.batch.varied import BatchValues, input_name, short_text, value_order
 from core.batch.workflow import SIZE_INPUTS
 from core.catalogue import Catalogue
 from core.errors import InputError
 from core.inputs.picture_ref import picture_label
 from core.job_state import JobState
 from core.pictures.pictures import recorded_outputs
-from core.presets.parameters import list_parameters
+from core.presets.input_names import names_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -54,7 +54,8 @@ def value_label(value: Any, colour: bool = False, limit: int = 28) -> str:
 class Axis:
     """One axis of the grid: one input, or a zip group of inputs walking together."""
 
-    name: str  # what the artist reads: "KSampler · cfg", "sampler_name + scheduler"
+    name: str  # what the artist reads: "KSampler · cfg", "KSampler · sampler_name + KSampler ·
+    # scheduler" (core.presets.input_names)
     keys: tuple[str, ...]  # the job parameters it sets: ("3.cfg",); a zip group's several
     values: tuple[Any, ...]  # its steps: a value each, or for a zip group a tuple (one per key)
     colours: tuple[bool, ...] = ()  # per key: an integer shown as a colour (#RRGGBB)
@@ -80,10 +81,16 @@ class Axis:
         return PART_JOIN.join(parts)
 
     def label(self, value: Any, limit: int = 28) -> str:
-        """One of its values with the input named: ``cfg 7``; a zip group's values alone
-        (its title names the inputs)."""
+        """One of its values with the input's bare name, as an edge says it under the axis's
+        title: ``cfg 7``; a zip group's values alone (its title names the inputs)."""
         text = self.text(value, limit)
         return text if self.zipped else f"{input_name(self.key)} {text}"
+
+    def named_label(self, value: Any, limit: int = 28) -> str:
+        """One of its values with the input named in full, as a page's title says it:
+        ``KSampler · cfg 7``; a zip group's values alone."""
+        text = self.text(value, limit)
+        return text if self.zipped else f"{self.name} {text}"
 
     def index_of(self, params: Mapping[str, Any]) -> int | None:
         """Which of its steps a job with these params is at; None when it is at none."""
@@ -112,6 +119,7 @@ class Sheet:
 
     parts: tuple[str, ...] = ()
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    file_parts: tuple[str, ...] = ()  # its parts with bare input names ("seed 9"): its file
 
     @property
     def label(self) -> str:
@@ -127,6 +135,7 @@ class Grid:
     sheets: list[Sheet]
     page_inputs: list[str]  # the varied inputs outside the grid that make pages (the seeds)
     retried: dict[str, JobRecord] = field(default_factory=dict)  # retry job id -> its original
+    names: dict[str, str] = field(default_factory=dict)  # each input's name, by its key
 
     @property
     def page_axes(self) -> list[Axis]:
@@ -134,9 +143,9 @@ class Grid:
 
     def page_names(self) -> list[str]:
         """What tells its pages apart: the further axes' titles, then the other inputs."""
-        return [axis.name for axis in self.page_axes] + list(
-            input_labels(self.page_inputs).values()
-        )
+        return [axis.name for axis in self.page_axes] + [
+            self.names.get(key, key) for key in self.page_inputs
+        ]
 
 
 def sheets(ledger: Ledger, batch_id: str) -> tuple[list[Axis], list[Sheet]]:
@@ -162,11 +171,10 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
     queued = [job for job in jobs if job.id not in origins]  # the batch as it was queued
     catalogue = Catalogue.bundled()
     colours = catalogue.colour_inputs(workflow)
-    titles = node_titles(workflow, catalogue)
-    axes = [_axis(workflow, keys, queued, colours, titles) for keys in groups]
-    axis_keys = {key for axis in axes for key in axis.keys}
+    axis_keys = {key for keys in groups for key in keys}
     page_inputs = _page_inputs(queued, axis_keys)
-    names = input_labels(page_inputs)
+    names = names_of(sorted(axis_keys | set(page_inputs)), workflow, catalogue)
+    axes = [_axis(names, keys, queued, colours) for keys in groups]
     attempts = ledger.attempts_of([job.id for job in jobs])
     found: dict[tuple[Any, ...], tuple[tuple[Any, ...], Sheet]] = {}
     for job in jobs:
@@ -179,15 +187,16 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
         identity = (tuple(steps[2:]), tuple(json.dumps(v, sort_keys=True) for v in rest))
         if identity not in found:
             parts = [
+                axis.named_label(axis.values[i])
+                for axis, i in zip(axes[2:], steps[2:], strict=True)
+            ]
+            told = [(k, v) for k, v in zip(page_inputs, rest, strict=True) if k in job.params]
+            files = [
                 axis.label(axis.values[i]) for axis, i in zip(axes[2:], steps[2:], strict=True)
-            ]
-            parts += [
-                f"{names[key]} {value_label(value)}"
-                for key, value in zip(page_inputs, rest, strict=True)
-                if key in params
-            ]
+            ] + [f"{input_name(key)} {value_label(value)}" for key, value in told]
+            parts += [f"{names[key]} {value_label(value)}" for key, value in told]
             order = (tuple(steps[2:]), tuple(value_order(v) for v in rest))
-            found[identity] = (order, Sheet(tuple(parts)))
+            found[identity] = (order, Sheet(tuple(parts), file_parts=tuple(files)))
         sheet = found[identity][1]
         pictures = tuple(str(path) for path in recorded_outputs(attempts.get(job.id, [])))
         cell = (steps[0], steps[1] if len(steps) > 1 else 0)
@@ -195,7 +204,7 @@ def read_grid(ledger: Ledger, batch_id: str) -> Grid:
         if held is None or (held.job.state in _REPLACEABLE and _newer(job, held.job)):
             sheet.cells[cell] = Cell(job, pictures)
     pages = [sheet for _order, sheet in sorted(found.values(), key=lambda item: item[0])]
-    return Grid(axes, pages, page_inputs, origins)
+    return Grid(axes, pages, page_inputs, origins, names)
 
 
 def retried_jobs(jobs: Sequence[JobRecord], queued_at: float) -> dict[str, JobRecord]:
@@ -237,15 +246,6 @@ def _unshrunk(params: Mapping[str, Any]) -> str:
     return json.dumps(kept, sort_keys=True)
 
 
-def node_titles(workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
-    """Each node's title as the composer shows it (`list_parameters`): the artist's title, its
-    prompt role ("Positive prompt"), else its class's display name."""
-    titles: dict[str, str] = {}
-    for parameter in list_parameters(workflow, catalogue):
-        titles.setdefault(parameter.ref.node_id, parameter.node_title)
-    return titles
-
-
 def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """The axes of a stored batch spec, each as its inputs: one input, or a zip group's (at
     the place of its first input), in the spec's order. Unreadable entries are left out."""
@@ -272,11 +272,10 @@ def axis_groups(spec: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _axis(
-    workflow: Mapping[str, Any],
+    names: Mapping[str, str],
     keys: tuple[str, ...],
     jobs: Sequence[JobRecord],
     colours: frozenset[str],
-    titles: Mapping[str, str],
 ) -> Axis:
     """An axis of the spec, its values as the jobs got them (typed, in the order queued)."""
     values: list[Any] = []
@@ -285,13 +284,7 @@ def _axis(
             value = job.params[keys[0]] if len(keys) == 1 else tuple(job.params[k] for k in keys)
             if value not in values:
                 values.append(value)
-    if len(keys) == 1:
-        node_id, _, name = keys[0].partition(".")
-        node = workflow.get(node_id, {})
-        title = titles.get(node_id) or node.get("class_type") or node_id
-        name = f"{title} · {name}"
-    else:
-        name = ZIP_JOIN.join(input_labels(keys).values())
+    name = ZIP_JOIN.join(names[key] for key in keys)
     return Axis(name, keys, tuple(values), tuple(key in colours for key in keys))
 
 

@@ -175,6 +175,7 @@ def page_file_name(batch_id: str, sheet: Sheet | None) -> str:
     """A page's file name: ``<batch>_grid_<its values>.png`` (letters, digits and ``.+=-``,
     the values' parts joined by ``_``); ``<batch>_grid.png`` for no page, or one with no
     values."""
-    parts = [_UNSAFE.sub("-", part).strip("-.") for part in (sheet.parts if sheet else ())]
+    named = (sheet.file_parts or sheet.parts) if sheet else ()
+    parts = [_UNSAFE.sub("-", part).strip("-.") for part in named]
     values = "_".join(part for part in parts if part)[:MAX_NAME_PART].rstrip("-._")
     return f"{batch_id}_grid_{values}.png" if values else f"{batch_id}_grid.png"

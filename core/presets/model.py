@@ -64,6 +64,12 @@ class Parameter:
     is_seed: bool = False
     multiline: bool = False  # a text box (prompts), not a one-line field
     colour: bool = False  # an INT ComfyUI shows as a colour (0xRRGGBB)
+    name: str = ""  # what the artist reads (core.presets.input_names); "" for its node_title
+
+    @property
+    def label(self) -> str:
+        """Its one name, "Positive prompt (base) · text", as every door shows it."""
+        return self.name or f"{self.node_title} · {self.ref.input}"
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.presets.api_format import is_link, node_inputs
+from core.presets.input_names import input_names, node_titles
 from core.presets.model import InputRef, Parameter
-from core.presets.prompt_roles import prompt_roles
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from core.catalogue import Catalogue, InputSpec
 
 
@@ -22,9 +23,9 @@ def list_parameters(
     follows in node order.
     """
     seed_refs = set(seeds)
-    roles = prompt_roles(api, catalogue)
+    titles, names = node_titles(api, catalogue), input_names(api, catalogue)
     found = [
-        _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs, roles.get(node_id))
+        _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs, titles, names)
         for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
         for name, value in node_inputs(node).items()
         if not is_link(value)
@@ -43,14 +44,15 @@ def _parameter(
     value: Any,
     catalogue: Catalogue,
     seeds: set[InputRef],
-    role: str | None,
+    titles: Mapping[str, str],
+    names: Mapping[str, str],
 ) -> Parameter:
     class_type = str(node.get("class_type"))
     cls = catalogue.get(class_type)
     spec = cls.input(ref.input) if cls else None
     return Parameter(
         ref=ref,
-        node_title=_title(node, cls.display_name if cls else class_type, role),
+        node_title=titles[ref.node_id],
         class_type=class_type,
         type=spec.type if spec else _type_of(value),
         value=value,
@@ -61,17 +63,8 @@ def _parameter(
         is_seed=ref in seeds,
         multiline=bool(spec and spec.options.get("multiline")),
         colour=bool(spec and spec.is_colour),
+        name=names[str(ref)],
     )
-
-
-def _title(node: Mapping[str, Any], default: str, role: str | None) -> str:
-    """The title the artist gave the node; else its role in the prompt (positive or
-    negative); else its class's display name."""
-    meta = node.get("_meta")
-    title = meta.get("title") if isinstance(meta, Mapping) else None
-    if isinstance(title, str) and title and title not in (default, node.get("class_type")):
-        return title
-    return role or default
 
 
 def _step(spec: InputSpec | None) -> int | float | None:

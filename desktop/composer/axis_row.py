@@ -192,7 +192,7 @@ class AxisRow(QWidget):
         self.input.clear()
         self.input.addItem("(none)", None)
         for parameter in self._parameters:
-            name = f"{parameter.node_title} · {parameter.ref.input}"
+            name = parameter.label
             self.input.addItem(name, str(parameter.ref))
         self.input.blockSignals(False)
 

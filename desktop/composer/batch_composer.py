@@ -233,7 +233,8 @@ class BatchComposerWidget(QWidget):
         editable = [
             p for p in preset.parameters if not p.is_seed and not is_upload_button(p, catalogue)
         ]
-        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable))
+        names = {str(p.ref): p.label for p in preset.parameters}
+        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names)
         self.parameters_box.set_parameters(editable, pictures)
         self.grid.set_parameters(editable, pictures)
         guard_wheel(self)

@@ -61,7 +61,7 @@ class ParameterForm(QGroupBox):
                 self._add_picture_field(parameter)
                 continue
             editor = make_editor(parameter, self)
-            label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+            label = QLabel(parameter.label, self)
             label.setBuddy(editor)
             label.setWordWrap(True)
             if isinstance(editor, PromptEdit):  # the whole width, its label above
@@ -75,8 +75,8 @@ class ParameterForm(QGroupBox):
     def _add_picture_field(self, parameter: Parameter) -> None:
         ref = str(parameter.ref)
         field = PictureField(str(parameter.value), self)
-        field.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
-        label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+        field.setAccessibleName(parameter.label)
+        label = QLabel(parameter.label, self)
         label.setBuddy(field.choose)
         label.setWordWrap(True)
         self._form.addRow(label, field)

@@ -49,7 +49,7 @@ def make_editor(parameter: Parameter, parent: QWidget | None = None) -> QWidget:
         editor = PromptEdit(value, parent)
     else:
         editor = QLineEdit(str(value), parent)
-    editor.setAccessibleName(f"{parameter.node_title}: {parameter.ref.input}")
+    editor.setAccessibleName(parameter.label)
     editor.setToolTip(default_tooltip(parameter))
     return editor
 

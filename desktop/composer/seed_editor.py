@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,7 +23,7 @@ from core.presets import SeedInput
 from desktop.composer.parameter_editors import INT_LIMIT, narrow
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from core.presets import Parameter
 
@@ -95,16 +95,24 @@ class SeedPlanEditor(QGroupBox):
         self._inputs_changed()
 
     def set_inputs(
-        self, inputs: tuple[SeedInput, ...], candidates: tuple[SeedInput, ...] = ()
+        self,
+        inputs: tuple[SeedInput, ...],
+        candidates: tuple[SeedInput, ...] = (),
+        names: Mapping[str, str] | None = None,
     ) -> None:
         """The preset's seed inputs; without any, `candidates` (its integer inputs) are offered
-        for the artist to vary one of."""
+        for the artist to vary one of. Each is shown by its name in `names` (by `NODE_ID.INPUT`,
+        ``core.presets.input_names``), its id in its tooltip."""
+        names = names or {}
         self._candidates = () if inputs else candidates
         self.chosen.blockSignals(True)
         self.chosen.clear()
         self.chosen.addItem("(none: jobs keep the workflow's values)", None)
         for seed in self._candidates:
-            self.chosen.addItem(str(seed.ref), str(seed.ref))
+            self.chosen.addItem(names.get(str(seed.ref), str(seed.ref)), str(seed.ref))
+            self.chosen.setItemData(
+                self.chosen.count() - 1, str(seed.ref), Qt.ItemDataRole.ToolTipRole
+            )
         self.chosen.blockSignals(False)
         self.chosen.setVisible(bool(self._candidates))
         for _seed, check in self._checks:
@@ -112,9 +120,11 @@ class SeedPlanEditor(QGroupBox):
         self._checks = []
         self._inputs = inputs
         for seed in inputs:
-            check = QCheckBox(f"{seed.ref}", self.inputs_box)
+            name = names.get(str(seed.ref), str(seed.ref))
+            check = QCheckBox(name, self.inputs_box)
             check.setChecked(True)
-            check.setAccessibleName(f"Vary seed input {seed.ref}")
+            check.setAccessibleName(f"Vary seed input {name}")
+            check.setToolTip(f"{seed.ref} (as --seed-input on the CLI)")
             check.toggled.connect(self._inputs_changed)
             self._inputs_layout.addWidget(check)
             self._checks.append((seed, check))

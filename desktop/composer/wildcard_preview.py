@@ -77,9 +77,9 @@ class WildcardPanel(QGroupBox):
         self.setVisible(bool(self._rows))
 
     def _add_row(self, ref: str, parameter: Parameter) -> _Row:
-        label = QLabel(f"{parameter.node_title} · {parameter.ref.input}", self)
+        label = QLabel(parameter.label, self)
         mode = QComboBox(self)
-        mode.setAccessibleName(f"Wildcards of {ref}")
+        mode.setAccessibleName(f"Wildcards of {parameter.label}")
         mode.addItem("random, by each job's seed", RANDOM)
         mode.addItem("every combination", ALL)
         mode.setCurrentIndex(max(0, mode.findData(self._modes.get(ref, RANDOM))))
@@ -88,7 +88,7 @@ class WildcardPanel(QGroupBox):
         examples = QLabel(self)
         examples.setWordWrap(True)
         examples.setTextFormat(Qt.TextFormat.PlainText)
-        examples.setAccessibleName(f"Wildcard examples of {ref}")
+        examples.setAccessibleName(f"Wildcard examples of {parameter.label}")
         line = self._grid.rowCount()
         self._grid.addWidget(label, line, 0)
         self._grid.addWidget(mode, line, 1)

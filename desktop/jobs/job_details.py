@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch.varied import batch_input_names
 from core.controller.placing_said import WaitingReasons
 from core.errors import UnknownRecord
 from core.pictures.pictures import job_outputs
@@ -31,6 +32,8 @@ from desktop.jobs.job_table_model import values_text
 from desktop.jobs.record_models import ATTEMPT_COLUMNS, TRANSITION_COLUMNS, RecordTableModel
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from core.ledger import JobRecord, Ledger
     from desktop.common.thumbnails import ThumbnailLoader
 
@@ -161,7 +164,8 @@ class JobDetailsWidget(QWidget):
         self.attempts.set_records(attempts)
         self._placing.refresh()
         waiting = self._placing.of(job)
-        self.header.setText(_summary(job, self._ledger.batch(job.batch).name, waiting))
+        names = batch_input_names(self._ledger, job.batch, job.params)
+        self.header.setText(_summary(job, self._ledger.batch(job.batch).name, waiting, names))
         failed = [a.error.long(a.result) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
@@ -187,7 +191,12 @@ class JobDetailsWidget(QWidget):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
-def _summary(job: JobRecord, batch_name: str | None, waiting: str = "") -> str:
+def _summary(
+    job: JobRecord,
+    batch_name: str | None,
+    waiting: str = "",
+    names: Mapping[str, str] | None = None,
+) -> str:
     """The job in three lines of rich text (what came from outside, escaped); a fourth says why
     a pending job waits when no server can run it."""
     colour = STATE_COLOURS[job.state]
@@ -199,5 +208,5 @@ def _summary(job: JobRecord, batch_name: str | None, waiting: str = "") -> str:
         f"<b>{job.id}</b> · {batch} · requester {html.escape(job.requester)} · priority "
         f"{job.priority}<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}"
         f"&nbsp;</span>{reason} · attempt {job.attempt}<br>"
-        f"{html.escape(values_text(job.params))}{warning}"
+        f"{html.escape(values_text(job.params, names))}{warning}"
     )

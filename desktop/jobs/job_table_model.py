@@ -17,10 +17,18 @@ from PySide6.QtCore import (
     Slot,
 )
 
-from core.batch.varied import BatchValues, input_labels, is_seed, value_order, value_text
+from core.batch.varied import (
+    BatchValues,
+    input_labels,
+    is_seed,
+    value_order,
+    value_text,
+    workflow_input_names,
+)
 from core.controller.placing_said import NO_SERVER_SHORT, WaitingReasons, host_text
 from core.controller.status import Connection
 from core.durations import duration_text
+from core.errors import LedgerError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
 from core.reason_texts import reason_text
@@ -28,7 +36,7 @@ from desktop.jobs.batch_names import batch_label
 from desktop.jobs.job_states import state_colour, state_label
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from core.controller.status import ControllerStatus, Progress
     from core.ledger import JobRecord, Ledger
@@ -173,6 +181,7 @@ class JobTableModel(QAbstractTableModel):
         self._errors: dict[str, AttemptError] = {}  # why each failed job failed
         self._value_keys: list[str] = []  # the input of each column after the fixed ones
         self._value_labels: dict[str, str] = {}
+        self._input_names: dict[str, dict[str, str]] = {}  # per batch: its inputs' names
         self._sorting: tuple[int, bool] | None = None  # column, descending; None: creation
         self._resort = QTimer(self)
         self._resort.setSingleShot(True)
@@ -407,11 +416,37 @@ class JobTableModel(QAbstractTableModel):
             first = len(Column) + len(self._value_keys)
             self.beginInsertColumns(QModelIndex(), first, first + len(added) - 1)
             self._value_keys.extend(added)
-            self._value_labels = input_labels(self._value_keys)
+            self._value_labels = {}  # named when first shown (reading the workflows then)
             self.endInsertColumns()
             if first > len(Column):  # a name may now need its node id
                 self.headerDataChanged.emit(Qt.Orientation.Horizontal, len(Column), first - 1)
         return True
+
+    def _names_in(self, batch: str) -> dict[str, str]:
+        """The names of the batch's inputs, read once ({} when its workflow cannot be read)."""
+        if batch not in self._input_names:
+            try:
+                self._input_names[batch] = workflow_input_names(self._ledger, batch)
+            except LedgerError:
+                self._input_names[batch] = {}
+        return self._input_names[batch]
+
+    def _column_names(self, keys: list[str]) -> dict[str, str]:
+        """Each value column's header: its input as the composer names it in the batches that
+        set it; its ``NODE_ID.INPUT`` beside it where two columns (or two batches' workflows)
+        would read alike, the bare input name where no workflow names it."""
+        named: dict[str, str] = {}
+        for key, bare in input_labels(keys).items():
+            batches = [self._names_in(batch) for batch in self._batch_values]
+            found = {names[key] for names in batches if key in names}
+            named[key] = found.pop() if len(found) == 1 else (f"{bare} ({key})" if found else bare)
+        counts: dict[str, int] = {}
+        for name in named.values():
+            counts[name] = counts.get(name, 0) + 1
+        return {
+            key: name if counts[name] == 1 or key in name else f"{name} ({key})"
+            for key, name in named.items()
+        }
 
     def value_key(self, column: int) -> str | None:
         """The input (``NODE_ID.INPUT``) a column after the fixed ones shows; None for those."""
@@ -439,7 +474,8 @@ class JobTableModel(QAbstractTableModel):
         if values is None:
             return ""
         shared = values.shared()
-        labels = input_labels(shared)
+        names = self._names_in(batch)
+        labels = {key: names.get(key) or label for key, label in input_labels(shared).items()}
         parts = [f"{labels[key]} {value_text(value)}" for key, value in shared.items()]
         every = f"all {values.jobs}" if values.jobs > 1 else "its one job"
         return f"{' · '.join(parts)} ({every})" if parts else ""
@@ -521,6 +557,8 @@ class JobTableModel(QAbstractTableModel):
         key = self.value_key(section)
         if key is not None:
             if role == Qt.ItemDataRole.DisplayRole:
+                if key not in self._value_labels:
+                    self._value_labels = self._column_names(self._value_keys)
                 return self._value_labels[key]
             return f"{key}: each job's own value" if role == Qt.ItemDataRole.ToolTipRole else None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -655,9 +693,13 @@ _WAIT_SHOWN = frozenset({Column.state, Column.position})
 _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})
 
 
-def values_text(params: dict[str, Any]) -> str:
-    """``{"3.seed": 5, "6.text": "a cat"}`` → ``seed=5, text=a cat`` (node ids only if needed)."""
+def values_text(params: dict[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """``{"3.seed": 5, "6.text": "a cat"}`` → ``KSampler · seed=5, Positive prompt · text=a cat``
+    by ``names`` (``core.batch.varied.batch_input_names``); without them by the bare input
+    names (node ids only if needed): ``seed=5, text=a cat``."""
     labels = input_labels(sorted(params))
+    if names:
+        labels = {key: names.get(key, label) for key, label in labels.items()}
     return ", ".join(f"{labels[key]}={value_text(params[key])[:40]}" for key in labels)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from core.batch.varied import (
     BatchValues,
     batch_colours,
-    input_labels,
+    batch_input_names,
     value_order,
 )
 from core.errors import InputError
@@ -20,6 +20,7 @@ from core.pictures.grid_pages import read_grid, smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from core.ledger import JobRecord, Ledger
@@ -91,7 +92,8 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     """The batch as the sheet shows it (a few reads; in any thread with its own connection)."""
     jobs = ledger.jobs(batch=batch_id)
     colours = batch_colours(ledger, batch_id)
-    keys, labels = _labels(jobs, colours)
+    names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
+    keys, labels = _labels(jobs, colours, names)
     order = sorted(jobs, key=lambda j: ([value_order(j.params.get(k)) for k in keys], j.id))
     view = BatchView(
         batch_id,
@@ -107,7 +109,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.grid = _grid_layout(ledger, batch_id)
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
-        view.labels = _labels(jobs, colours, leave_out=told, seeds_always=False)[1]
+        view.labels = _labels(jobs, colours, names, leave_out=told, seeds_always=False)[1]
         view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
     return view
 
@@ -164,19 +166,19 @@ def _tip(axis: Axis, value: Any) -> str:
 def _labels(
     jobs: list[JobRecord],
     colours: frozenset[str],
+    names: Mapping[str, str],
     leave_out: set[str] | frozenset[str] = frozenset(),
     *,
     seeds_always: bool = True,
 ) -> tuple[list[str], dict[str, str]]:
     """The inputs that tell the batch's jobs apart (those that vary, and the seeds unless
-    ``seeds_always`` is False), and each job's label made of them: "seed 1234", "cfg 7 ·
-    steps 20"."""
+    ``seeds_always`` is False), and each job's label made of them, each input by its name in
+    ``names``: "KSampler · seed 1234", "KSampler · cfg 7 · KSampler · steps 20"."""
     values = BatchValues.of(job.params for job in jobs)
     keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
-    names = input_labels(keys)
     labels = {
         job.id: " · ".join(
-            f"{names[key]} {_short(job.params[key], key in colours)}"
+            f"{names.get(key, key)} {_short(job.params[key], key in colours)}"
             for key in keys
             if key in job.params
         )

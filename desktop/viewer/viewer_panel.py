@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.batch.varied import input_labels, value_text
+from core.batch.varied import value_text
 from core.durations import duration_text
 from core.ledger.marks import Mark
 from core.reason_texts import reason_text
@@ -94,11 +94,10 @@ class ViewerPanel(QScrollArea):
             for label in (self.seed, self.mark, self.facts, self.prompts):
                 label.clear()
             return
-        labels = input_labels(facts.varied)
         varied = " · ".join(
-            f"{labels[k]} {value_text(v, k in facts.colours)}" for k, v in facts.varied.items()
+            f"{facts.name(k)} {value_text(v, k in facts.colours)}" for k, v in facts.varied.items()
         )
-        headline = html.escape(_seed_text(facts.seeds))
+        headline = html.escape(_seed_text(facts))
         if varied:  # what the grid varies, as prominent as the seed
             headline += f"<div style='font-size: 80%'>{html.escape(varied)}</div>"
         self.seed.setText(headline)
@@ -126,14 +125,14 @@ class ViewerPanel(QScrollArea):
         self.mark.setStyleSheet(f"color: {_MARK_COLOURS[mark]}; font-weight: bold;")
 
 
-def _seed_text(seeds: dict[str, Any]) -> str:
+def _seed_text(facts: PictureFacts) -> str:
+    seeds = facts.seeds
     values = sorted(set(map(value_text, seeds.values())))
     if not values:
         return "No seed"
     if len(values) == 1:
         return f"Seed {values[0]}"
-    labels = input_labels(seeds)
-    return "Seeds " + ", ".join(f"{labels[k]} {value_text(v)}" for k, v in seeds.items())
+    return "Seeds " + ", ".join(f"{facts.name(k)} {value_text(v)}" for k, v in seeds.items())
 
 
 def _text_label(parent: QWidget, name: str) -> QLabel:

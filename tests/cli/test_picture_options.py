@@ -196,14 +196,20 @@ def test_show_lists_the_pictures_and_a_text_of_several_lines_in_full(
     (ref,) = pictures_of(home, [job])
     shown = cli("show", job).out.splitlines()
     assert shown[2] == "  params: 1.image=render_003.png 3.filename_prefix=(2 lines, below)"
-    assert shown[3:8] == [
-        "  3.filename_prefix:",
-        "    first line",
-        "    second",
-        "  pictures:",
-        f"    1.image: render_003.png from {picture} (sha256 {ref.sha256[:12]}, "
-        f"{ref.size:,} bytes)",
-    ]
+    assert (
+        shown[3:11]
+        == [
+            "  inputs:",  # each as the composer names it
+            "    1.image            Load Image · image",
+            "    3.filename_prefix  Save Image · filename_prefix",
+            "  3.filename_prefix (Save Image · filename_prefix):",
+            "    first line",
+            "    second",
+            "  pictures:",
+            f"    1.image: render_003.png from {picture} (sha256 {ref.sha256[:12]}, "
+            f"{ref.size:,} bytes)",
+        ]
+    )
     data = cli("show", job, "--json").json()
     assert data["pictures"] == {
         "1.image": {"file": ref.file, "source": ref.source, "sha256": ref.sha256, "size": ref.size}

@@ -124,7 +124,8 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert f" by {me}, changed " in text
     assert "seed inputs: 2.seed" in text
     assert "2.strength" in text
-    assert "1.color [EmptyImage] INT = 8421504 (#808080)" in text, "a colour, as the window shows"
+    assert "seed inputs: 2.seed (ImageAddNoise · seed)" in text, "the id typed, the name read"
+    assert "1.color [EmptyImage · color] INT = 8421504 (#808080)" in text, "a colour, as shown"
     shown = cli("preset", "show", "noise", "--json").json()
     assert shown["name"] == "noise"
     assert shown["api_workflow"] == NOISE_WORKFLOW
@@ -134,6 +135,7 @@ def test_list_and_show(cli: Cli, noise: str) -> None:
     assert params["1.width"]["type"] == "INT"
     assert params["1.width"]["value"] == 64
     assert params["1.color"]["colour"] is True
+    assert params["1.color"]["name"] == "EmptyImage · color"
 
 
 def test_who_stored_and_who_changed_a_preset_are_recorded_and_shown(
@@ -324,3 +326,31 @@ def test_a_tokens_replace_of_the_artists_preset_is_refused_and_queue_runs_the_ar
         (batch,) = ledger.batches()
         assert ledger.workflow(batch.workflow_hash) == NOISE_WORKFLOW
         assert ledger.presets.get("quick").changed_by.via == "local"
+
+
+def test_show_names_the_sdxl_base_and_refiner_inputs_beside_their_ids(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The CLI's door: ``preset show`` and ``show JOB`` give each input's id (what options
+    take) and beside it the name the window shows."""
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        SDXL,
+    )
+
+    path = tmp_path / "sdxl.json"
+    path.write_text(json.dumps(json.loads(SDXL.read_text("utf-8"))["workflow"]), "utf-8")
+    assert cli("preset", "add", str(path)).code == 0
+    text = cli("preset", "show", "sdxl").out
+    assert f"10.noise_seed ({BASE_SEED})" in text
+    assert f"6.text [{BASE_PROMPT}] STRING" in text
+    assert f"15.text [{REFINER_PROMPT}] STRING" in text
+    shown = cli("preset", "show", "sdxl", "--json").json()
+    names = {p["input"]: p["name"] for p in shown["parameters"]}
+    assert (names["6.text"], names["15.text"]) == (BASE_PROMPT, REFINER_PROMPT)
+    (job,) = cli("queue", "sdxl", "--seeds", "7", "--set", "6.text=a fox").out.split()
+    story = cli("show", job).out.splitlines()
+    assert any(line.split() == ["6.text", *BASE_PROMPT.split()] for line in story), story
+    assert any(line.split() == ["10.noise_seed", *BASE_SEED.split()] for line in story)

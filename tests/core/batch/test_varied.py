@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from core.batch.varied import BatchValues, short_text, value_order, value_text
+from pathlib import Path
+
+from core.batch.varied import (
+    BatchValues,
+    batch_input_names,
+    short_text,
+    value_order,
+    value_text,
+)
 from core.inputs import PictureRef
+from core.ledger import Ledger
 
 
 def test_the_values_of_several_jobs_at_once() -> None:
@@ -41,3 +50,20 @@ def test_pictures_vary_and_are_shared_as_values_not_names() -> None:
     values = BatchValues.of([{"1.image": PICTURE}, {"1.image": other}])
     assert values.varied == {"1.image"}, "two pictures of one name are two values"
     assert BatchValues.of([{"1.image": PICTURE}] * 2).shared() == {"1.image": PICTURE}
+
+
+def test_a_batch_names_its_inputs_as_its_workflow_does(tmp_path: Path) -> None:
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        sdxl_grid_batch,
+    )
+
+    with Ledger(tmp_path / "home") as ledger:
+        batch, ids = sdxl_grid_batch(ledger, tmp_path)
+        keys = ledger.job(ids[0]).params
+        names = batch_input_names(ledger, batch, keys)
+    assert names["6.text"] == BASE_PROMPT
+    assert names["15.text"] == REFINER_PROMPT
+    assert names["10.noise_seed"] == BASE_SEED

@@ -139,9 +139,13 @@ def test_a_third_axis_makes_a_page_per_value_titled_by_its_picture(tmp_path: Pat
     assert [axis.name for axis in grid.axes] == [
         "KSampler · cfg",
         "KSampler · steps",
-        "Load Image · image",
+        "Load Image · image",  # the catalogue's display name, as the composer says it
     ]
-    assert [sheet.label for sheet in grid.sheets] == ["image render_a", "image render_b"]
+    assert [sheet.label for sheet in grid.sheets] == [
+        "Load Image · image render_a",
+        "Load Image · image render_b",
+    ]
+    assert [sheet.file_parts for sheet in grid.sheets] == [("image render_a",), ("image render_b",)]
     assert grid.page_names() == ["Load Image · image"]
     assert grid.page_inputs == [], "one seed: no page of its own"
     assert sum(len(sheet.cells) for sheet in grid.sheets) == len(ids) == 8
@@ -162,12 +166,12 @@ def test_seeds_that_vary_make_pages_after_the_further_axes(tmp_path: Path) -> No
         batch, _ids = grid_jobs(ledger, THREE_AXES, seeds=(10, 9))
         grid = read_grid(ledger, batch)
     assert [sheet.label for sheet in grid.sheets] == [
-        "image render_a, seed 9",
-        "image render_a, seed 10",  # seed 9 before seed 10, whatever the queue's order
-        "image render_b, seed 9",
-        "image render_b, seed 10",
+        "Load Image · image render_a, KSampler · seed 9",
+        "Load Image · image render_a, KSampler · seed 10",  # 9 before 10, whatever the queue's
+        "Load Image · image render_b, KSampler · seed 9",
+        "Load Image · image render_b, KSampler · seed 10",
     ]
-    assert grid.page_names() == ["Load Image · image", "seed"]
+    assert grid.page_names() == ["Load Image · image", "KSampler · seed"]
     assert all(len(sheet.cells) == 4 for sheet in grid.sheets)
 
 
@@ -178,7 +182,7 @@ def test_every_axis_past_the_second_multiplies_the_pages(tmp_path: Path) -> None
         axes, found = sheets(ledger, batch)
     assert len(axes) == 4
     assert [sheet.parts for sheet in found] == [
-        (f"image {stem}", f"denoise {value}")
+        (f"Load Image · image {stem}", f"KSampler · denoise {value}")
         for stem in ("render_a", "render_b")
         for value in (0.3, 0.6, 0.9)
     ]
@@ -195,7 +199,7 @@ def test_a_zip_group_is_one_axis_its_values_read_together(tmp_path: Path) -> Non
         axes, found = sheets(ledger, batch)
     assert len(ids) == 4, "a zipped pair walks together: N jobs, not N²"
     zipped, cfg = axes
-    assert zipped.name == "sampler_name + scheduler"
+    assert zipped.name == "KSampler · sampler_name + KSampler · scheduler"
     assert zipped.keys == ("3.sampler_name", "3.scheduler")
     assert [zipped.text(value) for value in zipped.values] == [
         "euler · normal",
@@ -206,6 +210,7 @@ def test_a_zip_group_is_one_axis_its_values_read_together(tmp_path: Path) -> Non
         "dpmpp_2m · karras",
     ]
     assert cfg.label(7) == "cfg 7"
+    assert cfg.named_label(7) == "KSampler · cfg 7"
     (sheet,) = found
     assert sheet.label == ""
     for (column, _row), cell in sheet.cells.items():

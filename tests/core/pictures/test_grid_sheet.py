@@ -75,7 +75,10 @@ def test_a_batch_varying_its_seed_gives_a_sheet_per_seed_and_no_grid_is_refused(
         batch, _ids = grid_batch(ledger, tmp_path, seeds=2)
         axes, found = sheets(ledger, batch)
         assert [axis.name for axis in axes] == ["ImageAddNoise · strength", "EmptyImage · width"]
-        assert [sheet.label for sheet in found] == ["seed 0", "seed 1"]
+        assert [sheet.label for sheet in found] == [
+            "ImageAddNoise · seed 0",
+            "ImageAddNoise · seed 1",
+        ]
         assert all(len(sheet.cells) == 6 for sheet in found)
         paths = export(ledger, batch, tmp_path / "out")
         names = [p.name for p in paths]
@@ -132,7 +135,7 @@ def test_a_checkpoint_axis_queued_first_keeps_its_place_on_the_sheet(tmp_path: P
     assert [axis.key for axis in axes] == ["3.cfg", "4.ckpt_name"]  # X stays X, Y stays Y
     assert axes[0].values == (4.0, 7.0, 9.0)
     assert axes[1].values == checkpoints  # in the order the artist gave
-    assert [sheet.label for sheet in found] == ["value 0", "value 1"]  # the seed's primitive
+    assert [sheet.label for sheet in found] == ["Seed · value 0", "Seed · value 1"]  # a primitive
     for sheet in found:
         assert len(sheet.cells) == 6
         for (column, row), cell in sheet.cells.items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from desktop.composer.batch_composer import BatchComposerWidget
 
@@ -45,3 +45,28 @@ def test_tab_walks_the_form_top_to_bottom(qtbot, ledger, controller, preset_name
     order = [composer.seeds.count, positive, steps, composer.grid.x_input, composer.requester]
     assert [chain.index(w) for w in order] == sorted(chain.index(w) for w in order)
     assert chain.index(composer.queue_button) > chain.index(composer.priority)
+
+
+def test_an_sdxl_base_and_refiner_reads_as_one_name_per_input(
+    qtbot, ledger, controller, tmp_path
+) -> None:
+    """The composer's door: labels, axis choices, the seed list and "Varies" all name each
+    input as core.presets.input_names does, the refiner's prompt apart from the base's."""
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        store_sdxl,
+    )
+
+    composer = shown_composer(qtbot, ledger, controller, store_sdxl(ledger, tmp_path))
+    labels = [label.text() for label in composer.parameters_box.findChildren(QLabel)]
+    assert labels.count(BASE_PROMPT) == labels.count(REFINER_PROMPT) == 1, labels
+    assert "Positive prompt · text" not in labels
+    assert composer.parameters_box.editor("6.text").accessibleName() == BASE_PROMPT
+    axis = composer.grid.x_input
+    choices = {axis.itemData(i): axis.itemText(i) for i in range(axis.count())}
+    assert (choices["6.text"], choices["15.text"]) == (BASE_PROMPT, REFINER_PROMPT)
+    varies = {check.text(): check for check in composer.seeds.inputs_box.findChildren(QCheckBox)}
+    assert BASE_SEED in varies, list(varies)
+    assert varies[BASE_SEED].toolTip().startswith("10.noise_seed"), "the id, as the CLI takes it"

@@ -27,6 +27,7 @@ def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_nam
         details.failure.text() == "out of memory in KSampler (node 3)\nMessage: CUDA out of memory"
     )
     assert job_id in details.header.text()
+    assert "KSampler · seed=" in details.header.text(), "named as the composer names it"
 
 
 def test_a_late_success_shows_the_older_attempts_pictures(ledger, preset_name, image):

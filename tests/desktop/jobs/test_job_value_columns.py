@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt
 
 from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.inputs import PictureRef
-from core.ledger import NewJob
+from core.ledger import NewJob, PresetContent
+from core.presets import workflow_hash
 from desktop.jobs.job_table_model import Column, values_text
 
 HEADER = Qt.Orientation.Horizontal
@@ -34,7 +35,11 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
 ) -> None:
     batch = grid_batch(ledger, preset_name)
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "cfg", "steps"]
+    assert headers(model)[len(Column) :] == [
+        "KSampler · seed",
+        "KSampler · cfg",
+        "KSampler · steps",
+    ]
     seed = model.index(7, model.value_column("3.seed"))
     assert seed.data() == str(BIG_SEED + 1), "the seed in full, never elided"
     assert seed.data(Qt.ItemDataRole.TextAlignmentRole) == int(
@@ -43,9 +48,10 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
     assert model.index(1, model.value_column("3.steps")).data() == "30"
     assert model.index(2, model.value_column("3.cfg")).data() == "7.5"
     assert model.value_column("3.denoise") is None, "shared by every job: no column"
-    assert model.batch_line(batch) == "denoise 0.8 · sampler_name euler_ancestral (all 8)"
+    line = "KSampler · denoise 0.8 · KSampler · sampler_name euler_ancestral (all 8)"
+    assert model.batch_line(batch) == line
     tip = model.index(0, Column.batch).data(Qt.ItemDataRole.ToolTipRole)
-    assert tip == f"Batch {batch} · denoise 0.8 · sampler_name euler_ancestral (all 8)"
+    assert tip == f"Batch {batch} · {line}"
 
 
 def test_the_seed_column_sorts_numerically(model, ledger, preset_name) -> None:
@@ -62,12 +68,16 @@ def test_two_nodes_setting_one_input_name_are_told_apart(model, ledger, preset_n
     jobs = [NewJob(params=p) for p in params]
     batch, _ids = ledger.create_batch(preset_name, jobs, requester="t")
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "text"]
-    assert model.batch_line(batch.id) == "text blurry (all 2)"
+    assert headers(model)[len(Column) :] == ["KSampler · seed", "Positive prompt · text"]
+    assert model.batch_line(batch.id) == "Negative prompt · text blurry (all 2)"
     params = [{"3.seed": 3, "6.text": "cat", "7.text": "dark"}, {"3.seed": 4, "7.text": "x"}]
     ledger.create_batch(preset_name, [NewJob(params=p) for p in params], requester="t")
     model.load_all()
-    assert headers(model)[len(Column) :] == ["seed", "6.text", "7.text"]
+    assert headers(model)[len(Column) :] == [
+        "KSampler · seed",
+        "Positive prompt · text",
+        "Negative prompt · text",
+    ]
 
 
 def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbot) -> None:
@@ -125,3 +135,38 @@ def test_a_picture_value_reads_as_its_file_name(model, ledger, preset_name) -> N
     assert tip == "render_004.png"
     assert model.batch_line(batch.id) == "image mask.png (all 2)"
     assert values_text(params[0]) == "10.image=mask.png, seed=1, 9.image=render_003.png"
+
+
+def test_an_sdxl_batch_heads_its_columns_as_the_composer_names_them(
+    model, ledger, tmp_path
+) -> None:
+    """The table's door: the base's and the refiner's prompts, each its own name."""
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        sdxl_grid_batch,
+    )
+
+    sdxl_grid_batch(ledger, tmp_path)
+    model.load_all()
+    shown = headers(model)[len(Column) :]
+    assert {BASE_PROMPT, REFINER_PROMPT, BASE_SEED} <= set(shown), shown
+    assert len(set(shown)) == len(shown), "no two columns read alike"
+    column = model.value_column("6.text")
+    tip = model.headerData(column, HEADER, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("6.text"), "the id beside the name"
+
+
+def test_two_presets_setting_the_same_name_get_their_ids(model, ledger, preset_name) -> None:
+    other = {
+        "5": {"class_type": "KSampler", "inputs": {"seed": 1, "cfg": 7}},
+    }
+    ledger.presets.add("other", PresetContent(workflow_hash(other), other))
+    ledger.create_batch("other", [NewJob({"5.seed": s}) for s in (1, 2)], requester="t")
+    ledger.create_batch(preset_name, [NewJob({"3.seed": s}) for s in (1, 2)], requester="t")
+    model.load_all()
+    assert sorted(headers(model)[len(Column) :]) == [
+        "KSampler · seed (3.seed)",
+        "KSampler · seed (5.seed)",
+    ]

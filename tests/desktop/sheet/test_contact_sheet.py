@@ -51,8 +51,8 @@ def test_the_pictures_tab_comes_first_and_shows_the_new_batch(window, ledger, qt
     shown_batch(window, qtbot, 3)
     assert window.sheet.batch_id() == batch
     labels = cells(window)
-    assert all(label.startswith("seed ") for label in labels), labels
-    seeds = [int(label.split()[1]) for label in labels]
+    assert all(label.startswith("KSampler · seed ") for label in labels), labels
+    seeds = [int(label.split()[-1]) for label in labels]
     assert seeds == sorted(seeds), "cells in seed order"
     assert not any("job" in label for label in labels), "never job numbers"
 
@@ -62,7 +62,7 @@ def test_cells_follow_the_jobs_as_they_move(
 ) -> None:
     waiting, running, done, failed, cancelled = make_jobs(ledger, preset_name, 5)
     shown_batch(window, qtbot, 5)
-    assert cells(window) == [f"seed {n}" for n in range(5)]
+    assert cells(window) == [f"KSampler · seed {n}" for n in range(5)]
     window.sheet.refresh_estimate()
     assert status(window, waiting) == ("#1 in line", "muted")
     assert status(window, cancelled) == ("#5 in line", "muted")
@@ -184,3 +184,17 @@ def test_a_cancelled_job_stays_in_its_place(window, ledger, preset_name, qtbot) 
         lambda: window.sheet.model.index_of(ids[0]).data(JOB_ROLE).state is JobState.cancelled
     )
     assert window.sheet.model.index_of(ids[0]).row() == 0
+
+
+def test_an_sdxl_grid_is_titled_by_the_composers_names(qtbot, tmp_path, ledger, thumbnails) -> None:
+    """The sheet's door: its axis titles read as the composer's labels."""
+    from core.controller.commands import LedgerCommands
+    from desktop.sheet.contact_sheet import ContactSheetWidget
+    from tests.core.presets.test_input_names import BASE_PROMPT, REFINER_PROMPT, sdxl_grid_batch
+
+    batch, _ids = sdxl_grid_batch(ledger, tmp_path)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.axes.text() == f"→ {BASE_PROMPT}   ↓ {REFINER_PROMPT}"
+    sheet.stop()

@@ -153,7 +153,7 @@ def test_a_three_axis_batch_shows_one_page_at_a_time_chosen_by_keyboard(
     sheet.set_batches([batch], {}, batch)
     assert sheet.views.currentWidget() is sheet.grid_view
     assert sheet.page_row.isVisible()
-    assert page_items(sheet) == ["image render_a", "image render_b"]
+    assert page_items(sheet) == ["Load Image · image render_a", "Load Image · image render_b"]
     assert sheet.axes.text() == "→ KSampler · cfg   ↓ KSampler · steps   pages: Load Image · image"
     assert headers(sheet, Qt.Orientation.Horizontal) == ["4", "7"]
     assert headers(sheet, Qt.Orientation.Vertical) == ["10", "20"]
@@ -170,7 +170,7 @@ def test_a_three_axis_batch_shows_one_page_at_a_time_chosen_by_keyboard(
     assert (sheet.model.page, sheet.pages.currentIndex()) == (0, 0)
     assert shown_renders(sheet) == {"render_a.png"}
     qtbot.keyClick(sheet.grid_view, Qt.Key.Key_BracketLeft)
-    assert (sheet.model.page, sheet.pages.currentText()) == (1, "image render_b")
+    assert (sheet.model.page, sheet.pages.currentText()) == (1, "Load Image · image render_b")
     sheet.stop()
 
 
@@ -200,16 +200,19 @@ def test_the_page_chosen_stays_when_pictures_arrive_and_jobs_are_added(
     (added,) = ledger.add_jobs(batch, [NewJob(params)])
     sheet.update_jobs([ledger.job(added)])
     assert page_items(sheet) == [
-        "image render_a, seed 1",
-        "image render_b, seed 1",
-        "image render_b, seed 2",
+        "Load Image · image render_a, KSampler · seed 1",
+        "Load Image · image render_b, KSampler · seed 1",
+        "Load Image · image render_b, KSampler · seed 2",
     ]
-    assert (sheet.model.page, sheet.pages.currentText()) == (1, "image render_b, seed 1")
+    assert (sheet.model.page, sheet.pages.currentText()) == (
+        1,
+        "Load Image · image render_b, KSampler · seed 1",
+    )
     sheet.pages.setCurrentIndex(2)
     sheet.show_batch(batch)  # shown again as it is
-    assert sheet.pages.currentText() == "image render_b, seed 2"
+    assert sheet.pages.currentText() == "Load Image · image render_b, KSampler · seed 2"
     sheet.show_batch(other)
-    assert (sheet.model.page, sheet.pages.currentText()) == (0, "image render_a")
+    assert (sheet.model.page, sheet.pages.currentText()) == (0, "Load Image · image render_a")
     sheet.stop()
 
 
@@ -247,7 +250,9 @@ def test_a_zipped_pair_shows_as_one_axis(qtbot, tmp_path, ledger, thumbnails) ->
     sheet.set_batches([batch], {}, batch)
     assert headers(sheet, Qt.Orientation.Horizontal) == ["euler · normal", "dpmpp_2m · karras"]
     assert headers(sheet, Qt.Orientation.Vertical) == ["4", "7"]
-    assert sheet.axes.text() == "→ sampler_name + scheduler   ↓ KSampler · cfg"
+    assert (
+        sheet.axes.text() == "→ KSampler · sampler_name + KSampler · scheduler   ↓ KSampler · cfg"
+    )
     assert sheet.page_row.isHidden()
     assert not sheet.next_page.isEnabled()
     assert len(shown_params(sheet)) == len(ids) == 4

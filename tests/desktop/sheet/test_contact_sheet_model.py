@@ -37,10 +37,15 @@ def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thum
     ledger.marks.set([ids[2]], Mark.reject)
     sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(ids[0]).batch)
     expected = {
-        MarkFilter.starred: ["seed 1"],
-        MarkFilter.rejected: ["seed 2"],
-        MarkFilter.unmarked: ["seed 0", "seed 3"],
-        MarkFilter.all: ["seed 0", "seed 1", "seed 2", "seed 3"],
+        MarkFilter.starred: ["KSampler · seed 1"],
+        MarkFilter.rejected: ["KSampler · seed 2"],
+        MarkFilter.unmarked: ["KSampler · seed 0", "KSampler · seed 3"],
+        MarkFilter.all: [
+            "KSampler · seed 0",
+            "KSampler · seed 1",
+            "KSampler · seed 2",
+            "KSampler · seed 3",
+        ],
     }
     for choice, shown in expected.items():
         sheet.mark_filter.setCurrentIndex(sheet.mark_filter.findData(choice))
@@ -63,10 +68,10 @@ def test_a_grid_with_pages_passes_qts_model_checks_on_every_page(
     shown: list[int] = []
     model.page_shown.connect(shown.append)
     assert model.page_titles() == [
-        "image render_a, seed 1",
-        "image render_a, seed 2",
-        "image render_b, seed 1",
-        "image render_b, seed 2",
+        "Load Image · image render_a, KSampler · seed 1",
+        "Load Image · image render_a, KSampler · seed 2",
+        "Load Image · image render_b, KSampler · seed 1",
+        "Load Image · image render_b, KSampler · seed 2",
     ]
     seen: set[str] = set()
     for page in range(4):

@@ -22,7 +22,11 @@ def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: 
     ledger.marks.set([ids[1]], Mark.star)
     view = read_batch(ledger, batch.id)
     assert view.order == [ids[1], ids[2], ids[0]]
-    assert [view.labels[job] for job in view.order] == ["seed 10", "seed 20", "seed 30"]
+    assert [view.labels[job] for job in view.order] == [
+        "ImageAddNoise · seed 10",
+        "ImageAddNoise · seed 20",
+        "ImageAddNoise · seed 30",
+    ]
     assert view.marks == {ids[1]: Mark.star}
     assert (view.grid, view.pictures, view.errors) == (None, {}, {})
 
@@ -46,7 +50,7 @@ def test_a_three_axis_batch_puts_each_job_on_its_page(ledger: Ledger) -> None:
     batch, ids = grid_jobs(ledger, THREE_AXES)
     view = read_batch(ledger, batch)
     assert view.grid is not None
-    assert view.grid.pages == ["image render_a", "image render_b"]
+    assert view.grid.pages == ["Load Image · image render_a", "Load Image · image render_b"]
     assert view.grid.page_names == ["Load Image · image"]
     for job_id in ids:
         params = ledger.job(job_id).params
@@ -83,3 +87,23 @@ def test_a_retry_smaller_sits_in_its_originals_cell_labelled_by_what_it_made_sma
     assert failed not in view.grid.places, "the newer job took the failed one's cell"
     assert view.grid.rows == ["64", "128"], "no row for its smaller width"
     assert view.labels[retry] == "smaller: width 96"
+
+
+def test_an_sdxl_grid_names_its_axes_pages_and_cells_as_the_composer(
+    ledger: Ledger, tmp_path
+) -> None:
+    from tests.core.presets.test_input_names import (
+        BASE_PROMPT,
+        BASE_SEED,
+        REFINER_PROMPT,
+        sdxl_grid_batch,
+    )
+
+    batch, _ids = sdxl_grid_batch(ledger, tmp_path, seeds=2)
+    view = read_batch(ledger, batch)
+    assert view.grid is not None
+    assert [axis.name for axis in view.grid.axes] == [BASE_PROMPT, REFINER_PROMPT]
+    assert BASE_SEED in view.grid.page_names
+    assert all(BASE_SEED in page for page in view.grid.pages), view.grid.pages
+    plain = read_batch(ledger, queue_batch(ledger, "sdxl", BatchSpec(SeedPlan(count=2)))[0].id)
+    assert all(label.startswith(f"{BASE_SEED} ") for label in plain.labels.values()), plain.labels

@@ -214,8 +214,8 @@ def test_a_grid_batch_steps_through_each_jobs_pictures_and_shows_the_varied_valu
         (ids[3], 41, {"3.cfg": 9.0}),
     ]
     viewer.previous()
-    assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>cfg 5.0</div>"
-    assert any(title == "Positive prompt" for title, _ in viewer.facts.prompts)
+    assert viewer.panel.seed.text() == "Seed 41<div style='font-size: 80%'>KSampler · cfg 5.0</div>"
+    assert any(title == "Positive prompt · text" for title, _ in viewer.facts.prompts)
 
 
 def test_a_picture_without_a_seed_offers_to_queue_again_not_with_this_seed(
