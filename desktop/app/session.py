@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from core.comfy import ComfyClient, server_address
 from core.controller.client import ControllerClient
 from core.controller.published import APP
-from core.errors import BatchlineError, InputError, LedgerFileChanged
+from core.errors import BatchlineError, InputError, LedgerError, LedgerFileChanged
 from core.ledger import Ledger
 from core.ledger.settings import DEFAULT_SERVER, SERVER, Settings, server_list
 from core.ledger.windows import WindowPresence
@@ -181,15 +181,21 @@ class Session(QObject):
         assert self.controller is not None
         first = True
         while True:
-            if not self._ledger_still_there():
-                await self.controller.stop()  # nothing left to follow
+            try:
+                if not self._ledger_still_there():
+                    await self.controller.stop()  # nothing left to follow
+                    return
+                self.controller.refresh()
+                if self.window is not None and self.window.isVisible():  # not while in the tray
+                    free = self.controller.running is None and not self.ledger.lease.taken()
+                    if free and (first or not self.controller.failed):
+                        await self._start_controller()
+                    self._attach()
+            except LedgerError:
+                if self._ledger_still_there():
+                    raise
+                await self.controller.stop()  # deleted between the look and the lease's file
                 return
-            self.controller.refresh()
-            if self.window is not None and self.window.isVisible():  # not while in the tray
-                free = self.controller.running is None and not self.ledger.lease.taken()
-                if free and (first or not self.controller.failed):
-                    await self._start_controller()
-                self._attach()
             first = False
             await asyncio.sleep(KEEP_S)
 
