@@ -24,8 +24,8 @@ from PySide6.QtCore import (
     QPoint,
     QPointF,
     Qt,
-    QtMsgType,
     QTimer,
+    QtMsgType,
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QAction, QContextMenuEvent, QMouseEvent, QWheelEvent
@@ -169,9 +169,9 @@ class Monkey(QObject):
         self._old_hook(kind, exc, tb)  # the app's own hook: its sentence, its log line
 
     def _qt_message(self, kind: QtMsgType, context: Any, message: str) -> None:
-        if kind != QtMsgType.QtDebugMsg and kind != QtMsgType.QtInfoMsg:
-            if not QT_NOISE.search(message):
-                self._fail(f"Qt {kind.name}: {message} after {self.figures.last[-3:]}")
+        quiet = kind in (QtMsgType.QtDebugMsg, QtMsgType.QtInfoMsg)
+        if not quiet and not QT_NOISE.search(message):
+            self._fail(f"Qt {kind.name}: {message} after {self.figures.last[-3:]}")
         if self._old_qt is not None:
             self._old_qt(kind, context, message)
 

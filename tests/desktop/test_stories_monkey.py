@@ -2,7 +2,7 @@
 background controller, the simulator), a batch running, and a few hundred seeded random
 actions (clicks, keys, wheel, drags, drops, batch and tab switches, dialogs opened and
 dismissed). It fails on any uncaught exception, any Qt warning, or a window gone; its seed
-replays a failure: ``MONKEY_SEED=... MONKEY_ACTIONS=... pytest tests/desktop/test_stories_monkey.py``.
+replays a failure: ``MONKEY_SEED=... MONKEY_ACTIONS=... pytest`` this file.
 ``make monkey`` is the long run (10,000 actions)."""
 
 from __future__ import annotations
