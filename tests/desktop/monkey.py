@@ -320,6 +320,8 @@ class Monkey(QObject):
         QTest.mousePress(widget, left, no, start)
         end = start
         for _step in range(self.rng.randrange(2, 6)):
+            if not shiboken6.isValid(widget):  # the press (or what it ran) deleted it
+                return f"drag {name} (its widget went)"
             end = self._point(widget)
             move = QMouseEvent(
                 QEvent.Type.MouseMove,
@@ -329,8 +331,6 @@ class Monkey(QObject):
                 left,
                 no,
             )
-            if not shiboken6.isValid(widget):
-                return "drag (its widget went)"
             QApplication.sendEvent(widget, move)
         if shiboken6.isValid(widget):
             QTest.mouseRelease(widget, left, no, end)
