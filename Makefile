@@ -62,8 +62,10 @@ chaos: $(STAMP)
 
 # `make monkey`: seeded random clicks, keys, wheel, drags, drops, batch and tab switches and
 # dialogs over the real window on the demo simulator while a batch runs (tests/desktop/monkey.py);
-# prints how many actions it survived and its seed (replay: MONKEY_SEED=... make monkey).
+# prints how many actions it survived and its seed (a new one each run; replay: MONKEY_SEED=N
+# make monkey). The suite's short run keeps one fixed seed.
 MONKEY_ACTIONS ?= 10000
+MONKEY_SEED ?= random
 monkey: $(STAMP)
 	MONKEY_ACTIONS=$(MONKEY_ACTIONS) MONKEY_SEED=$(MONKEY_SEED) QT_QPA_PLATFORM=offscreen \
 		$(BIN)/python -m pytest tests/desktop/test_stories_monkey.py -q -s -p no:cacheprovider
