@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench bench-more chaos clean package
+.PHONY: run test lint typecheck pytest bench bench-more chaos monkey clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v=sys.version_info[:2]; sys.exit(0 if (3,11)<=v<(3,14) else "Batchline needs Python 3.11 to 3.13, found %d.%d: run make with PYTHON=python3.12" % v)'
@@ -59,6 +59,16 @@ bench-more: $(STAMP)
 # SIGKILLed 50 times; prints figures and exits 1 if an exactly-once invariant breaks (minutes).
 chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos
+
+# `make monkey`: seeded random clicks, keys, wheel, drags, drops, batch and tab switches and
+# dialogs over the real window on the demo simulator while a batch runs (tests/desktop/monkey.py);
+# prints how many actions it survived and its seed (a new one each run; replay: MONKEY_SEED=N
+# make monkey). The suite's short run keeps one fixed seed.
+MONKEY_ACTIONS ?= 10000
+MONKEY_SEED ?= random
+monkey: $(STAMP)
+	MONKEY_ACTIONS=$(MONKEY_ACTIONS) MONKEY_SEED=$(MONKEY_SEED) QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest tests/desktop/test_stories_monkey.py -q -s -p no:cacheprovider
 
 # `make package`: the PyInstaller onedir dist/Batchline/ and dist/Batchline-<version>-linux-<arch>.tar.gz
 # (packaging/README.md). Build requirements are pinned in packaging/requirements-build.txt.

@@ -55,15 +55,46 @@ def _qt_message(kind: QtMsgType, _context: Any, message: str) -> None:
     logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), message)
 
 
+# The window's parts, by the folder of desktop/ whose code raised (the innermost frame there).
+_PARTS = {
+    "sheet": "the picture sheet",
+    "composer": "the composer",
+    "viewer": "the viewer",
+    "jobs": "the jobs table",
+    "presets": "the presets list",
+    "settings": "the settings",
+}
+_WINDOW = "the window"
+
+
 def install_excepthook(show: Callable[[str], None]) -> None:
-    """Log uncaught exceptions (qasync sends async-slot errors here) and show them."""
+    """Log uncaught exceptions (qasync sends async-slot errors here) with their traceback, and
+    tell the artist in one plain sentence naming the part of the window: never the traceback,
+    nor the exception's own words (a C++ object "already deleted" means nothing to an artist)."""
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         log.error("uncaught exception", exc_info=(kind, exc, tb))
         with contextlib.suppress(RuntimeError):  # the window may already be gone
-            show(f"Unexpected error: {exc or kind.__name__} (details in the log)")
+            show(error_sentence(tb))
 
     sys.excepthook = hook
+
+
+def error_sentence(tb: TracebackType | None) -> str:
+    """What the artist reads of an unexpected error raised along ``tb``."""
+    return f"Something went wrong in {part_of(tb)}; your jobs are safe (details in the log)."
+
+
+def part_of(tb: TracebackType | None) -> str:
+    """The part of the window whose code raised: the innermost frame in desktop/ decides."""
+    part = _WINDOW
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        folders = module.split(".")
+        if folders[0] == "desktop":
+            part = _PARTS.get(folders[1], _WINDOW) if len(folders) > 2 else _WINDOW
+        tb = tb.tb_next
+    return part
 
 
 class _PrivateLog(RotatingFileHandler):

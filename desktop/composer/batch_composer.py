@@ -226,7 +226,10 @@ class BatchComposerWidget(QWidget):
         self.check_models()
 
     def _show_preset(self, name: str, preset: Preset) -> None:
-        self._preset_name, self._preset = name, preset
+        # No preset while the fields are rebuilt: a count asked in between (the seed list's
+        # change) composed the new workflow with the old fields ("node 4 is not in the
+        # workflow", found by the monkey); it is set again before the fields are restored.
+        self._preset_name, self._preset = name, None
         self.title.setText(name)
         catalogue = self._catalogue()
         pictures = frozenset(catalogue.picture_inputs(preset.api_workflow))
@@ -239,6 +242,7 @@ class BatchComposerWidget(QWidget):
         self.grid.set_parameters(editable, pictures)
         guard_wheel(self)
         self._set_tab_order()
+        self._preset = preset
         self.check_models()
         self.memory.restore(name)
         self.refresh_wildcards()

@@ -97,6 +97,7 @@ class GridEditor(QGroupBox):
         while len(self.rows) > count:
             row = self.rows.pop()
             self._rows_box.removeWidget(row)
+            row.hide()  # at once: deleteLater waits for the event loop (or a menu's) to run
             row.deleteLater()
         while len(self.rows) < count:
             self._append_row()
@@ -126,6 +127,7 @@ class GridEditor(QGroupBox):
     def remove_axis(self, row: AxisRow) -> None:
         self.rows.remove(row)
         self._rows_box.removeWidget(row)
+        row.hide()
         row.deleteLater()
         if not self.rows:
             self._append_row()

@@ -115,7 +115,9 @@ class SeedPlanEditor(QGroupBox):
             )
         self.chosen.blockSignals(False)
         self.chosen.setVisible(bool(self._candidates))
-        for _seed, check in self._checks:
+        for _seed, check in self._checks:  # gone now, not when the event loop next runs (a
+            self._inputs_layout.removeWidget(check)  # context menu's loop kept the old preset's
+            check.hide()  # checkbox drawn beside the new one's)
             check.deleteLater()
         self._checks = []
         self._inputs = inputs

@@ -70,6 +70,7 @@ class WildcardPanel(QGroupBox):
             if ref not in wanted:
                 for widget in self._rows.pop(ref).widgets():
                     self._grid.removeWidget(widget)
+                    widget.hide()  # at once, not when the event loop next runs
                     widget.deleteLater()
         for ref, (parameter, text) in wanted.items():
             row = self._rows.get(ref) or self._add_row(ref, parameter)

@@ -254,7 +254,11 @@ class SettingsDialog(QDialog):
     ) -> Settings | None:
         """Show the dialog; the saved settings, or None when cancelled (tests patch this)."""
         dialog = cls(ledger, parent, commands)
-        return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        try:
+            return dialog.apply() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        finally:  # gone with the ask: a dialog kept (its parent's child) read a ledger the
+            dialog.hide()  # caller had closed when a field of it lost focus (found by the monkey)
+            dialog.deleteLater()
 
 
 def _wildcards_folder(ledger: Ledger) -> Path:

@@ -51,7 +51,7 @@ from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
 from desktop.sheet.batch_progress import BatchProgress
 from desktop.sheet.contact_sheet_model import ContactSheetModel, MarkFilter
-from desktop.sheet.flow_layout import FlowLayout
+from desktop.sheet.flow_layout import FlowRow
 from desktop.sheet.sheet_cell import SheetCellDelegate, cell_size
 
 if TYPE_CHECKING:
@@ -294,8 +294,7 @@ class ContactSheetWidget(QWidget):
         return action
 
     def _layout(self) -> None:
-        tools = FlowLayout()  # wraps where the pane is narrow (200 % scale) rather than clips
-        tools.setContentsMargins(0, 0, 0, 0)
+        tools = FlowRow(self)  # wraps where the pane is narrow (200 % scale) rather than clips
         for tool in (
             self.mark_filter,
             self.export_starred,
@@ -303,11 +302,11 @@ class ContactSheetWidget(QWidget):
             self.export_grid,
             self.zoom,
         ):
-            tools.addWidget(tool)
+            tools.add(tool)
         layout = _FillingLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
-        layout.addLayout(tools)
+        layout.addWidget(tools)
         layout.addWidget(self.axes)
         page_layout = QHBoxLayout(self.page_row)
         page_layout.setContentsMargins(0, 0, 0, 0)

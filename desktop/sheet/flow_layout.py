@@ -1,35 +1,51 @@
 """A row of controls that wraps onto the next line when the pane is too narrow for it (at 200 %
-scale, say), instead of pushing the pane wider than the window."""
+scale, say), instead of pushing the pane wider than the window.
+
+It is a widget that places its own children, not a ``QLayout``: a layout written in Python has
+to keep the ``QLayoutItem`` objects Qt gives it, and Qt deletes those behind Python's back (the
+window's crash "Internal C++ object (PySide6.QtWidgets.QWidgetItem) already deleted"). This row
+keeps no reference to anything Qt owns: at every measure it asks Qt for its children as they are
+now, so a control deleted, hidden or added in between simply is, or is not, among them."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QChildEvent
+    from PySide6.QtGui import QResizeEvent
 
 
-class FlowLayout(QLayout):
-    """Items left to right at their size hints, wrapping as words do; hidden ones take no room.
-    Its height follows its width (``heightForWidth``), so the layout around it makes room for
-    a second line."""
+class FlowRow(QWidget):
+    """Its child widgets left to right at their size hints, in the order added, wrapping as words
+    do; hidden ones take no room. Its height follows its width (``heightForWidth``), so the
+    layout around it makes room for a second line."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
         super().__init__(parent)
-        self._items: list[QLayoutItem] = []
+        self._spacing = spacing
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
 
-    def addItem(self, item: QLayoutItem) -> None:
-        self._items.append(item)
+    def add(self, widget: QWidget) -> None:
+        """``widget`` at the end of the row (it becomes the row's child)."""
+        hidden = widget.isHidden()
+        widget.setParent(self)
+        if not hidden and self.isVisible():
+            widget.show()  # a new parent hides it; a row already shown would not show it again
+        self._relayout()
 
-    def count(self) -> int:
-        return len(self._items)
+    def spacing(self) -> int:
+        return self._spacing
 
-    def itemAt(self, index: int) -> QLayoutItem | None:
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int) -> QLayoutItem | None:
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:
-        return Qt.Orientation(0)
+    def shown(self) -> list[QWidget]:
+        """The row's controls now shown (not hidden by the program), asked of Qt each time."""
+        children = self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        return [child for child in children if not child.isHidden() and not child.isWindow()]
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -37,43 +53,55 @@ class FlowLayout(QLayout):
     def heightForWidth(self, width: int) -> int:
         return self._place(QRect(0, 0, width, 0), move=False)
 
-    def setGeometry(self, rect: QRect) -> None:
-        super().setGeometry(rect)
-        self._place(rect, move=True)
-
     def sizeHint(self) -> QSize:
         """One line of everything (what the row would like)."""
-        shown = self._shown()
-        width = sum(item.sizeHint().width() for item in shown)
-        width += self.spacing() * max(0, len(shown) - 1)
-        height = max((item.sizeHint().height() for item in shown), default=0)
+        shown = self.shown()
+        width = sum(widget.sizeHint().width() for widget in shown)
+        width += self._spacing * max(0, len(shown) - 1)
+        height = max((widget.sizeHint().height() for widget in shown), default=0)
         return QSize(width, height) + self._margins()
 
-    def minimumSize(self) -> QSize:
-        """The widest item alone: narrower than that, the row cannot wrap further."""
-        size = QSize()
-        for item in self._shown():
-            size = size.expandedTo(item.minimumSize())
+    def minimumSizeHint(self) -> QSize:
+        """The widest control alone: narrower than that, the row cannot wrap further."""
+        size = QSize(0, 0)
+        for widget in self.shown():
+            size = size.expandedTo(widget.minimumSizeHint().expandedTo(widget.minimumSize()))
         return size + self._margins()
 
-    def _shown(self) -> list[QLayoutItem]:
-        return [item for item in self._items if not item.isEmpty()]
+    def event(self, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.LayoutRequest, QEvent.Type.ChildRemoved):
+            self._relayout()
+        return super().event(event)
+
+    def childEvent(self, event: QChildEvent) -> None:
+        super().childEvent(event)
+        if event.added() and event.child().isWidgetType():
+            self._relayout()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place(self.rect(), move=True)
+
+    def _relayout(self) -> None:
+        self.updateGeometry()
+        self._place(self.rect(), move=True)
 
     def _margins(self) -> QSize:
         margins = self.contentsMargins()
         return QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
 
     def _place(self, rect: QRect, *, move: bool) -> int:
-        """Lay the items out in ``rect`` (``move``: really, else only measure); the height."""
+        """Lay the controls out in ``rect`` (``move``: really, else only measure); the height."""
         area = rect.marginsRemoved(self.contentsMargins())
-        spacing = max(0, self.spacing())
+        spacing = max(0, self._spacing)
         x, y, line = area.x(), area.y(), 0
-        for item in self._shown():
-            hint = item.sizeHint()
+        for widget in self.shown():
+            hint = widget.sizeHint()
             if x > area.x() and x + hint.width() > area.right() + 1:
                 x, y, line = area.x(), y + line + spacing, 0
             if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
+                widget.setGeometry(QRect(QPoint(x, y), hint))
             x += hint.width() + spacing
             line = max(line, hint.height())
         margins = self.contentsMargins()

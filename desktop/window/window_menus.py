@@ -129,7 +129,9 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
             owner,
             "&Keyboard shortcuts",
             "F1",
-            lambda: QMessageBox.information(owner, "Keyboard shortcuts", shortcuts_text(menus)),
+            lambda: QMessageBox.information(
+                owner, "Keyboard shortcuts", shortcuts_text(window.menuBar())
+            ),
         )
     )
     help_menu.addAction(
@@ -147,9 +149,12 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
     return menus
 
 
-def shortcuts_text(menus: list[QMenu]) -> str:
-    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del"."""
+def shortcuts_text(bar: QMenuBar) -> str:
+    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del". The menus are
+    asked of Qt now, not kept from when they were built (a menu Qt had deleted since raised
+    "Internal C++ object (QMenu) already deleted" at F1, found by the monkey)."""
     lines = []
+    menus = [menu for action in bar.actions() if isinstance(menu := action.menu(), QMenu)]
     for menu in menus:
         for action in menu.actions():
             keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)

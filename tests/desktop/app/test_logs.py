@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import platformdirs
 import pytest
+import shiboken6
 from PySide6.QtCore import qInstallMessageHandler
 
-from desktop.app.logs import install_logging
+from desktop.app.logs import error_sentence, install_excepthook, install_logging
+from desktop.sheet.flow_layout import FlowRow
 
 TOKEN = "tok-for-the-log-file"
 
@@ -34,3 +37,31 @@ def test_the_log_file_never_holds_a_token(tmp_path: Path, monkeypatch: pytest.Mo
     assert "> Authorization: <redacted>" in text
     assert "headers {'authorization': '<redacted>'}" in text
     assert TOKEN not in text
+
+
+@pytest.mark.expect_log("batchline.gui", "ERROR")
+def test_an_unexpected_error_is_one_sentence_naming_the_part_and_its_traceback_goes_to_the_log(
+    qtbot, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    install_excepthook(shown.append)
+    flow = FlowRow()
+    shiboken6.delete(flow)  # the crash's kind: a C++ object Qt deleted, used from Python
+    try:
+        flow.shown()
+    except RuntimeError:
+        sys.excepthook(*sys.exc_info())  # as Qt's event loop hands an uncaught one over
+    assert shown == [
+        "Something went wrong in the picture sheet; your jobs are safe (details in the log)."
+    ]
+    assert "already deleted" not in shown[0]
+    assert "Traceback" in caplog.text
+    assert "flow_layout.py" in caplog.text
+    assert "already deleted" in caplog.text, "the details are in the log"
+
+
+def test_an_error_outside_the_window_s_parts_names_the_window() -> None:
+    with pytest.raises(ValueError, match="no part") as raised:
+        raise ValueError("no part")
+    assert error_sentence(raised.tb).startswith("Something went wrong in the window;")

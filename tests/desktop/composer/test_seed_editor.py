@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QCheckBox
+
 from core.batch import SeedMode
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
@@ -43,3 +45,14 @@ def test_a_preset_without_seed_input_varies_the_integer_input_chosen(
     assert [job.params for job in ledger.jobs()] == [{"1.color": 7}, {"1.color": 8}]
     composer.set_preset(name)
     assert composer.seeds.varied_refs() == ["1.color"], "the choice is kept"
+
+
+def test_the_previous_presets_seed_checkboxes_go_at_once(composer) -> None:
+    """A preset switched inside a context menu's own event loop (where ``deleteLater`` waits)
+    shows only the new preset's seed checkboxes, not the old ones beside them."""
+    seeds = composer.seeds
+    inputs = tuple(seed for seed, _check in seeds._checks)
+    assert inputs
+    seeds.set_inputs(inputs)  # no event loop runs in between
+    boxes = seeds.inputs_box.findChildren(QCheckBox)
+    assert [box for box in boxes if not box.isHidden()] == [check for _s, check in seeds._checks]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from core.comfy.token_store import load_token, save_token
+from core.ledger import Ledger
 from core.ledger.settings import CONTROLLER, WILDCARDS_FOLDER, Settings
 from desktop.app.session import server_configured
 from desktop.settings.settings_dialog import SettingsDialog
@@ -134,3 +136,16 @@ def test_the_wildcards_folder_is_a_setting(qtbot, ledger, tmp_path) -> None:
     again = SettingsDialog(ledger)
     qtbot.addWidget(again)
     assert again.wildcards.text() == str(tmp_path / "lists")
+
+
+def test_the_dialog_goes_with_its_answer(qtbot, tmp_path) -> None:
+    """Found by the monkey: the dialog was kept, hidden, as its parent's child after ``ask``;
+    when its address field lost focus later it read the ledger its caller had closed
+    ("database connection not opened", an uncaught exception in the window)."""
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    with Ledger(tmp_path / "ledger") as ledger:
+        QTimer.singleShot(0, lambda: QApplication.activeModalWidget().reject())
+        assert SettingsDialog.ask(ledger, parent) is None
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert parent.findChildren(SettingsDialog) == []
