@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from core.presets.api_format import is_link, node_inputs
 from core.presets.input_names import input_names, node_titles
 from core.presets.model import InputRef, Parameter
+from core.presets.upload_button import is_upload_button
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -20,7 +21,7 @@ def list_parameters(
     """Every literal input of the workflow, with title, type and range from the catalogue.
 
     Prompt texts (multiline strings) come first, as what an artist changes most; the rest
-    follows in node order.
+    follows in node order. The frontend's upload button (`is_upload_button`) is none.
     """
     seed_refs = set(seeds)
     titles, names = node_titles(api, catalogue), input_names(api, catalogue)
@@ -28,7 +29,7 @@ def list_parameters(
         _parameter(InputRef(node_id, name), node, value, catalogue, seed_refs, titles, names)
         for node_id, node in sorted(api.items(), key=lambda item: node_sort_key(item[0]))
         for name, value in node_inputs(node).items()
-        if not is_link(value)
+        if not is_link(value) and not is_upload_button(str(node.get("class_type")), name, catalogue)
     ]
     return tuple(sorted(found, key=lambda parameter: not parameter.multiline))
 

@@ -42,7 +42,6 @@ from desktop.composer.composer_placement import (
 )
 from desktop.composer.grid_editor import GridEditor
 from desktop.composer.parameter_editors import editor_value
-from desktop.composer.picture_inputs import is_upload_button
 from desktop.composer.picture_values import with_pictures
 from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
 from desktop.composer.server_catalogues import ServerCatalogues
@@ -233,9 +232,7 @@ class BatchComposerWidget(QWidget):
         self.title.setText(name)
         catalogue = self._catalogue()
         pictures = frozenset(catalogue.picture_inputs(preset.api_workflow))
-        editable = [
-            p for p in preset.parameters if not p.is_seed and not is_upload_button(p, catalogue)
-        ]
+        editable = [p for p in preset.parameters if not p.is_seed]
         names = {str(p.ref): p.label for p in preset.parameters}
         self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names)
         self.parameters_box.set_parameters(editable, pictures)
