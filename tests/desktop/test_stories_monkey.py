@@ -23,9 +23,7 @@ ACTIONS = int(os.environ.get("MONKEY_ACTIONS", "300"))
 SUITE_SEED = 30001
 _ASKED = os.environ.get("MONKEY_SEED", "")
 SEED = (
-    random.SystemRandom().randrange(1_000_000)
-    if _ASKED == "random"
-    else int(_ASKED or SUITE_SEED)
+    random.SystemRandom().randrange(1_000_000) if _ASKED == "random" else int(_ASKED or SUITE_SEED)
 )
 
 
