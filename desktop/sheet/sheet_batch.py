@@ -4,6 +4,7 @@ page, row and column). Plain Python (no Qt), so a big batch can be read off the 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ from core.batch.varied import (
     BatchValues,
     batch_colours,
     batch_input_names,
+    input_name,
     value_order,
 )
 from core.errors import InputError
@@ -176,15 +178,26 @@ def _labels(
     ``names``: "KSampler · seed 1234", "KSampler · cfg 7 · KSampler · steps 20"."""
     values = BatchValues.of(job.params for job in jobs)
     keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
+    told = _cell_names(keys, names)
     labels = {
         job.id: " · ".join(
-            f"{names.get(key, key)} {_short(job.params[key], key in colours)}"
+            f"{told[key]} {_short(job.params[key], key in colours)}"
             for key in keys
             if key in job.params
         )
         for job in jobs
     }
     return keys, labels
+
+
+def _cell_names(keys: list[str], names: Mapping[str, str]) -> dict[str, str]:
+    """How a cell's label names each input: by the input alone ("color #3366FF"), so that a
+    cell's narrow label keeps the value in sight, and by its full name where two inputs share
+    it ("KSampler (Advanced) - BASE · noise_seed")."""
+    bare = Counter(input_name(key) for key in keys)
+    return {
+        key: input_name(key) if bare[input_name(key)] == 1 else names.get(key, key) for key in keys
+    }
 
 
 def _short(value: Any, colour: bool) -> str:

@@ -37,14 +37,14 @@ def test_the_filter_shows_the_cells_of_one_mark(qtbot, preset_name, ledger, thum
     ledger.marks.set([ids[2]], Mark.reject)
     sheet = sheet_of(qtbot, ledger, thumbnails, ledger.job(ids[0]).batch)
     expected = {
-        MarkFilter.starred: ["KSampler · seed 1"],
-        MarkFilter.rejected: ["KSampler · seed 2"],
-        MarkFilter.unmarked: ["KSampler · seed 0", "KSampler · seed 3"],
+        MarkFilter.starred: ["seed 1"],
+        MarkFilter.rejected: ["seed 2"],
+        MarkFilter.unmarked: ["seed 0", "seed 3"],
         MarkFilter.all: [
-            "KSampler · seed 0",
-            "KSampler · seed 1",
-            "KSampler · seed 2",
-            "KSampler · seed 3",
+            "seed 0",
+            "seed 1",
+            "seed 2",
+            "seed 3",
         ],
     }
     for choice, shown in expected.items():

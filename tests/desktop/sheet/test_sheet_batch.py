@@ -23,9 +23,9 @@ def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: 
     view = read_batch(ledger, batch.id)
     assert view.order == [ids[1], ids[2], ids[0]]
     assert [view.labels[job] for job in view.order] == [
-        "ImageAddNoise · seed 10",
-        "ImageAddNoise · seed 20",
-        "ImageAddNoise · seed 30",
+        "seed 10",
+        "seed 20",
+        "seed 30",
     ]
     assert view.marks == {ids[1]: Mark.star}
     assert (view.grid, view.pictures, view.errors) == (None, {}, {})
