@@ -267,14 +267,7 @@ class ComfyClient:
             ComfyError: any answer but the file or 404.
         """
         params = {"filename": image.filename, "subfolder": image.subfolder, "type": image.type}
-        async with self._stream("GET", "/view", self._download_deadline, params=params) as (
-            response,
-            route,
-        ):
-            if response.status_code == 404:
-                return False
-            await _raise_for_status(response, route)
-            return True
+        return await self._answers_file("GET", params, self._download_deadline)
 
     async def upload_image(
         self, data: bytes, filename: str, *, subfolder: str = "", overwrite: bool = False
@@ -325,10 +318,12 @@ class ComfyClient:
         if not name:
             raise ValueError("an input file needs a name")
         params = {"filename": name, "type": "input", "subfolder": subfolder}
-        async with self._stream("HEAD", "/view", self._deadline, params=params) as (
-            response,
-            route,
-        ):
+        return await self._answers_file("HEAD", params, self._deadline)
+
+    async def _answers_file(self, method: str, params: dict[str, str], deadline: float) -> bool:
+        """Whether ``/view`` has the file ``params`` name (its body is never read): False on
+        404, True on a success, ComfyError on anything else."""
+        async with self._stream(method, "/view", deadline, params=params) as (response, route):
             if response.status_code == 404:
                 return False
             await _raise_for_status(response, route)
