@@ -234,7 +234,8 @@ class BatchComposerWidget(QWidget):
         pictures = frozenset(catalogue.picture_inputs(preset.api_workflow))
         editable = [p for p in preset.parameters if not p.is_seed]
         names = {str(p.ref): p.label for p in preset.parameters}
-        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names)
+        colours = frozenset(str(p.ref) for p in editable if p.colour)
+        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names, colours)
         self.parameters_box.set_parameters(editable, pictures)
         self.grid.set_parameters(editable, pictures)
         guard_wheel(self)

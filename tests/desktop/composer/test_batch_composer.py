@@ -8,8 +8,6 @@ from pathlib import Path
 from core.batch import SeedMode
 from core.inputs.picture_ref import PictureRef
 from core.job_state import JobState
-from core.ledger import PresetContent
-from core.presets import workflow_hash
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
 from tests.desktop.composer.conftest import drop_on, make_pictures
@@ -147,7 +145,7 @@ def test_a_file_refused_names_itself_and_nothing_is_queued(img2img, controller, 
 
 
 def test_a_preset_switch_composes_with_the_new_presets_fields(
-    composer, ledger, model_servers
+    composer, ledger, model_servers, plain_name
 ) -> None:
     """Switching from a preset whose fields were changed and varied to one with other nodes:
     the count, the Queue button and the jobs are the new preset's own, never the old fields'
@@ -162,14 +160,6 @@ def test_a_preset_switch_composes_with_the_new_presets_fields(
     composer.grid.rows[0].line.setText("512, 768")
     composer.seeds.count.setValue(3)
     assert composer.queue_button.text() == "Queue 6 jobs"
-    seedless = {
-        "1": {
-            "class_type": "EmptyImage",
-            "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 0},
-        },
-        "2": {"class_type": "SaveImage", "inputs": {"images": ["1", 0], "filename_prefix": "x"}},
-    }
-    ledger.presets.add("plain", PresetContent(workflow_hash(seedless), seedless))
     composer.set_preset("plain")
     assert composer.error_line.isHidden(), composer.error_line.text()
     assert composer.queue_button.text() == "Queue 1 job"

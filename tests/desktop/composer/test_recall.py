@@ -156,21 +156,9 @@ def test_cancelling_the_question_changes_nothing(
     assert window.composer.state() == before
 
 
-SEEDLESS = {
-    "1": {
-        "class_type": "EmptyImage",
-        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 0x3399FF},
-    },
-    "2": {"class_type": "SaveImage", "inputs": {"images": ["1", 0], "filename_prefix": "plain"}},
-}
-
-
-def test_a_seedless_job_recalled_is_one_job_not_the_last_count(window, ledger) -> None:
+def test_a_seedless_job_recalled_is_one_job_not_the_last_count(window, ledger, plain_name):
     """A workflow without a seed input whose composer varied an integer input 40 times: its job
     recalled is that one picture again ("Queue 1 job"), not 40 jobs of the count kept."""
-    from core.ledger import PresetContent
-
-    ledger.presets.add("plain", PresetContent(workflow_hash(SEEDLESS), SEEDLESS))
     window.presets.model.reload()
     window.presets.select("plain")
     composer = window.composer
