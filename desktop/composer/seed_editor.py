@@ -6,7 +6,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,6 +26,8 @@ from desktop.composer.parameter_editors import INT_LIMIT, narrow
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from PySide6.QtGui import QValidator
 
     from core.presets import Parameter
 

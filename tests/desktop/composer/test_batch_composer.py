@@ -10,8 +10,8 @@ from core.inputs.picture_ref import PictureRef
 from core.job_state import JobState
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
-from tests.desktop.composer.conftest import drop_on, make_pictures
 from tests.core.controller.model_servers import model_servers
+from tests.desktop.composer.conftest import drop_on, make_pictures
 from tests.desktop.conftest import GRADIENT
 
 __all__ = ["model_servers"]
