@@ -32,7 +32,7 @@ from core.errors import BatchlineError, PresetError
 from core.inputs.picture_store import PictureStore
 from core.ledger.settings import server_list, wildcards_folder
 from desktop.composer.composer_form import ParameterForm
-from desktop.composer.composer_memory import ComposerMemory
+from desktop.composer.composer_memory import EDITED_TIP, ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
 from desktop.composer.composer_placement import (
     MAX_POINTS_SAID,
@@ -135,6 +135,7 @@ class BatchComposerWidget(QWidget):
         )
         for signal in edits:
             signal.connect(self.memory.edited)
+        self.memory.edited_changed.connect(self._show_edited)
         self.reset_button.clicked.connect(self.memory.reset)
         self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
@@ -198,8 +199,17 @@ class BatchComposerWidget(QWidget):
             return
         with self.memory.quiet():
             self._show_preset(name, preset)
+        self._show_edited(name, bool(self.values()))
         self.setEnabled(True)
         self.update_count()
+
+    @Slot(str, bool)
+    def _show_edited(self, name: str, edited: bool) -> None:
+        """The title says when the preset's values were changed here and not saved."""
+        if name != self._preset_name:
+            return
+        self.title.setText(f"{name} (edited)" if edited else name)
+        self.title.setToolTip(EDITED_TIP if edited else "")
 
     def _preset_of(self, record: PresetRecord) -> Preset:
         """The preset with the choices and ranges of the server's catalogue once known (a
