@@ -31,6 +31,7 @@ from core.controller.line_now import LineCache
 from core.errors import BatchlineError, PresetError
 from core.inputs.picture_store import PictureStore
 from core.ledger.settings import server_list, wildcards_folder
+from core.presets.availability import missing_classes
 from desktop.composer.composer_form import ParameterForm
 from desktop.composer.composer_memory import EDITED_TIP, ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
@@ -41,6 +42,7 @@ from desktop.composer.composer_placement import (
     placement_note,
 )
 from desktop.composer.grid_editor import GridEditor
+from desktop.composer.missing_panel import MissingFilesPanel
 from desktop.composer.parameter_editors import editor_value
 from desktop.composer.picture_values import with_pictures
 from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
@@ -83,6 +85,7 @@ class BatchComposerWidget(QWidget):
         self._preset: Preset | None = None
         self.title = QLabel("Choose or drop a preset", self)
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
+        self.missing = MissingFilesPanel(self)  # what a server lacks, said at the top
         self.seeds = SeedPlanEditor(self)
         self.parameters_box = ParameterForm(self)
         self.wildcards = WildcardPanel(self)
@@ -142,6 +145,7 @@ class BatchComposerWidget(QWidget):
         self.catalogues = ServerCatalogues(self)
         self.catalogues.ready.connect(self._catalogue_ready)
         self.parameters_box.edited.connect(self.check_models)
+        self.missing.picked.connect(self.parameters_box.set_value)
         self.parameters_box.edited.connect(self.update_placement)
         controller.add_status_listener(self._status_changed)
         self.queue_action = QAction("Queue batch", self)
@@ -168,6 +172,7 @@ class BatchComposerWidget(QWidget):
         scroll.setWidget(inner)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.missing)
         buttons = QHBoxLayout()
         buttons.addWidget(self.reset_button)
         buttons.addWidget(self.save_button)
@@ -397,9 +402,14 @@ class BatchComposerWidget(QWidget):
         the controller drives; worked out at Queue only for a very large batch)."""
         points = self.grid.point_count()
         count = self._preset is not None and self.job_count() > 0 and points <= MAX_POINTS_SAID
-        text = placement_note(self._placement()) if count else ""
-        self.where.setText(text)
-        self.where.setVisible(bool(text))
+        self.where.setText(placement_note(self._placement()) if count else "")
+        self._show_where()
+
+    def _show_where(self) -> None:
+        """The sentence on where the batch can run, unless the top already says it all: the
+        fields' values are its only files while no axis varies one."""
+        said_above = self.missing.isVisibleTo(self) and not self.grid.axes()
+        self.where.setVisible(bool(self.where.text()) and not said_above)
 
     @Slot()
     def check_room(self) -> None:
@@ -427,8 +437,15 @@ class BatchComposerWidget(QWidget):
 
     @Slot()
     def check_models(self) -> None:
-        """Mark the fields whose value a server does not list."""
-        self.parameters_box.mark_unlisted(self._known_catalogues())
+        """Mark the fields whose value a server does not list, and say at the top what each
+        server lacks (asked as the workflow arrives, with each edit and each catalogue)."""
+        known = self._known_catalogues()
+        unlisted = self.parameters_box.mark_unlisted(known)
+        workflow = self._preset.api_workflow if self._preset is not None else {}
+        self.missing.show_missing(
+            unlisted, missing_classes(workflow, known), [address for address, _ in known]
+        )
+        self._show_where()
 
     def _placement(self) -> BatchPlacement | None:
         if self._preset is None:
