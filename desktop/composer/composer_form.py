@@ -13,6 +13,7 @@ from desktop.composer.composer_notice import unlisted_tooltip
 from desktop.composer.parameter_editors import (
     PromptEdit,
     default_tooltip,
+    differs,
     edited_signal,
     editor_value,
     make_editor,
@@ -117,9 +118,8 @@ class ParameterForm(QGroupBox):
         naming another of the server's files included)."""
         changed = {}
         for parameter, editor in self.editors:
-            value = editor_value(editor, parameter)
-            if value != parameter.value:
-                changed[str(parameter.ref)] = value
+            if differs(editor, parameter):
+                changed[str(parameter.ref)] = editor_value(editor, parameter)
         for ref, parameter in self._picture_parameters.items():
             name = self.picture_fields[ref].server_name
             if name != parameter.value:

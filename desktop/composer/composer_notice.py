@@ -92,18 +92,27 @@ def missing_notice(
     workflow as the fields stand ("On 127.0.0.1:8188: model “x.safetensors” (Load Checkpoint
     · ckpt_name) is missing; …"), which other servers have it, and which have everything; ""
     when none lacks anything."""
+    return "\n".join(line for _server, line in missing_lines(unlisted, classes, servers))
+
+
+def missing_lines(
+    unlisted: Sequence[Unlisted], classes: Mapping[str, list[str]], servers: Sequence[str]
+) -> list[tuple[str | None, str]]:
+    """``missing_notice``'s lines, each with the server it is about (None: the last line,
+    those that have everything)."""
     lacking = set(classes) | {a for u in unlisted for a in u.lacking}
     if not lacking:
-        return ""
-    lines = []
+        return []
+    lines: list[tuple[str | None, str]] = []
     for server in (s for s in servers if s in lacking):
         parts = [f"node “{name}” is missing" for name in classes.get(server, ())]
         parts += [missing_text(u, server) for u in unlisted if server in u.lacking]
-        lines.append(f"On {host_text(server)}: {'; '.join(parts)}.")
+        lines.append((server, f"On {host_text(server)}: {'; '.join(parts)}."))
     complete = [host_text(s) for s in servers if s not in lacking]
     if complete:
-        lines.append(f"{_and(complete)} {'has' if len(complete) == 1 else 'have'} everything.")
-    return "\n".join(lines)
+        verb = "has" if len(complete) == 1 else "have"
+        lines.append((None, f"{_and(complete)} {verb} everything."))
+    return lines
 
 
 def missing_text(unlisted: Unlisted, server: str) -> str:

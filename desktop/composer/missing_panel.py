@@ -1,16 +1,25 @@
 """The top of the composer when a server lacks what the workflow names (a model, a picture, a
 node): one sentence per server, said as the workflow arrives (a drop, Open, a preset switch),
-and for each missing file a list of that server's own files for the input to pick instead."""
+and under it, for each file it lacks, a list of that server's own files to pick instead."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.controller.placing_said import host_text
-from desktop.composer.composer_notice import missing_notice
+from desktop.composer.composer_notice import missing_lines
 from desktop.composer.parameter_editors import narrow
 
 if TYPE_CHECKING:
@@ -20,6 +29,8 @@ if TYPE_CHECKING:
 
 _STYLE = "QFrame#missing { border: 1px solid #c42b1c; border-radius: 3px; }"
 _TEXT_STYLE = "color: #a4262c;"
+MAX_LINES = 9  # past this many lines of text the panel scrolls: the form keeps its room
+PICKERS_PER_ROW = 2
 
 
 class MissingFilesPanel(QFrame):
@@ -35,19 +46,28 @@ class MissingFilesPanel(QFrame):
         super().__init__(parent)
         self.setObjectName("missing")
         self.setStyleSheet(_STYLE)
-        self.sentence = QLabel(self)
-        self.sentence.setWordWrap(True)
-        self.sentence.setTextFormat(Qt.TextFormat.PlainText)
-        self.sentence.setStyleSheet(_TEXT_STYLE)
-        self.sentence.setAccessibleName("What the servers lack")
-        self._column = QVBoxLayout(self)
-        self._column.setContentsMargins(6, 4, 6, 4)
+        self.setAccessibleName("What the servers lack")
+        self._body = QWidget(self)
+        self._column = QVBoxLayout(self._body)
+        self._column.setContentsMargins(0, 0, 0, 0)
         self._column.setSpacing(3)
-        self._column.addWidget(self.sentence)
+        self._scroll = _FittedScroll(self)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setWidget(self._body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 4, 6, 4)
+        outer.addWidget(self._scroll)
         self.pickers: list[QComboBox] = []
-        self._rows: list[QWidget] = []
+        self._parts: list[QWidget] = []
+        self._text = ""
         self._shown: tuple[Any, ...] = ()
         self.setVisible(False)
+
+    def text(self) -> str:
+        """The sentences shown, one line per server."""
+        return self._text
 
     def show_missing(
         self,
@@ -56,50 +76,69 @@ class MissingFilesPanel(QFrame):
         servers: Sequence[str],
     ) -> None:
         """Say what ``servers`` lack (``core.presets.availability``), or hide when nothing."""
-        text = missing_notice(unlisted, classes, servers)
-        rows = [(u, s) for u in unlisted for s in u.lacking if u.offered.get(s)]
-        shown = (text, tuple((str(u.parameter.ref), s, u.offered[s]) for u, s in rows))
-        if shown == self._shown:
+        lines = missing_lines(unlisted, classes, servers)
+        offers = tuple(
+            (str(u.parameter.ref), s, u.offered.get(s)) for u in unlisted for s in u.lacking
+        )
+        if (lines, offers) == self._shown:
             return  # asked with each edit: the pickers stay as they are
-        self._shown = shown
-        self.sentence.setText(text)
-        self._clear_rows()
-        for item, server in rows:
-            self._add_row(item, server)
-        self.setVisible(bool(text))
+        self._shown = (lines, offers)
+        self._text = "\n".join(line for _server, line in lines)
+        self._clear()
+        for server, line in lines:
+            self._add_line(line)
+            wanted = [u for u in unlisted if server in u.lacking and u.offered.get(server)]
+            if server is not None and wanted:
+                self._add_pickers(wanted, server)
+        self.setVisible(bool(lines))
+        self._scroll.updateGeometry()  # its height follows its lines
 
-    def _clear_rows(self) -> None:
+    def _clear(self) -> None:
         # Hidden and deleted later, never at once: a picker may be the sender of the pick
         # that asked for this.
-        for row in self._rows:
-            self._column.removeWidget(row)
-            row.hide()
-            row.deleteLater()
-        self._rows, self.pickers = [], []
+        for part in self._parts:
+            self._column.removeWidget(part)
+            part.hide()
+            part.deleteLater()
+        self._parts, self.pickers = [], []
 
-    def _add_row(self, item: Unlisted, server: str) -> None:
+    def _add_line(self, text: str) -> None:
+        label = QLabel(text, self._body)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setStyleSheet(_TEXT_STYLE)
+        self._column.addWidget(label)
+        label.show()  # at once, not when the event loop next runs: its height counts now
+        self._parts.append(label)
+
+    def _add_pickers(self, items: list[Unlisted], server: str) -> None:
+        row = QWidget(self._body)
+        grid = QGridLayout(row)
+        grid.setContentsMargins(12, 0, 0, 2)
+        for index, item in enumerate(items):
+            picker = self._picker(item, server, row)
+            grid.addWidget(picker, index // PICKERS_PER_ROW, index % PICKERS_PER_ROW)
+        self._column.addWidget(row)
+        row.show()
+        self._parts.append(row)
+
+    def _picker(self, item: Unlisted, server: str, parent: QWidget) -> QComboBox:
         host, label = host_text(server), item.parameter.label
-        row = QWidget(self)
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
-        caption = QLabel(f"Instead of “{item.value}” on {host}:", row)
-        caption.setWordWrap(True)
-        caption.setTextFormat(Qt.TextFormat.PlainText)
-        picker = QComboBox(row)
+        picker = QComboBox(parent)
         narrow(picker)
-        picker.addItem(f"Choose one of its {_files(item)}…", None)
+        picker.setMinimumContentsLength(6)  # two side by side in a narrow pane
+        picker.addItem(f"Instead of {item.value}…", None)
         for choice in item.offered[server]:
             picker.addItem(str(choice), choice)
         picker.setAccessibleName(f"Instead of {item.value} on {host}")
-        picker.setToolTip(f"The files {host} has for {label}: the one picked goes in the field")
+        picker.setToolTip(
+            f"{label}: instead of “{item.value}”, one of the {_files(item)} {host} has "
+            "(the one picked goes in the field)"
+        )
         picker.setProperty("ref", str(item.parameter.ref))
         picker.activated.connect(self._chosen)
-        caption.setBuddy(picker)
-        line.addWidget(caption, 1)
-        line.addWidget(picker, 1)
-        self._column.addWidget(row)
-        self._rows.append(row)
         self.pickers.append(picker)
+        return picker
 
     @Slot(int)
     def _chosen(self, index: int) -> None:
@@ -109,6 +148,43 @@ class MissingFilesPanel(QFrame):
         value = picker.itemData(index)
         if value is not None:
             self.picked.emit(str(picker.property("ref")), value)
+
+
+class _FittedScroll(QScrollArea):
+    """A scroll area as tall as its contents at its width, up to ``MAX_LINES`` of text; past
+    that it scrolls (so the form below keeps its room). The layout asks it at layout time,
+    when the width is known, so it never shows a height worked out for another width."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(policy)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # its contents changed: so may its height
+        return super().eventFilter(watched, event)
+
+    def heightForWidth(self, width: int) -> int:
+        body = self.widget()
+        if body is None:
+            return 0
+        needed = body.heightForWidth(width)
+        if needed < 0:
+            needed = body.sizeHint().height()
+        return min(needed, MAX_LINES * self.fontMetrics().lineSpacing())
+
+    def sizeHint(self) -> QSize:
+        width = self.width() if self.width() > 1 else super().sizeHint().width()
+        return QSize(super().sizeHint().width(), self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), self.sizeHint().height())
 
 
 def _files(item: Unlisted) -> str:

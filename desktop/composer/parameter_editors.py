@@ -147,6 +147,17 @@ def editor_value(editor: QWidget, parameter: Parameter) -> Any:
     raise TypeError(f"no value for {type(editor).__name__}")
 
 
+def differs(editor: QWidget, parameter: Parameter) -> bool:
+    """Whether the editor holds another value than the parameter's own: a number box shows
+    the preset's 0.8700000000000001 as 0.870, which is no change of the artist's."""
+    value = editor_value(editor, parameter)
+    own = parameter.value
+    if isinstance(editor, QDoubleSpinBox) and isinstance(own, int | float):
+        shown_step = 0.5 * 10.0 ** -editor.decimals()
+        return abs(float(value) - float(own)) >= shown_step
+    return bool(value != own)
+
+
 def set_editor_value(editor: QWidget, parameter: Parameter, value: Any) -> None:
     """Show `value` (as `editor_value` returns it) in the editor; a value it cannot hold is
     left out (a choice the workflow no longer offers)."""

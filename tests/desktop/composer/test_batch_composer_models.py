@@ -109,7 +109,7 @@ def test_what_each_server_lacks_is_said_at_the_top_with_its_own_files_to_pick(
 
     qloop.run_until_complete(connect())
     b, f = host_text(base.url), host_text(full.url)
-    said = composer.missing.sentence.text()
+    said = composer.missing.text()
     assert said == (
         f"On {b}: model “{REFINER}” (Load Checkpoint · ckpt_name) is missing ({f} has it); "
         "picture “fox.png” (Load Image · image) is missing.\n"
@@ -143,7 +143,7 @@ def test_what_each_server_lacks_is_said_at_the_top_with_its_own_files_to_pick(
     pictures.activated.emit(pictures.findData("cat.png"))
     assert picture.server_name == "cat.png"
     assert composer.spec().overrides["10.image"] == "cat.png"
-    assert composer.missing.sentence.text() == (
+    assert composer.missing.text() == (
         f"On {f}: picture “cat.png” (Load Image · image) is missing ({b} has it).\n"
         f"{b} has everything."
     )

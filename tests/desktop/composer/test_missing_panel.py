@@ -30,7 +30,7 @@ def test_one_picker_per_missing_file_and_server_and_a_pick_is_told(qtbot) -> Non
     (picker,) = panel.pickers
     assert picker.accessibleName() == "Instead of gone.safetensors on 127.0.0.1:8188"
     assert picker.toolTip()
-    assert picker.itemText(0) == "Choose one of its models…"
+    assert picker.itemText(0) == "Instead of gone.safetensors…"
     panel.show_missing([missing("gone.safetensors")], {}, [A, B])
     assert panel.pickers == [picker], "asked again with each edit: kept as it is"
 
@@ -56,4 +56,31 @@ def test_a_server_without_files_for_the_input_gets_no_picker(qtbot) -> None:
     bare = Unlisted(CKPT, "gone.safetensors", ChoiceKind.model, (A,), (), {A: ()})
     panel.show_missing([bare], {}, [A])
     assert panel.pickers == []
-    assert panel.sentence.text().startswith("On 127.0.0.1:8188: model “gone.safetensors”")
+    assert panel.text().startswith("On 127.0.0.1:8188: model “gone.safetensors”")
+
+
+def test_it_is_as_tall_as_its_lines_up_to_a_cap_and_never_wider_than_the_pane(qtbot) -> None:
+    """In a narrow pane: each line shown whole (no height worked out for another width left
+    it collapsed), and past ``MAX_LINES`` it scrolls, the form below keeping its room."""
+    from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+    from desktop.composer.missing_panel import MAX_LINES
+
+    pane = QWidget()
+    qtbot.addWidget(pane)
+    column = QVBoxLayout(pane)
+    panel = MissingFilesPanel(pane)
+    column.addWidget(panel)
+    column.addWidget(QLabel("the form", pane), 1)
+    pane.resize(320, 700)
+    pane.show()
+    qtbot.waitExposed(pane)
+    panel.show_missing([missing("gone.safetensors")], {}, [A, B])
+    scroll = panel._scroll
+    qtbot.waitUntil(lambda: scroll.height() >= scroll.widget().heightForWidth(scroll.width()))
+    assert scroll.widget().width() <= scroll.viewport().width()
+    many = [missing(f"lora_{i}.safetensors") for i in range(12)]
+    panel.show_missing(many, {}, [A, B])
+    cap = MAX_LINES * panel.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: scroll.height() == cap)
+    assert scroll.widget().width() <= scroll.viewport().width()
