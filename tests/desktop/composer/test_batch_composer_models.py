@@ -155,3 +155,8 @@ def test_what_each_server_lacks_is_said_at_the_top_with_its_own_files_to_pick(
         "sd_xl_base_1.0.safetensors",
         "cat.png",
     ), "the files picked are the job's"
+    after_picks = composer.missing.text()
+    composer.set_preset(add_preset_file(ledger, TXT2IMG).name)
+    assert "fox.png" not in composer.missing.text(), "the other preset's own fields"
+    composer.set_preset("fox")
+    assert composer.missing.text() == after_picks, "said as soon as the preset is switched to"
