@@ -142,7 +142,11 @@ def _to_bool(value: Any) -> bool:
 
 def _check_range(ref: InputRef, spec: InputSpec, value: Any) -> None:
     where = f"node {ref.node_id}, input {ref.input!r}"
-    if spec.is_combo and spec.choices and value not in spec.choices:
+    # A picture input's list is the server's input folder as it was when the catalogue was
+    # read (the bundled one's: the recording machine's): a name another server has, picked
+    # from its own list, is that server's to check.
+    listed = spec.is_combo and spec.choices and not spec.takes_upload
+    if listed and value not in spec.choices:
         raise CompositionError(f"{where}: {value!r} is not one of the allowed choices")
     if not isinstance(value, int | float) or isinstance(value, bool):
         return

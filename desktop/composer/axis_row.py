@@ -246,6 +246,10 @@ class AxisRow(QWidget):
             parameter, parameter is not None and str(parameter.ref) in self._picture_refs
         )
         self.line.setVisible(parameter is not None and kind is AxisKind.numbers)
+        colour = parameter is not None and parameter.colour
+        self.line.setPlaceholderText(
+            "comma-separated: #FF0000, #3399FF" if colour else "comma-separated: 4, 6.5, 8"
+        )
         self.texts.setVisible(kind is AxisKind.texts)
         self.load.setVisible(kind is AxisKind.texts)
         choices: tuple[QWidget, ...] = (self.filter, self.checklist, self.checked_line)

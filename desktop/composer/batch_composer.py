@@ -31,8 +31,9 @@ from core.controller.line_now import LineCache
 from core.errors import BatchlineError, PresetError
 from core.inputs.picture_store import PictureStore
 from core.ledger.settings import server_list, wildcards_folder
+from core.presets.availability import missing_classes
 from desktop.composer.composer_form import ParameterForm
-from desktop.composer.composer_memory import ComposerMemory
+from desktop.composer.composer_memory import EDITED_TIP, ComposerMemory
 from desktop.composer.composer_notice import admission_notice, queued_message, refusal_notice
 from desktop.composer.composer_placement import (
     MAX_POINTS_SAID,
@@ -41,6 +42,7 @@ from desktop.composer.composer_placement import (
     placement_note,
 )
 from desktop.composer.grid_editor import GridEditor
+from desktop.composer.missing_panel import MissingFilesPanel
 from desktop.composer.parameter_editors import editor_value
 from desktop.composer.picture_values import with_pictures
 from desktop.composer.seed_editor import SeedPlanEditor, integer_inputs
@@ -83,6 +85,7 @@ class BatchComposerWidget(QWidget):
         self._preset: Preset | None = None
         self.title = QLabel("Choose or drop a preset", self)
         self.title.setStyleSheet("font-weight: bold; font-size: 12pt;")
+        self.missing = MissingFilesPanel(self)  # what a server lacks, said at the top
         self.seeds = SeedPlanEditor(self)
         self.parameters_box = ParameterForm(self)
         self.wildcards = WildcardPanel(self)
@@ -135,12 +138,14 @@ class BatchComposerWidget(QWidget):
         )
         for signal in edits:
             signal.connect(self.memory.edited)
+        self.memory.edited_changed.connect(self._show_edited)
         self.reset_button.clicked.connect(self.memory.reset)
         self.save_button.clicked.connect(self.memory.ask_save_as)
         self.queue_button.clicked.connect(self.queue)
         self.catalogues = ServerCatalogues(self)
         self.catalogues.ready.connect(self._catalogue_ready)
         self.parameters_box.edited.connect(self.check_models)
+        self.missing.picked.connect(self.parameters_box.set_value)
         self.parameters_box.edited.connect(self.update_placement)
         controller.add_status_listener(self._status_changed)
         self.queue_action = QAction("Queue batch", self)
@@ -167,6 +172,7 @@ class BatchComposerWidget(QWidget):
         scroll.setWidget(inner)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.missing)
         buttons = QHBoxLayout()
         buttons.addWidget(self.reset_button)
         buttons.addWidget(self.save_button)
@@ -198,8 +204,17 @@ class BatchComposerWidget(QWidget):
             return
         with self.memory.quiet():
             self._show_preset(name, preset)
+        self._show_edited(name, bool(self.values()))
         self.setEnabled(True)
         self.update_count()
+
+    @Slot(str, bool)
+    def _show_edited(self, name: str, edited: bool) -> None:
+        """The title says when the preset's values were changed here and not saved."""
+        if name != self._preset_name:
+            return
+        self.title.setText(f"{name} (edited)" if edited else name)
+        self.title.setToolTip(EDITED_TIP if edited else "")
 
     def _preset_of(self, record: PresetRecord) -> Preset:
         """The preset with the choices and ranges of the server's catalogue once known (a
@@ -234,7 +249,8 @@ class BatchComposerWidget(QWidget):
         pictures = frozenset(catalogue.picture_inputs(preset.api_workflow))
         editable = [p for p in preset.parameters if not p.is_seed]
         names = {str(p.ref): p.label for p in preset.parameters}
-        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names)
+        colours = frozenset(str(p.ref) for p in editable if p.colour)
+        self.seeds.set_inputs(preset.seed_inputs, integer_inputs(editable), names, colours)
         self.parameters_box.set_parameters(editable, pictures)
         self.grid.set_parameters(editable, pictures)
         guard_wheel(self)
@@ -386,9 +402,14 @@ class BatchComposerWidget(QWidget):
         the controller drives; worked out at Queue only for a very large batch)."""
         points = self.grid.point_count()
         count = self._preset is not None and self.job_count() > 0 and points <= MAX_POINTS_SAID
-        text = placement_note(self._placement()) if count else ""
-        self.where.setText(text)
-        self.where.setVisible(bool(text))
+        self.where.setText(placement_note(self._placement()) if count else "")
+        self._show_where()
+
+    def _show_where(self) -> None:
+        """The sentence on where the batch can run, unless the top already says it all: the
+        fields' values are its only files while no axis varies one."""
+        said_above = self.missing.isVisibleTo(self) and not self.grid.axes()
+        self.where.setVisible(bool(self.where.text()) and not said_above)
 
     @Slot()
     def check_room(self) -> None:
@@ -416,8 +437,15 @@ class BatchComposerWidget(QWidget):
 
     @Slot()
     def check_models(self) -> None:
-        """Mark the fields whose value a server does not list."""
-        self.parameters_box.mark_unlisted(self._known_catalogues())
+        """Mark the fields whose value a server does not list, and say at the top what each
+        server lacks (asked as the workflow arrives, with each edit and each catalogue)."""
+        known = self._known_catalogues()
+        unlisted = self.parameters_box.mark_unlisted(known)
+        workflow = self._preset.api_workflow if self._preset is not None else {}
+        self.missing.show_missing(
+            unlisted, missing_classes(workflow, known), [address for address, _ in known]
+        )
+        self._show_where()
 
     def _placement(self) -> BatchPlacement | None:
         if self._preset is None:

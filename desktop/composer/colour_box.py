@@ -18,6 +18,21 @@ _HEX = re.compile(r"#?([0-9A-Fa-f]{0,6})")
 _SWATCH_PX = 16
 
 
+def colour_value(text: str) -> int:
+    """``#3399FF`` (the ``#`` optional, digits of either case) as 0x3399FF; 0 for none."""
+    match = _HEX.fullmatch(text.strip())
+    return int(match.group(1), 16) if match and match.group(1) else 0
+
+
+def colour_state(text: str) -> QValidator.State:
+    """Whether ``text`` is a colour as typed so far: six hex digits, fewer, or not one."""
+    match = _HEX.fullmatch(text.strip())
+    if match is None:
+        return QValidator.State.Invalid
+    full = len(match.group(1)) == 6
+    return QValidator.State.Acceptable if full else QValidator.State.Intermediate
+
+
 class ColourBox(QSpinBox):
     """0 to 0xFFFFFF, shown as ``#RRGGBB``; the swatch in the field opens a colour picker."""
 
@@ -37,16 +52,10 @@ class ColourBox(QSpinBox):
         return value_text(value, colour=True)
 
     def valueFromText(self, text: str) -> int:
-        match = _HEX.fullmatch(text.strip())
-        return int(match.group(1), 16) if match and match.group(1) else 0
+        return colour_value(text)
 
     def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
-        match = _HEX.fullmatch(text.strip())
-        if match is None:
-            return QValidator.State.Invalid, text, pos
-        digits = match.group(1)
-        state = QValidator.State.Acceptable if len(digits) == 6 else QValidator.State.Intermediate
-        return state, text, pos
+        return colour_state(text), text, pos
 
     @Slot()
     def pick(self) -> None:

@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
 
-from core.controller.placing_said import host_text
-from core.presets.availability import unlisted_choices
+from core.presets.availability import unlisted_by_server
+from desktop.composer.composer_notice import unlisted_tooltip
 from desktop.composer.parameter_editors import (
     PromptEdit,
     default_tooltip,
+    differs,
     edited_signal,
     editor_value,
     make_editor,
@@ -23,6 +24,7 @@ from desktop.composer.picture_field import PictureField
 if TYPE_CHECKING:
     from core.catalogue import Catalogue
     from core.presets import Parameter
+    from core.presets.availability import Unlisted
 
 _UNLISTED_STYLE = "border: 2px solid #c42b1c; color: #a4262c;"
 
@@ -46,6 +48,7 @@ class ParameterForm(QGroupBox):
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.editors: list[tuple[Parameter, QWidget]] = []
         self.picture_fields: dict[str, PictureField] = {}
+        self._picture_parameters: dict[str, Parameter] = {}
 
     def set_parameters(
         self, parameters: list[Parameter], pictures: frozenset[str] = frozenset()
@@ -56,6 +59,7 @@ class ParameterForm(QGroupBox):
             self._form.removeRow(0)
         self.editors = []
         self.picture_fields = {}
+        self._picture_parameters = {}
         for parameter in parameters:
             if str(parameter.ref) in pictures:
                 self._add_picture_field(parameter)
@@ -81,6 +85,7 @@ class ParameterForm(QGroupBox):
         label.setWordWrap(True)
         self._form.addRow(label, field)
         self.picture_fields[ref] = field
+        self._picture_parameters[ref] = parameter
         field.changed.connect(self.edited)
         field.axis_wanted.connect(self._axis_wanted)
         field.setProperty("ref", ref)
@@ -109,33 +114,63 @@ class ParameterForm(QGroupBox):
         return label.text()
 
     def changed_values(self) -> dict[str, Any]:
-        """The values that differ from the preset's, keyed `NODE_ID.INPUT`."""
+        """The values that differ from the preset's, keyed `NODE_ID.INPUT` (a picture input
+        naming another of the server's files included)."""
         changed = {}
         for parameter, editor in self.editors:
-            value = editor_value(editor, parameter)
-            if value != parameter.value:
-                changed[str(parameter.ref)] = value
+            if differs(editor, parameter):
+                changed[str(parameter.ref)] = editor_value(editor, parameter)
+        for ref, parameter in self._picture_parameters.items():
+            name = self.picture_fields[ref].server_name
+            if name != parameter.value:
+                changed[ref] = name
         return changed
 
-    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> None:
-        """Mark in red each field whose value a server does not list (a model, a LoRA, an
-        image...), with a tooltip naming the servers (the question before queueing is the
-        composer's, from where the whole batch can run)."""
+    def server_values(self) -> dict[str, Any]:
+        """The value of each input that names a file or a choice of the server's: every
+        editor's, and each picture input's while no file of the artist's is chosen (a chosen
+        one is uploaded: no server lacks it)."""
         values = {str(p.ref): editor_value(e, p) for p, e in self.editors}
-        missing: dict[str, list[str]] = {}
-        for address, catalogue in catalogues:
-            for parameter, _value in unlisted_choices(self._parameters(), values, catalogue):
-                missing.setdefault(str(parameter.ref), []).append(address)
+        for ref, field in self.picture_fields.items():
+            if field.path is None:
+                values[ref] = field.server_name
+        return values
+
+    def mark_unlisted(self, catalogues: list[tuple[str, Catalogue]]) -> list[Unlisted]:
+        """Mark in red each field whose value a server does not list (a model, a LoRA, a
+        picture...), its tooltip saying which servers lack it and which have it; returns
+        them (the composer says them at its top, with the servers' files to pick from)."""
+        values = self.server_values()
+        parameters = [
+            *self._parameters(),
+            *(p for ref, p in self._picture_parameters.items() if ref in values),
+        ]
+        unlisted = unlisted_by_server(parameters, values, catalogues)
+        by_ref = {str(u.parameter.ref): u for u in unlisted}
         for parameter, editor in self.editors:
-            servers = missing.get(str(parameter.ref))
-            label = self.label_of(editor)
-            if servers:
-                value, hosts = values[str(parameter.ref)], ", ".join(map(host_text, servers))
-                editor.setToolTip(f"{label}: the server does not have “{value}” ({hosts})")
+            found = by_ref.get(str(parameter.ref))
+            if found is not None:
+                editor.setToolTip(unlisted_tooltip(found))
                 editor.setStyleSheet(_UNLISTED_STYLE)
             elif editor.styleSheet():
                 editor.setStyleSheet("")
                 editor.setToolTip(default_tooltip(parameter))
+        for ref, field in self.picture_fields.items():
+            found = by_ref.get(ref)
+            field.mark_missing(unlisted_tooltip(found) if found is not None else "")
+        return unlisted
+
+    def set_value(self, ref: str, value: Any) -> None:
+        """Put ``value`` in the field of ``NODE_ID.INPUT`` (a file picked from a server's
+        list: a list field gains it when it lacks it)."""
+        field = self.picture_fields.get(ref)
+        if field is not None:
+            field.set_server_name(str(value))
+            return
+        parameter, editor = next((p, e) for p, e in self.editors if str(p.ref) == ref)
+        if isinstance(editor, QComboBox) and editor.findData(value) < 0:
+            editor.addItem(str(value), value)
+        set_editor_value(editor, parameter, value)
 
     def _parameters(self) -> list[Parameter]:
         return [parameter for parameter, _editor in self.editors]
@@ -144,3 +179,7 @@ class ParameterForm(QGroupBox):
         for parameter, editor in self.editors:
             if str(parameter.ref) in values:
                 set_editor_value(editor, parameter, values[str(parameter.ref)])
+        for ref, parameter in self._picture_parameters.items():
+            name = values.get(ref, parameter.value)
+            if isinstance(name, str) and name != self.picture_fields[ref].server_name:
+                self.picture_fields[ref].set_server_name(name)

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
 
 
+EDITED_TIP = (
+    "Values changed here and not saved as the preset: “Save as preset…” keeps them, "
+    "“Reset to preset” goes back"
+)
+
+
 class Composer(Protocol):
     """What the memory reads and sets of the composer: its preset, values and state."""
 
@@ -51,9 +57,12 @@ class ComposerMemory(QObject):
 
     Signals:
         preset_saved(str): "Save as preset…" stored a preset under this name.
+        edited_changed(str, bool): whether a preset has values changed here and not saved
+            (its "edited" mark) may have changed: its name and the mark.
     """
 
     preset_saved = Signal(str)
+    edited_changed = Signal(str, bool)
 
     def __init__(self, composer: Composer, ledger: Ledger, parent: QWidget) -> None:
         super().__init__(parent)
@@ -67,6 +76,7 @@ class ComposerMemory(QObject):
         name = self._composer.preset_name
         if name is not None and not self._restoring:
             save_composer_state(self._ledger, name, self._composer.state())
+            self.edited_changed.emit(name, bool(self._composer.values()))
 
     @contextmanager
     def quiet(self) -> Iterator[None]:
@@ -88,6 +98,7 @@ class ComposerMemory(QObject):
         if name is None:
             return
         forget_composer_state(self._ledger, name)
+        self.edited_changed.emit(name, False)
         self._composer.set_preset(name)
 
     def save_as(self, name: str, *, replace: bool = False) -> str:
@@ -107,6 +118,7 @@ class ComposerMemory(QObject):
         forget_composer_state(self._ledger, name)  # its own values are now the composer's
         if name != current:
             save_composer_state(self._ledger, name, self._composer.state())
+        self.edited_changed.emit(name, False)
         self.preset_saved.emit(name)
         return name
 

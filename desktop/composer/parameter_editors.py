@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt, Slot
 from PySide6.QtGui import QFont, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QLineEdit,
     QPlainTextEdit,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QWidget,
@@ -72,8 +74,13 @@ class PromptEdit(QPlainTextEdit):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # it wraps
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
-        self.textChanged.connect(self.fit)
+        self.textChanged.connect(self._typed)
         self.fit()
+
+    @Slot()
+    def _typed(self) -> None:
+        self.fit()
+        relayout_now(self)  # the fields below move with it as it grows, not an event later
 
     def fit(self) -> None:
         """Height for the lines the text takes at the current width, within the limits.
@@ -92,11 +99,25 @@ class PromptEdit(QPlainTextEdit):
         margins = self.contentsMargins()
         # + 1: QPlainTextEdit scrolls unless a pixel is left below the last line
         chrome = margins.top() + margins.bottom() + 2 * margin + 1
-        self.setFixedHeight(int(lines * self.fontMetrics().lineSpacing() + chrome))
+        height = int(lines * self.fontMetrics().lineSpacing() + chrome)
+        if height != self.minimumHeight() or height != self.maximumHeight():
+            self.setFixedHeight(height)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit()  # the text wraps anew at another width
+
+
+def relayout_now(widget: QWidget) -> None:
+    """Lay out the widget's parents again now, not when the event loop next runs: a box that
+    grew while the artist typed stood over the label below it until then. Each parent, from
+    the nearest, takes the layout request its layout (and a scroll area's filter) acts on."""
+    parent = widget.parentWidget()
+    while parent is not None and parent.isVisible() and not parent.isWindow():
+        QApplication.sendEvent(parent, QEvent(QEvent.Type.LayoutRequest))
+        if isinstance(parent, QScrollArea) and parent.widgetResizable():
+            parent.setWidgetResizable(True)  # fits its contents to their new minimum now
+        parent = parent.parentWidget()
 
 
 def _line_count(text: str, font: QFont, option: QTextOption, width: float) -> int:
@@ -124,6 +145,17 @@ def editor_value(editor: QWidget, parameter: Parameter) -> Any:
     if isinstance(editor, QLineEdit):
         return _typed(editor.text(), parameter.value)
     raise TypeError(f"no value for {type(editor).__name__}")
+
+
+def differs(editor: QWidget, parameter: Parameter) -> bool:
+    """Whether the editor holds another value than the parameter's own: a number box shows
+    the preset's 0.8700000000000001 as 0.870, which is no change of the artist's."""
+    value = editor_value(editor, parameter)
+    own = parameter.value
+    if isinstance(editor, QDoubleSpinBox) and isinstance(own, int | float):
+        shown_step = 0.5 * 10.0 ** -editor.decimals()
+        return abs(float(value) - float(own)) >= shown_step
+    return bool(value != own)
 
 
 def set_editor_value(editor: QWidget, parameter: Parameter, value: Any) -> None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 THUMB = 48
+_MISSING_STYLE = "color: #a4262c; font-weight: bold;"
 PICTURE_FILTER = "Pictures (*.png *.jpg *.jpeg *.webp *.bmp *.gif *.tif *.tiff);;All files (*)"
 
 
@@ -53,6 +54,7 @@ class PictureField(QWidget):
         self._server_name = server_name
         self.path: Path | None = None
         self._varied = ""
+        self._missing = ""
         self.setAcceptDrops(True)
         self.thumb = QLabel(self)
         self.thumb.setFixedSize(THUMB, THUMB)
@@ -72,6 +74,22 @@ class PictureField(QWidget):
         row.addWidget(self.thumb)
         row.addWidget(self.name, 1)
         row.addWidget(self.choose)
+        self._show()
+
+    @property
+    def server_name(self) -> str:
+        """The file on the server the input names while no file of the artist's is chosen."""
+        return self._server_name
+
+    def set_server_name(self, name: str) -> None:
+        """Name another file of the server's (one picked from its list)."""
+        self._server_name = name
+        self._show()
+        self.changed.emit()
+
+    def mark_missing(self, why: str) -> None:
+        """Mark the server's file as missing (``why``: the tooltip saying so), or unmark ("")."""
+        self._missing = why
         self._show()
 
     def set_varied(self, caption: str) -> None:
@@ -94,11 +112,14 @@ class PictureField(QWidget):
             self.thumb.setText("axis")
             self.name.setText(f"one per job, from the axis {self._varied}")
             return
+        self.name.setStyleSheet(_MISSING_STYLE if self._missing and self.path is None else "")
         if self.path is None:
             self.thumb.setPixmap(QPixmap())
             self.thumb.setText("drop")
             self.name.setText(f"{self._server_name} (on the server)")
-            self.name.setToolTip("The workflow's own picture, a file in the server's input folder")
+            self.name.setToolTip(
+                self._missing or "The workflow's own picture, a file in the server's input folder"
+            )
             return
         pixmap = thumbnail(self.path)
         if pixmap.isNull():

@@ -12,6 +12,10 @@ if TYPE_CHECKING:
     from desktop.composer.batch_composer import BatchComposerWidget
 
 
+# The seed choices of one job that keeps the workflow's values (nothing varied, count 1).
+ONE_JOB: dict[str, Any] = {"count": 1, "varied": []}
+
+
 class RecallChoice(Enum):
     """What the artist chose for a picture whose workflow is a stored preset's."""
 
@@ -40,17 +44,19 @@ def ask_recall_choice(parent: QWidget, recall: Recall, file_name: str) -> Recall
 def apply_recalled(composer: BatchComposerWidget, name: str, state: dict[str, Any]) -> None:
     """Compose for preset `name` with a recalled state (`Recall.composer_state`, or seeds only).
 
-    The seed choices stay as they are when the state has none (a workflow without seed inputs);
-    what is applied is kept as the preset's composer state at once.
+    A whole recall without seeds (a workflow without seed inputs) is one job: no input is
+    varied, so the count kept from before ("Count 40") cannot make 40 copies of one picture;
+    its seed alone without seeds leaves the seed choices as they are. What is applied is kept
+    as the preset's composer state at once.
     """
     if composer.preset_name != name:
         composer.set_preset(name)
     if composer.preset_name != name:
         return  # the preset could not be loaded: the composer says why
-    seeds = state.get("seeds") or composer.seeds.state()
+    seeds = state.get("seeds")
     if "values" in state:
-        composer.restore({**state, "seeds": seeds})
-    else:
+        composer.restore({**state, "seeds": seeds or ONE_JOB})
+    elif seeds:
         composer.seeds.restore(seeds)
     composer.update_count()
     composer.memory.edited()  # kept as the preset's composer state

@@ -19,11 +19,15 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import SeedMode, SeedPlan
+from core.batch.varied import value_text
 from core.presets import SeedInput
+from desktop.composer.colour_box import colour_state, colour_value
 from desktop.composer.parameter_editors import INT_LIMIT, narrow
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from PySide6.QtGui import QValidator
 
     from core.presets import Parameter
 
@@ -52,6 +56,7 @@ class SeedPlanEditor(QGroupBox):
         self.mode = QComboBox(self)
         for mode, label in MODES:
             self.mode.addItem(label, mode.value)
+        self._colours: frozenset[str] = frozenset()
         self.count = _spin(self, 1, 100_000, DEFAULTS["count"], "Number of seeds")
         self.start = _spin(self, 0, INT_LIMIT, DEFAULTS["start"], "First seed")
         self.step = _spin(self, 1, INT_LIMIT, DEFAULTS["step"], "Seed step")
@@ -99,11 +104,14 @@ class SeedPlanEditor(QGroupBox):
         inputs: tuple[SeedInput, ...],
         candidates: tuple[SeedInput, ...] = (),
         names: Mapping[str, str] | None = None,
+        colours: frozenset[str] = frozenset(),
     ) -> None:
         """The preset's seed inputs; without any, `candidates` (its integer inputs) are offered
         for the artist to vary one of. Each is shown by its name in `names` (by `NODE_ID.INPUT`,
-        ``core.presets.input_names``), its id in its tooltip."""
+        ``core.presets.input_names``), its id in its tooltip; the start, step and list of one of
+        ``colours`` (an integer ComfyUI shows as a colour) read ``#RRGGBB``."""
         names = names or {}
+        self._colours = colours
         self._candidates = () if inputs else candidates
         self.chosen.blockSignals(True)
         self.chosen.clear()
@@ -196,7 +204,16 @@ class SeedPlanEditor(QGroupBox):
         )
 
     def explicit_values(self) -> tuple[int, ...]:
+        if self._varies_colour():
+            return tuple(
+                colour_value(v) for v in re.findall(r"#?[0-9A-Fa-f]{6}", self.values.text())
+            )
         return tuple(int(v) for v in re.findall(r"-?\d+", self.values.text()))
+
+    def _varies_colour(self) -> bool:
+        """The input varied is a colour (one varied of a preset without seed inputs)."""
+        refs = self.varied_refs()
+        return bool(refs) and all(ref in self._colours for ref in refs)
 
     def job_count(self) -> int:
         mode = self.current_mode()
@@ -213,6 +230,10 @@ class SeedPlanEditor(QGroupBox):
         self.per_input.setVisible(len(varied) > 1)
         for widget in (self.mode, self.count, self.start, self.step, self.values):
             widget.setEnabled(bool(varied))
+        colour = self._varies_colour()
+        for box in (self.start, self.step):
+            box.show_colour(colour)
+        self.values.setPlaceholderText("e.g. #FF0000, #3399FF" if colour else "e.g. 1, 7, 42")
         self._mode_changed()
 
     @Slot()
@@ -238,8 +259,33 @@ def integer_inputs(parameters: Iterable[Parameter]) -> tuple[SeedInput, ...]:
     )
 
 
-def _spin(parent: Any, low: int, high: int, value: int, name: str) -> QSpinBox:
-    box = QSpinBox(parent)
+class NumberBox(QSpinBox):
+    """A whole number, shown as ``#RRGGBB`` while the input it goes to is a colour (3381759
+    reads #3399FF, as the colour's own field shows it)."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._colour = False
+
+    def show_colour(self, colour: bool) -> None:
+        if colour != self._colour:
+            self._colour = colour
+            self.lineEdit().setText(self.textFromValue(self.value()))
+
+    def textFromValue(self, value: int) -> str:
+        return value_text(value, colour=True) if self._colour else super().textFromValue(value)
+
+    def valueFromText(self, text: str) -> int:
+        return colour_value(text) if self._colour else super().valueFromText(text)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        if self._colour:
+            return colour_state(text), text, pos
+        return super().validate(text, pos)
+
+
+def _spin(parent: Any, low: int, high: int, value: int, name: str) -> NumberBox:
+    box = NumberBox(parent)
     box.setRange(low, high)
     box.setValue(value)
     box.setAccessibleName(name)

@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
 from core.batch.queueing import stored_preset
 from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
+from core.presets.composer_state import has_unsaved_values
 from core.presets.storing import duplicate_preset, remove_preset, rename_preset
 from desktop.common.questions import confirm
+from desktop.composer.composer_memory import EDITED_TIP
 from desktop.composer.recall import RecallChoice, ask_recall_choice
 from desktop.presets.preset_files import AddResult, add_preset_files
 
@@ -48,12 +50,17 @@ _UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX: no maximum
 
 
 class PresetListModel(QAbstractListModel):
-    """The names of the ledger's presets, sorted whatever their case."""
+    """The names of the ledger's presets, sorted whatever their case; one whose values were
+    changed in the composer and not saved reads "name (edited)"."""
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
         super().__init__(parent)
         self._ledger = ledger
         self._names: list[str] = ledger.presets.names()
+        self._edited = self._read_edited()
+
+    def _read_edited(self) -> set[str]:
+        return {name for name in self._names if has_unsaved_values(self._ledger, name)}
 
     def reload(self) -> bool:
         """Read the names again; returns whether they changed (e.g. the CLI added a preset)."""
@@ -62,8 +69,22 @@ class PresetListModel(QAbstractListModel):
             return False
         self.beginResetModel()
         self._names = names
+        self._edited = self._read_edited()
         self.endResetModel()
         return True
+
+    @Slot(str, bool)
+    def set_edited(self, name: str, edited: bool) -> None:
+        """Mark or unmark preset ``name`` as edited (changed in the composer, not saved)."""
+        if (name in self._edited) == edited:
+            return
+        if edited:
+            self._edited.add(name)
+        else:
+            self._edited.discard(name)
+        row = self.row_of(name)
+        if row >= 0:
+            self.dataChanged.emit(self.index(row), self.index(row))
 
     def row_of(self, name: str) -> int:
         return self._names.index(name) if name in self._names else -1
@@ -74,8 +95,14 @@ class PresetListModel(QAbstractListModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._names):
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, NAME_ROLE):
-            return self._names[index.row()]
+        name = self._names[index.row()]
+        if role == NAME_ROLE:
+            return name
+        edited = name in self._edited
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return f"{name} (edited)" if edited else name
+        if role == Qt.ItemDataRole.ToolTipRole and edited:
+            return EDITED_TIP
         return None
 
 

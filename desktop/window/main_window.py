@@ -242,6 +242,7 @@ class MainWindow(QMainWindow):
         self.sheet.pictures_changed.connect(self.on_pictures_changed)
         self.table.activated.connect(self.on_job_activated)
         self.presets.values_recalled.connect(partial(apply_recalled, self.composer))
+        self.composer.memory.edited_changed.connect(self.presets.model.set_edited)
         self._batches_timer = QTimer(self)
         self._batches_timer.setSingleShot(True)
         self._batches_timer.setInterval(300)

@@ -97,3 +97,25 @@ def test_a_picture_goes_to_an_input_that_takes_an_upload_only() -> None:
         compose(preset, BatchSpec(keep, overrides={"3.filename_prefix": refs[0].to_param()}))
     with pytest.raises(CompositionError, match=r"node 2, input 'strength' does not take a picture"):
         compose(preset, BatchSpec(keep, overrides={"2.strength": refs[1].to_param()}))
+
+
+def test_a_picture_input_takes_a_file_name_the_bundled_list_lacks() -> None:
+    """LoadImage's list is the input folder of the server it was read from (the bundled
+    catalogue's: the recording machine's, example.png alone): another server's file, picked
+    from that server's own list, is composed, and left to that server to check; any other
+    list still bounds its input."""
+    from core.presets import preset_from_api
+
+    preset = preset_from_api(PICTURE_API, Path("img2img.json"))
+    keep = SeedPlan(SeedMode.keep)
+    jobs = compose(preset, BatchSpec(keep, overrides={"1.image": "cat.png"}))
+    assert jobs[0].params["1.image"] == "cat.png"
+    with pytest.raises(CompositionError, match=r"'nope' is not one of the allowed choices"):
+        compose(preset_from_api(PICTURE_API | SAMPLER, Path("s.json")), sampler("nope"))
+
+
+SAMPLER = {"4": {"class_type": "KSamplerSelect", "inputs": {"sampler_name": "euler"}}}
+
+
+def sampler(name: str) -> BatchSpec:
+    return BatchSpec(SeedPlan(SeedMode.keep), overrides={"4.sampler_name": name})

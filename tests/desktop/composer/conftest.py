@@ -11,6 +11,8 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
+from core.ledger import PresetContent
+from core.presets import workflow_hash
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
 
@@ -21,6 +23,24 @@ def composer(qtbot, ledger, controller, preset_name):
     qtbot.addWidget(composer)
     composer.set_preset(preset_name)
     return composer
+
+
+# A workflow without a seed input: a plain picture of one colour (EmptyImage's ``color``, an
+# integer ComfyUI shows as a colour), saved.
+SEEDLESS = {
+    "1": {
+        "class_type": "EmptyImage",
+        "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 0x3399FF},
+    },
+    "2": {"class_type": "SaveImage", "inputs": {"images": ["1", 0], "filename_prefix": "plain"}},
+}
+
+
+@pytest.fixture
+def plain_name(ledger) -> str:
+    """The stored preset "plain" of ``SEEDLESS``."""
+    ledger.presets.add("plain", PresetContent(workflow_hash(SEEDLESS), SEEDLESS))
+    return "plain"
 
 
 IMG2IMG = Path(__file__).parents[2] / "data" / "golden-pairs" / "img2img_img2img_workflow.json"

@@ -10,8 +10,11 @@ from core.inputs.picture_ref import PictureRef
 from core.job_state import JobState
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.presets.preset_files import add_preset_file
+from tests.core.controller.model_servers import model_servers
 from tests.desktop.composer.conftest import drop_on, make_pictures
 from tests.desktop.conftest import GRADIENT
+
+__all__ = ["model_servers"]
 
 
 def editor_for(composer, ref):
@@ -139,3 +142,32 @@ def test_a_file_refused_names_itself_and_nothing_is_queued(img2img, controller, 
     assert [call for call, _args in controller.calls if call == "queue_batch"] == []
     assert img2img.error_line.isVisible()
     assert "render3.png" in img2img.error_line.text()
+
+
+def test_a_preset_switch_composes_with_the_new_presets_fields(
+    composer, ledger, model_servers, plain_name
+) -> None:
+    """Switching from a preset whose fields were changed and varied to one with other nodes:
+    the count, the Queue button and the jobs are the new preset's own, never the old fields'
+    (the monkey's find: a count asked while the fields were rebuilt composed the new
+    workflow with the old fields, "node 4 is not in the workflow")."""
+    model_servers.store_offers(ledger)  # what each server has is weighed with every count
+    old = composer.preset_name
+    editor_for(composer, "4.ckpt_name").setText("sd_xl_base_1.0.safetensors")
+    editor_for(composer, "5.width").setValue(640)
+    composer.grid.setChecked(True)
+    composer.grid.rows[0].choose("5.height")
+    composer.grid.rows[0].line.setText("512, 768")
+    composer.seeds.count.setValue(3)
+    assert composer.queue_button.text() == "Queue 6 jobs"
+    composer.set_preset("plain")
+    assert composer.error_line.isHidden(), composer.error_line.text()
+    assert composer.queue_button.text() == "Queue 1 job"
+    assert composer.spec().overrides == {}
+    assert composer.grid.axes() == ()
+    composer.queue_button.click()
+    (job,) = ledger.jobs()
+    assert ledger.batch(job.batch).preset == "plain"
+    assert set(job.params) <= {"1.width", "1.height", "1.batch_size", "1.color"}
+    composer.set_preset(old)
+    assert composer.queue_button.text() == "Queue 6 jobs", "the old preset's own choices back"

@@ -70,3 +70,30 @@ def test_an_sdxl_base_and_refiner_reads_as_one_name_per_input(
     varies = {check.text(): check for check in composer.seeds.inputs_box.findChildren(QCheckBox)}
     assert BASE_SEED in varies, list(varies)
     assert varies[BASE_SEED].toolTip().startswith("10.noise_seed"), "the id, as the CLI takes it"
+
+
+def test_a_growing_prompt_never_overlaps_the_next_label(qtbot, ledger, controller, preset_name):
+    """Typing line after line into a prompt: the fields below move down with it at once (the
+    box grew before the form was laid out again, over the next label, until the event loop
+    caught up)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    composer = shown_composer(qtbot, ledger, controller, preset_name)
+    form = composer.parameters_box
+    prompt, below = form.editor("6.text"), form.editor("7.text")
+    label = next(w for w in form.findChildren(QLabel) if w.buddy() is below)
+
+    def gap() -> int:
+        top = label.mapTo(form, QPoint(0, 0)).y()
+        return top - prompt.mapTo(form, QPoint(0, prompt.height())).y()
+
+    prompt.setFocus()
+    qtbot.keyClicks(prompt, "a fox, ")
+    qtbot.waitUntil(lambda: gap() >= 0)  # the first layouts, at the pane's width
+    for line in range(14):
+        qtbot.keyClicks(prompt, f"line {line}")
+        qtbot.keyClick(prompt, Qt.Key.Key_Return)
+        QApplication.processEvents()
+        assert gap() >= 0, f"line {line}: the prompt runs {-gap()} px over the label below"
+    assert prompt.height() > 10 * prompt.fontMetrics().lineSpacing(), "it grew"

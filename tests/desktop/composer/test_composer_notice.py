@@ -136,3 +136,30 @@ def finish_one(ledger, preset_name, seconds: float) -> None:
     ledger.observe_queued("p-done", 1)
     ledger.observe_running("p-done")
     assert succeed(ledger, "p-done", [], "", (1000.0, 1000.0 + seconds))
+
+
+def test_what_the_servers_lack_is_said_per_server() -> None:
+    from core.presets import InputRef, Parameter
+    from core.presets.availability import ChoiceKind, Unlisted
+    from desktop.composer.composer_notice import missing_notice, unlisted_tooltip
+
+    ckpt = Parameter(
+        InputRef("4", "ckpt_name"), "Load Checkpoint", "CheckpointLoaderSimple", "COMBO", "x"
+    )
+    image = Parameter(InputRef("10", "image"), "Load Image", "LoadImage", "COMBO", "fox.png")
+    a, b, c = "http://gpu-a:8188", "http://gpu-b:8188", "http://gpu-c:8188"
+    model = Unlisted(ckpt, "sdxl.safetensors", ChoiceKind.model, (a,), (b, c))
+    fox = Unlisted(image, "fox.png", ChoiceKind.picture, (a, b))
+    assert missing_notice([model, fox], {b: ["UltimateSDUpscale"]}, [a, b, c]) == (
+        "On gpu-a:8188: model “sdxl.safetensors” (Load Checkpoint · ckpt_name) is missing "
+        "(gpu-b:8188 and gpu-c:8188 have it); picture “fox.png” (Load Image · image) is "
+        "missing.\n"
+        "On gpu-b:8188: node “UltimateSDUpscale” is missing; picture “fox.png” (Load Image · "
+        "image) is missing.\n"
+        "gpu-c:8188 has everything."
+    )
+    assert missing_notice([], {}, [a, b]) == ""
+    assert unlisted_tooltip(model) == (
+        "Load Checkpoint · ckpt_name: gpu-a:8188 does not have “sdxl.safetensors”; gpu-b:8188 "
+        "and gpu-c:8188 have it. Choose another at the top of the composer."
+    )

@@ -62,3 +62,17 @@ LONG_PROMPT = (
     "of a modern kitchen beside a plate of vegetables and mushrooms and a wine glasse that "
     "contains a planet earth with a plate with a half eaten apple pie on it"
 )
+
+
+def test_a_float_shown_rounded_is_no_change(qtbot) -> None:
+    """0.8700000000000001 (as a workflow stores it) shows as 0.870: not a value the artist
+    changed, so the job keeps the workflow's own and the preset is not marked edited."""
+    from core.presets import InputRef, Parameter
+    from desktop.composer.parameter_editors import differs, make_editor
+
+    parameter = Parameter(InputRef("3", "denoise"), "KSampler", "KSampler", "FLOAT", 0.87 + 1e-16)
+    editor = make_editor(parameter)
+    qtbot.addWidget(editor)
+    assert not differs(editor, parameter)
+    editor.setValue(0.86)
+    assert differs(editor, parameter)

@@ -154,3 +154,19 @@ def test_cancelling_the_question_changes_nothing(
     window.dropEvent(StubDropEvent([picture_of(ledger, job_ids[0], tmp_path)]))
     assert ledger.presets.names() == [preset_name]
     assert window.composer.state() == before
+
+
+def test_a_seedless_job_recalled_is_one_job_not_the_last_count(window, ledger, plain_name):
+    """A workflow without a seed input whose composer varied an integer input 40 times: its job
+    recalled is that one picture again ("Queue 1 job"), not 40 jobs of the count kept."""
+    window.presets.model.reload()
+    window.presets.select("plain")
+    composer = window.composer
+    composer.seeds.chosen.setCurrentIndex(composer.seeds.chosen.findData("1.width"))
+    composer.seeds.count.setValue(40)
+    assert composer.queue_button.text() == "Queue 40 jobs"
+    spec = BatchSpec(seeds=SeedPlan(mode=SeedMode.keep, count=1))
+    (job_id,) = queue_batch(ledger, "plain", spec)[1]
+    window.presets.recall_job(job_id)
+    assert composer.queue_button.text() == "Queue 1 job"
+    assert composed_hashes(window, ledger, "plain") == [sent_workflow_hash(ledger, job_id)]

@@ -56,3 +56,29 @@ def test_the_previous_presets_seed_checkboxes_go_at_once(composer) -> None:
     seeds.set_inputs(inputs)  # no event loop runs in between
     boxes = seeds.inputs_box.findChildren(QCheckBox)
     assert [box for box in boxes if not box.isHidden()] == [check for _s, check in seeds._checks]
+
+
+def test_a_colour_varied_reads_as_hex_in_start_step_and_list(qtbot, ledger, controller, plain_name):
+    """A preset without seed input varying its colour (EmptyImage's ``color``): Start, Step and
+    the list read and take ``#RRGGBB``, as the colour's own field does, never 3381759."""
+    composer = BatchComposerWidget(ledger, controller)
+    qtbot.addWidget(composer)
+    composer.set_preset(plain_name)
+    seeds = composer.seeds
+    seeds.chosen.setCurrentIndex(seeds.chosen.findData("1.color"))
+    seeds.start.setValue(0x3399FF)
+    assert seeds.start.text() == "#3399FF"
+    assert seeds.step.text() == "#000001"
+    seeds.start.lineEdit().setText("#ff0000")
+    seeds.start.interpretText()
+    assert seeds.start.value() == 0xFF0000
+    seeds.mode.setCurrentIndex(seeds.mode.findData("explicit"))
+    seeds.values.setText("#3399FF, #000000 #FFFFFF")
+    assert seeds.plan().values == (0x3399FF, 0, 0xFFFFFF)
+    assert composer.queue_button.text() == "Queue 3 jobs"
+    seeds.mode.setCurrentIndex(seeds.mode.findData("sequence"))
+    seeds.chosen.setCurrentIndex(seeds.chosen.findData("1.width"))
+    assert seeds.start.text() == str(0xFF0000), "a width is a number again"
+    axis = composer.grid.rows[0]
+    axis.choose("1.color")
+    assert "#3399FF" in axis.line.placeholderText()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from core.ledger import PresetContent
 from core.presets.composer_state import load_composer_state, save_composer_state
@@ -191,3 +192,42 @@ def test_the_context_menu_offers_the_three_actions(panel, ledger, preset_name) -
     assert [action.text() for action in actions] == ["&Rename…", "&Duplicate", "Re&move…"]
     actions[1].trigger()
     assert f"{preset_name} copy" in ledger.presets.names()
+
+
+def test_a_preset_changed_in_the_composer_is_marked_edited_until_saved_or_reset(
+    qtbot, window, ledger, controller, preset_name, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+    from tests.desktop.helpers import answer_question
+
+    def shown() -> tuple[str, str]:
+        row = window.presets.model.index(window.presets.model.row_of(preset_name))
+        return row.data(), window.composer.title.text()
+
+    window.presets.follow_ledger()
+    window.presets.select(preset_name)
+    composer = window.composer
+    steps = composer.parameters_box.editor("3.steps")
+    own = steps.value()
+    composer.seeds.count.setValue(7)
+    assert shown() == (preset_name, preset_name), "seeds are not the preset's values"
+    steps.setValue(own + 5)
+    edited = f"{preset_name} (edited)"
+    assert shown() == (edited, edited)
+    assert "Save as preset" in window.presets.model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    steps.setValue(own)
+    assert shown() == (preset_name, preset_name), "back to its own value: nothing to save"
+    steps.setValue(own + 5)
+    again = MainWindow(ledger, controller)  # a restart: the mark is read from the ledger
+    qtbot.addWidget(again)
+    assert again.presets.model.index(0).data() == edited
+    composer.reset_button.click()
+    assert shown() == (preset_name, preset_name)
+    composer.parameters_box.editor("3.steps").setValue(own + 5)
+    assert shown() == (edited, edited)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (preset_name, True))
+    answer_question(QMessageBox.StandardButton.Yes, [])
+    composer.save_button.click()
+    assert ledger.presets.get(preset_name).api_workflow["3"]["inputs"]["steps"] == own + 5
+    assert shown() == (preset_name, preset_name), "saved: its own values now"
