@@ -1,12 +1,14 @@
 """How a contact sheet cell is painted: the picture (or what became of the job), its label
-under it, a progress bar while it runs, a star or reject badge."""
+under it (on two lines when one is too narrow, a random 64-bit seed whole), a progress bar
+while it runs, a star or reject badge, and a ring round the current cell while the sheet has
+the keyboard focus."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from core.ledger.marks import Mark
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 
 PICTURE = 132  # the picture's square, in logical pixels
 PAD = 6
+LABEL_LINES = 2  # a label longer than the cell is wide wraps onto a second line
+LABEL_SCALES = (1.0, 0.9, 0.8)  # then a smaller font, so that a long seed shows whole
+FOCUS_COLOUR = "#1c1c1c"  # the focus ring: dark and dashed, unlike the selection's frame
 _INK = {
     "muted": "#495057",
     "active": "#7a5a00",
@@ -41,8 +46,44 @@ _BADGE = {Mark.star: ("★", "#f0ad00"), Mark.reject: ("✕", "#a4262c")}
 
 
 def cell_size(font_height: int) -> QSize:
-    """A cell: the picture's square and one line of label under it."""
-    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + font_height + 4)
+    """A cell: the picture's square and two lines of label under it."""
+    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + label_height(font_height))
+
+
+def label_height(font_height: int) -> int:
+    return LABEL_LINES * font_height + 4
+
+
+def label_lines(text: str, font: QFont, width: int) -> tuple[QFont, list[str]]:
+    """How a label is written in ``width`` pixels: the font (the cell's, or a little smaller)
+    and its lines, at most `LABEL_LINES`, broken between words. Only when the smallest font
+    cannot hold it is the last line elided, in its middle (the tooltip and the accessible
+    name have it whole)."""
+    for scale in LABEL_SCALES:
+        sized = QFont(font)
+        if scale != 1.0:
+            sized.setPointSizeF(font.pointSizeF() * scale)
+        metrics = QFontMetrics(sized)
+        lines = _wrapped(text, metrics, width)
+        wide = any(metrics.horizontalAdvance(line) > width for line in lines)
+        if len(lines) <= LABEL_LINES and not wide:
+            return sized, lines
+    kept = lines[: LABEL_LINES - 1]
+    rest = " ".join(lines[LABEL_LINES - 1 :])
+    return sized, [*kept, metrics.elidedText(rest, Qt.TextElideMode.ElideMiddle, width)]
+
+
+def _wrapped(text: str, metrics: QFontMetrics, width: int) -> list[str]:
+    """The text broken between words into lines no wider than ``width`` (a word wider than
+    that alone on its line)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and metrics.horizontalAdvance(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return lines
 
 
 class SheetCellDelegate(QStyledItemDelegate):
@@ -52,6 +93,12 @@ class SheetCellDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, _index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         return cell_size(option.fontMetrics.height())
+
+    def label_of(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> tuple[QFont, list[str]]:
+        """The label's font and lines as this cell (``option.rect``) is painted with them."""
+        return label_lines(index.data() or "", option.font, option.rect.width() - 4)
 
     def paint(
         self,
@@ -73,7 +120,7 @@ class SheetCellDelegate(QStyledItemDelegate):
                 rect.adjusted(1, 1, -1, -1),
                 option.palette.color(QPalette.ColorRole.Highlight).lighter(170),
             )
-        line = option.fontMetrics.height() + 4  # the picture as large as the cell allows
+        line = label_height(option.fontMetrics.height())  # the picture as large as it can be
         side = max(1, min(rect.width() - 2 * PAD, rect.height() - 2 * PAD - line))
         square = QRect(rect.left() + (rect.width() - side) // 2, rect.top() + PAD, side, side)
         picture: QPixmap | None = index.data(PICTURE_ROLE)
@@ -95,18 +142,32 @@ class SheetCellDelegate(QStyledItemDelegate):
             rect.width() - 4,
             rect.bottom() - square.bottom() - 3,
         )
-        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-        elided = option.fontMetrics.elidedText(
-            index.data() or "", Qt.TextElideMode.ElideRight, label.width()
-        )
-        painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, elided)
+        _draw_label(painter, option, label, *self.label_of(option, index))
+        painter.setOpacity(1.0)
+        painter.setBrush(Qt.BrushStyle.NoBrush)  # the badge's brush would fill the cell
         if selected:
-            pen = QPen(option.palette.color(QPalette.ColorRole.Highlight), 3)
-            painter.setPen(pen)
-            painter.setOpacity(1.0)
-            painter.setBrush(Qt.BrushStyle.NoBrush)  # the badge's brush would fill the cell
+            painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), 3))
             painter.drawRect(rect.adjusted(2, 2, -2, -2))
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            _draw_focus(painter, rect)
         painter.restore()
+
+
+def _draw_label(
+    painter: QPainter, option: QStyleOptionViewItem, area: QRect, font: QFont, lines: list[str]
+) -> None:
+    painter.setFont(font)
+    painter.setPen(option.palette.color(QPalette.ColorRole.Text))
+    flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+    painter.drawText(area, int(flags), "\n".join(lines))
+    painter.setFont(option.font)
+
+
+def _draw_focus(painter: QPainter, rect: QRect) -> None:
+    """The keyboard's place: a dark dashed ring inside the cell, beside the selection's frame."""
+    pen = QPen(QColor(FOCUS_COLOUR), 2, Qt.PenStyle.DashLine)
+    painter.setPen(pen)
+    painter.drawRect(rect.adjusted(5, 5, -5, -5))
 
 
 def _draw_picture(painter: QPainter, square: QRect, picture: QPixmap) -> None:

@@ -17,15 +17,17 @@ def stored(ledger: Ledger) -> str:
 
 
 def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: Ledger) -> None:
+    """Seed order is the order of the seeds as given (here a list; random ones as drawn), the
+    order the jobs are sent in: not the seeds' numbers sorted."""
     spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
     batch, ids = queue_batch(ledger, stored(ledger), spec)
     ledger.marks.set([ids[1]], Mark.star)
     view = read_batch(ledger, batch.id)
-    assert view.order == [ids[1], ids[2], ids[0]]
+    assert view.order == ids
     assert [view.labels[job] for job in view.order] == [
+        "seed 30",
         "seed 10",
         "seed 20",
-        "seed 30",
     ]
     assert view.marks == {ids[1]: Mark.star}
     assert (view.grid, view.pictures, view.errors) == (None, {}, {})
