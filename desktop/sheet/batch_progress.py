@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from core.ledger import JobRecord
 
 FAILED_COLOUR = "#c9302c"  # the sheet's failed cells' red, a little brighter for a thin bar
-CANCELLED_COLOUR = "#adb5bd"
+CANCELLED_COLOUR = "#868e96"  # the sheet's cancelled cells' ink
+TROUGH_COLOUR = "#dee2e6"  # the part not ended yet: seen on the window's grey
 
 
 class CountsBar(QWidget):
@@ -72,7 +73,7 @@ class CountsBar(QWidget):
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         rect = self.rect()
-        painter.fillRect(rect, self.palette().color(QPalette.ColorRole.Mid).lighter(130))
+        painter.fillRect(rect, QColor(TROUGH_COLOUR))
         x = rect.left()
         for width, colour in self.parts():
             painter.fillRect(QRect(x, rect.top(), width, rect.height()), colour)

@@ -394,7 +394,7 @@ class ContactSheetWidget(QWidget):
         self.refresh_estimate()
 
     def _size_cells(self) -> None:
-        size = cell_size(self.fontMetrics().height())
+        size = cell_size(self.fontMetrics().height(), self.model.label_lines())
         self.list_view.setGridSize(size + QSize(2 * _SPACING, 2 * _SPACING))
         view = self.grid_view
         rows = view.verticalHeader()

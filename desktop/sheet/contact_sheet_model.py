@@ -52,6 +52,8 @@ PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 3  # 0..1 while running, -1.0 running
 MARK_ROLE = Qt.ItemDataRole.UserRole + 4  # Mark or None
 SHOWN_ROLE = Qt.ItemDataRole.UserRole + 5  # False: the mark filter leaves it out (grid only)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 6  # the first picture's path, or None
+LABEL_LINES_ROLE = Qt.ItemDataRole.UserRole + 7  # lines a label has: a list's 2, a grid's 1
+LIST_LABEL_LINES = 2  # a long label (a random 64-bit seed) on two lines, not cut
 
 log = logging.getLogger(__name__)
 PIXMAP_CACHE_KB = 96 * 1024  # a screenful of thumbnails many times over
@@ -362,6 +364,11 @@ class ContactSheetModel(QAbstractTableModel):
         smaller" copy when it has one."""
         return self._view.counted()
 
+    def label_lines(self) -> int:
+        """The lines a cell's label has: a list's two, a grid's one (its edges say the values;
+        a cell says little more)."""
+        return LIST_LABEL_LINES if self._view.grid is None else 1
+
     def mark_of(self, job_id: str) -> Mark | None:
         return self._view.marks.get(job_id)
 
@@ -438,6 +445,8 @@ class ContactSheetModel(QAbstractTableModel):
             return self._filter.admits(self._view.marks.get(job_id))
         if role == PATH_ROLE:
             return self._view.pictures.get(job_id)
+        if role == LABEL_LINES_ROLE:
+            return self.label_lines()
         if role == Qt.ItemDataRole.ToolTipRole:
             text, _kind = self._status(job)
             parts = (self._view.labels.get(job_id, ""), text or job.state.value, self._why(job))

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from core.ledger.marks import Mark
 from desktop.sheet.contact_sheet_model import (
+    LABEL_LINES_ROLE,
+    LIST_LABEL_LINES,
     MARK_ROLE,
     PICTURE_ROLE,
     PROGRESS_ROLE,
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 
 PICTURE = 132  # the picture's square, in logical pixels
 PAD = 6
-LABEL_LINES = 2  # a label longer than the cell is wide wraps onto a second line
 LABEL_SCALES = (1.0, 0.9, 0.8)  # then a smaller font, so that a long seed shows whole
 FOCUS_COLOUR = "#1c1c1c"  # the focus ring: dark and dashed, unlike the selection's frame
 _INK = {
@@ -45,18 +46,21 @@ _PLACE = {
 _BADGE = {Mark.star: ("★", "#f0ad00"), Mark.reject: ("✕", "#a4262c")}
 
 
-def cell_size(font_height: int) -> QSize:
-    """A cell: the picture's square and two lines of label under it."""
-    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + label_height(font_height))
+def cell_size(font_height: int, lines: int = LIST_LABEL_LINES) -> QSize:
+    """A cell: the picture's square and ``lines`` of label under it (a grid's one: its edges
+    say the values)."""
+    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + label_height(font_height, lines))
 
 
-def label_height(font_height: int) -> int:
-    return LABEL_LINES * font_height + 4
+def label_height(font_height: int, lines: int = LIST_LABEL_LINES) -> int:
+    return lines * font_height + 4
 
 
-def label_lines(text: str, font: QFont, width: int) -> tuple[QFont, list[str]]:
+def label_lines(
+    text: str, font: QFont, width: int, room: int = LIST_LABEL_LINES
+) -> tuple[QFont, list[str]]:
     """How a label is written in ``width`` pixels: the font (the cell's, or a little smaller)
-    and its lines, at most `LABEL_LINES`, broken between words. Only when the smallest font
+    and its lines, at most ``room``, broken between words. Only when the smallest font
     cannot hold it is the last line elided, in its middle (the tooltip and the accessible
     name have it whole)."""
     for scale in LABEL_SCALES:
@@ -66,10 +70,10 @@ def label_lines(text: str, font: QFont, width: int) -> tuple[QFont, list[str]]:
         metrics = QFontMetrics(sized)
         lines = _wrapped(text, metrics, width)
         wide = any(metrics.horizontalAdvance(line) > width for line in lines)
-        if len(lines) <= LABEL_LINES and not wide:
+        if len(lines) <= room and not wide:
             return sized, lines
-    kept = lines[: LABEL_LINES - 1]
-    rest = " ".join(lines[LABEL_LINES - 1 :])
+    kept = lines[: room - 1]
+    rest = " ".join(lines[room - 1 :])
     return sized, [*kept, metrics.elidedText(rest, Qt.TextElideMode.ElideMiddle, width)]
 
 
@@ -90,15 +94,15 @@ class SheetCellDelegate(QStyledItemDelegate):
     """Paints a ContactSheetModel cell; the same for the list and the grid."""
 
     def sizeHint(
-        self, option: QStyleOptionViewItem, _index: QModelIndex | QPersistentModelIndex
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
-        return cell_size(option.fontMetrics.height())
+        return cell_size(option.fontMetrics.height(), _room(index))
 
     def label_of(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> tuple[QFont, list[str]]:
         """The label's font and lines as this cell (``option.rect``) is painted with them."""
-        return label_lines(index.data() or "", option.font, option.rect.width() - 4)
+        return label_lines(index.data() or "", option.font, option.rect.width() - 4, _room(index))
 
     def paint(
         self,
@@ -120,7 +124,7 @@ class SheetCellDelegate(QStyledItemDelegate):
                 rect.adjusted(1, 1, -1, -1),
                 option.palette.color(QPalette.ColorRole.Highlight).lighter(170),
             )
-        line = label_height(option.fontMetrics.height())  # the picture as large as it can be
+        line = label_height(option.fontMetrics.height(), _room(index))  # the picture: the rest
         side = max(1, min(rect.width() - 2 * PAD, rect.height() - 2 * PAD - line))
         square = QRect(rect.left() + (rect.width() - side) // 2, rect.top() + PAD, side, side)
         picture: QPixmap | None = index.data(PICTURE_ROLE)
@@ -151,6 +155,12 @@ class SheetCellDelegate(QStyledItemDelegate):
         if option.state & QStyle.StateFlag.State_HasFocus:
             _draw_focus(painter, rect)
         painter.restore()
+
+
+def _room(index: QModelIndex | QPersistentModelIndex) -> int:
+    """The lines a cell's label has (`LABEL_LINES_ROLE`; one for an empty place)."""
+    room = index.data(LABEL_LINES_ROLE)
+    return room if isinstance(room, int) else 1
 
 
 def _draw_label(
