@@ -104,8 +104,9 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     jobs = ledger.jobs(batch=batch_id)
     colours = batch_colours(ledger, batch_id)
     names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
-    _keys, labels = _labels(jobs, colours, names)
     retried = retries(jobs, ledger.batch(batch_id).created_at)
+    queued = [job for job in jobs if job.id not in retried]  # what varies is what was queued
+    _keys, labels = _labels(queued, colours, names)
     grid = batch_grid(ledger, batch_id)
     view = BatchView(
         batch_id,
@@ -122,8 +123,12 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.grid = _grid_layout(grid) if grid is not None else None
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
-        view.labels = _labels(jobs, colours, names, leave_out=told, seeds_always=False)[1]
+        view.labels = _labels(queued, colours, names, leave_out=told, seeds_always=False)[1]
         view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
+    else:  # a retry beside its original: its label, and what it made smaller
+        for retry, original in retried.items():
+            parts = (labels.get(original, ""), smaller_text(view.jobs[retry], view.jobs[original]))
+            view.labels[retry] = " · ".join(part for part in parts if part)
     return view
 
 
