@@ -97,9 +97,6 @@ TESTED_THROUGH_OTHERS = {
     # The jobs table's view (selection, progress bars, value columns placed after Batch):
     # through the window in test_job_value_columns and test_main_window.
     "desktop/jobs/job_table_view.py": "tests/desktop/jobs/test_job_value_columns.py",
-    # How a cell is painted (picture, label, progress, badge): the sheet's tests look at the
-    # painted cells: a starred selected cell still shows its picture (test_contact_sheet_marks).
-    "desktop/sheet/sheet_cell.py": "tests/desktop/sheet/test_contact_sheet_marks.py",
     # The notice floating over a widget: every notice of the window moves nothing, in
     # test_notices_move_nothing.
     "desktop/window/toast.py": "tests/desktop/window/test_notices_move_nothing.py",

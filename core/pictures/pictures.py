@@ -39,11 +39,16 @@ def job_outputs(ledger: Ledger, job_id: str, output_dir: Path | None = None) -> 
     return [str(p) for p in recorded_outputs(ledger.attempts(job_id), output_dir) if p.is_file()]
 
 
-def batch_pictures(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> list[Picture]:
+def batch_pictures(
+    ledger: Ledger,
+    batch_id: str,
+    output_dir: Path | None = None,
+    order: Sequence[str] | None = None,
+) -> list[Picture]:
     """The batch's existing pictures in job order (the order the batch was composed in: seeds,
-    then grid values), a job's several outputs one after another; jobs without any are
-    skipped."""
-    jobs = [job.id for job in ledger.jobs(batch=batch_id)]
+    then grid values), or in ``order`` (job ids: the sheet's, `sheet_order.sheet_pictures`), a
+    job's several outputs one after another; jobs without any are skipped."""
+    jobs = list(order) if order is not None else [job.id for job in ledger.jobs(batch=batch_id)]
     attempts = ledger.attempts_of(jobs)
     return [
         Picture(job_id, path)

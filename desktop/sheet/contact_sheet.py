@@ -6,7 +6,7 @@ the seeds) shows one page at a time, chosen above the grid ([ and ] step through
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from PySide6.QtCore import (
     QEvent,
@@ -71,6 +71,32 @@ EMPTY_TEXT = (
     "No batch yet. Choose a preset on the left, or drop a ComfyUI workflow (a .json it saved, "
     "or a .png it made) anywhere on this window; set the seeds and press Queue: the pictures "
     "appear here."
+)
+
+
+class SheetKey(NamedTuple):
+    """One of the sheet's actions: its text and its keys (the first is the one told)."""
+
+    text: str
+    keys: tuple[str, ...]
+
+
+# The sheet's keys: bound from here and listed from here by Help › Keyboard shortcuts, so the
+# two cannot drift apart. The menu's picture actions (Export starred…) are listed with it.
+SHEET_KEYS = {
+    "star": SheetKey("S&tar", ("1",)),
+    "reject": SheetKey("&Reject", ("0",)),
+    "next_page": SheetKey("Next page", ("]",)),
+    "previous_page": SheetKey("Previous page", ("[",)),
+    "zoom_in": SheetKey("Zoom in", ("+", "=")),
+    "zoom_out": SheetKey("Zoom out", ("-",)),
+}
+# The keys the views have of Qt (nothing here binds them), listed with the sheet's own.
+SHEET_VIEW_KEYS = (
+    ("Enter", "Open the picture in the viewer (or double-click)"),
+    ("Arrows, Home, End", "Move between the pictures"),
+    ("Shift+arrows, Ctrl+click", "Select several"),
+    ("Ctrl+wheel", "Zoom the grid"),
 )
 
 
@@ -151,20 +177,20 @@ class ContactSheetWidget(QWidget):
         self.axes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.pages = self._page_chooser()
         self.page_row = QWidget(self)
-        self.next_page = self._page_action("Next page", "]", 1)
-        self.previous_page = self._page_action("Previous page", "[", -1)
+        self.next_page = self._page_action(SHEET_KEYS["next_page"], 1)
+        self.previous_page = self._page_action(SHEET_KEYS["previous_page"], -1)
         self.list_view = self._list_view()
         self.grid_view = self._grid_view()
         self.zoom = self._zoom_box()
-        self.zoom_in = self._zoom_action("Zoom in", ("+", "="), ZOOM_STEP)
-        self.zoom_out = self._zoom_action("Zoom out", ("-",), -ZOOM_STEP)
+        self.zoom_in = self._zoom_action(SHEET_KEYS["zoom_in"], ZOOM_STEP)
+        self.zoom_out = self._zoom_action(SHEET_KEYS["zoom_out"], -ZOOM_STEP)
         self.grid_view.installEventFilter(self)  # its size: the cells follow it
         self.grid_view.viewport().installEventFilter(self)  # Ctrl+wheel zooms
         self.views = QStackedWidget(self)
         self.views.addWidget(self.list_view)
         self.views.addWidget(self.grid_view)
-        self.star = self._mark_action("S&tar", "1", Mark.star)
-        self.reject = self._mark_action("&Reject", "0", Mark.reject)
+        self.star = self._mark_action(SHEET_KEYS["star"], Mark.star)
+        self.reject = self._mark_action(SHEET_KEYS["reject"], Mark.reject)
         self.empty = QLabel(EMPTY_TEXT, self)
         self.empty.setWordWrap(True)
         self._layout()
@@ -223,7 +249,8 @@ class ContactSheetWidget(QWidget):
         box.valueChanged.connect(lambda _value: self._size_cells())
         return box
 
-    def _zoom_action(self, text: str, keys: tuple[str, ...], step: int) -> QAction:
+    def _zoom_action(self, key: SheetKey, step: int) -> QAction:
+        text, keys = key
         action = QAction(text, self)
         action.setShortcuts([QKeySequence(key) for key in keys])
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -275,7 +302,8 @@ class ContactSheetWidget(QWidget):
         self.model.page_shown.connect(self._on_page_shown)
         return pages
 
-    def _page_action(self, text: str, key: str, step: int) -> QAction:
+    def _page_action(self, sheet_key: SheetKey, step: int) -> QAction:
+        text, (key, *_others) = sheet_key
         action = QAction(text, self)
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -285,7 +313,8 @@ class ContactSheetWidget(QWidget):
         self.addAction(action)
         return action
 
-    def _mark_action(self, text: str, key: str, mark: Mark) -> QAction:
+    def _mark_action(self, sheet_key: SheetKey, mark: Mark) -> QAction:
+        text, (key, *_others) = sheet_key
         action = QAction(text, self)
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -365,7 +394,7 @@ class ContactSheetWidget(QWidget):
         self.refresh_estimate()
 
     def _size_cells(self) -> None:
-        size = cell_size(self.fontMetrics().height())
+        size = cell_size(self.fontMetrics().height(), self.model.label_lines())
         self.list_view.setGridSize(size + QSize(2 * _SPACING, 2 * _SPACING))
         view = self.grid_view
         rows = view.verticalHeader()
@@ -491,7 +520,7 @@ class ContactSheetWidget(QWidget):
         self._show_progress()
 
     def _show_progress(self) -> None:
-        self.progress.show_jobs(self.model.jobs(), self._seconds_left)
+        self.progress.show_jobs(self.model.counted_jobs(), self._seconds_left)
 
     # --- selection ------------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 """The contact sheet's model: one cell per job of one batch, live.
 
-A plain batch is one column of cells in seed order (a list view lays them out in rows); a grid
-batch is a table whose columns follow the first axis and whose rows follow the second, its
-axis values in the headers, one page at a time (a page per value of each further axis, and per
-seed when the seeds vary: ``set_page``). Jobs come
+A plain batch is one column of cells in the sheet's order (`core.pictures.sheet_order`; a
+list view lays them out in rows); a grid batch is a table whose columns follow the first axis
+and whose rows follow the second, its axis values in the headers, one page at a time (a page
+per value of each further axis, and per seed when the seeds vary: ``set_page``). Jobs come
 from the jobs table's feed (``update_jobs``), queue places, progress and previews from the
 controller's status (``set_status``); ``data()`` never queries the ledger, and a thumbnail is
 asked for only when its cell is painted.
@@ -52,9 +52,12 @@ PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 3  # 0..1 while running, -1.0 running
 MARK_ROLE = Qt.ItemDataRole.UserRole + 4  # Mark or None
 SHOWN_ROLE = Qt.ItemDataRole.UserRole + 5  # False: the mark filter leaves it out (grid only)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 6  # the first picture's path, or None
+LABEL_LINES_ROLE = Qt.ItemDataRole.UserRole + 7  # lines a label has: a list's 2, a grid's 1
+LIST_LABEL_LINES = 2  # a long label (a random 64-bit seed) on two lines, not cut
 
 log = logging.getLogger(__name__)
 PIXMAP_CACHE_KB = 96 * 1024  # a screenful of thumbnails many times over
+_MARK_WORDS: dict[Mark | None, str] = {Mark.star: "starred", Mark.reject: "rejected"}
 READ_AT_ONCE = 2000  # jobs: a batch up to this size is read on the GUI thread (~50 ms)
 
 
@@ -353,8 +356,18 @@ class ContactSheetModel(QAbstractTableModel):
     # --- lookups --------------------------------------------------------------------------------
 
     def jobs(self) -> list[JobRecord]:
-        """The batch's jobs in seed order (every one, whatever the filter)."""
+        """The batch's jobs in the sheet's order (every one, whatever the filter)."""
         return [self._view.jobs[job_id] for job_id in self._view.order]
+
+    def counted_jobs(self) -> list[JobRecord]:
+        """The jobs the batch's progress counts: each as queued, by its latest "Retry
+        smaller" copy when it has one."""
+        return self._view.counted()
+
+    def label_lines(self) -> int:
+        """The lines a cell's label has: a list's two, a grid's one (its edges say the values;
+        a cell says little more)."""
+        return LIST_LABEL_LINES if self._view.grid is None else 1
 
     def mark_of(self, job_id: str) -> Mark | None:
         return self._view.marks.get(job_id)
@@ -432,15 +445,42 @@ class ContactSheetModel(QAbstractTableModel):
             return self._filter.admits(self._view.marks.get(job_id))
         if role == PATH_ROLE:
             return self._view.pictures.get(job_id)
+        if role == LABEL_LINES_ROLE:
+            return self.label_lines()
         if role == Qt.ItemDataRole.ToolTipRole:
             text, _kind = self._status(job)
-            label = self._view.labels.get(job_id, "")
-            error = self._view.errors.get(job_id)
-            waiting = self.waiting_for(job_id) if job.state is JobState.pending else ""
-            why = waiting_text(waiting) or (error.short() if error else "")
-            parts = (label, text or job.state.value, why)
+            parts = (self._view.labels.get(job_id, ""), text or job.state.value, self._why(job))
             return "\n".join(part for part in parts if part)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return self.spoken(index, job)
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            return self._why(job) or self.spoken(index, job)
         return None
+
+    def _why(self, job: JobRecord) -> str:
+        """Why a pending job waits, or why a failed one failed ("" when neither)."""
+        error = self._view.errors.get(job.id)
+        waiting = self.waiting_for(job.id) if job.state is JobState.pending else ""
+        return waiting_text(waiting) or (error.short() if error else "")
+
+    def spoken(self, index: AnyIndex, job: JobRecord) -> str:
+        """What assistive technology says of a cell: its label (in a grid, its place on the
+        edges first), its state and its mark: "seed 10, succeeded, starred", "seed 11,
+        failed: out of memory", "seed 12, running 40 %"."""
+        grid = self._view.grid
+        parts = []
+        if grid is not None:
+            parts += [_at(grid.column_tips, index.column()), _at(grid.row_tips, index.row())]
+        parts.append(self._view.labels.get(job.id, ""))
+        text, _kind = self._status(job)
+        fraction = self._progress.get(job.id, -1.0)
+        if job.state is JobState.running and fraction >= 0:
+            text = f"running {round(100 * fraction)} %"
+        parts.append(text if text and job.state is not JobState.succeeded else job.state.value)
+        if text and job.state is JobState.succeeded:  # deleted, or no picture
+            parts.append(text)
+        parts.append(_MARK_WORDS.get(self.mark_of(job.id), ""))
+        return ", ".join(part for part in parts if part)
 
     def _picture(self, job: JobRecord) -> QPixmap | None:
         if job.state is not JobState.succeeded:
@@ -490,3 +530,7 @@ class ContactSheetModel(QAbstractTableModel):
 
 def _no_wait(_job_id: str) -> str:
     return ""
+
+
+def _at(texts: list[str], n: int) -> str:
+    return texts[n] if 0 <= n < len(texts) else ""

@@ -1,6 +1,7 @@
-"""What a contact sheet shows of one batch, read from the ledger at once: its jobs in seed
-order, their labels, marks and first pictures, and for a grid batch where each job sits (its
-page, row and column). Plain Python (no Qt), so a big batch can be read off the GUI thread."""
+"""What a contact sheet shows of one batch, read from the ledger at once: its jobs in the
+sheet's order (`core.pictures.sheet_order`, the viewer's too), their labels, marks and first
+pictures, its "Retry smaller" copies, and for a grid batch where each job sits (its page, row
+and column). Plain Python (no Qt), so a big batch can be read off the GUI thread."""
 
 from __future__ import annotations
 
@@ -13,13 +14,12 @@ from core.batch.varied import (
     batch_colours,
     batch_input_names,
     input_name,
-    value_order,
 )
-from core.errors import InputError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
-from core.pictures.grid_pages import read_grid, smaller_text, value_label
+from core.pictures.grid_pages import smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
+from core.pictures.sheet_order import batch_grid, job_order, retries
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -65,13 +65,22 @@ class BatchView:
 
     batch_id: str | None = None
     jobs: dict[str, JobRecord] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # every job, in seed order
+    order: list[str] = field(default_factory=list)  # every job, in the sheet's order
     labels: dict[str, str] = field(default_factory=dict)
     marks: dict[str, Mark] = field(default_factory=dict)
     pictures: dict[str, str | None] = field(default_factory=dict)  # succeeded job -> first
     deleted: set[str] = field(default_factory=set)  # succeeded, its pictures gone since
     errors: dict[str, AttemptError] = field(default_factory=dict)  # failed job -> its error
     grid: GridLayout | None = None
+    retried: dict[str, str] = field(default_factory=dict)  # "Retry smaller" copy -> original
+
+    def counted(self) -> list[JobRecord]:
+        """The jobs the batch's progress counts: each job as queued, by its latest retry when
+        it has one (a retry that succeeded makes its original's failure no failure)."""
+        latest: dict[str, JobRecord] = {}
+        for job_id, job in self.jobs.items():  # in job order: a retry after its original
+            latest[self.retried.get(job_id, job_id)] = job
+        return list(latest.values())
 
     def read_pictures(self, ledger: Ledger, job_ids: list[str], output_dir: Path | None) -> None:
         """The first picture of each of these succeeded jobs (one ledger read for them all)."""
@@ -95,35 +104,36 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     jobs = ledger.jobs(batch=batch_id)
     colours = batch_colours(ledger, batch_id)
     names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
-    keys, labels = _labels(jobs, colours, names)
-    order = sorted(jobs, key=lambda j: ([value_order(j.params.get(k)) for k in keys], j.id))
+    retried = retries(jobs, ledger.batch(batch_id).created_at)
+    queued = [job for job in jobs if job.id not in retried]  # what varies is what was queued
+    _keys, labels = _labels(queued, colours, names)
+    grid = batch_grid(ledger, batch_id)
     view = BatchView(
         batch_id,
         {job.id: job for job in jobs},
-        [job.id for job in order],
+        job_order(jobs, retried, grid),
         labels,
         ledger.marks.in_batch(batch_id),
+        retried=retried,
     )
     view.read_pictures(
         ledger, [job.id for job in jobs if job.state is JobState.succeeded], output_dir
     )
     view.read_errors(ledger, [job for job in jobs if job.state is JobState.failed])
-    view.grid = _grid_layout(ledger, batch_id)
+    view.grid = _grid_layout(grid) if grid is not None else None
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
-        view.labels = _labels(jobs, colours, names, leave_out=told, seeds_always=False)[1]
+        view.labels = _labels(queued, colours, names, leave_out=told, seeds_always=False)[1]
         view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
+    else:  # a retry beside its original: its label, and what it made smaller
+        for retry, original in retried.items():
+            parts = (labels.get(original, ""), smaller_text(view.jobs[retry], view.jobs[original]))
+            view.labels[retry] = " · ".join(part for part in parts if part)
     return view
 
 
-def _grid_layout(ledger: Ledger, batch_id: str) -> GridLayout | None:
-    try:
-        grid = read_grid(ledger, batch_id)
-    except InputError:
-        return None
+def _grid_layout(grid: Grid) -> GridLayout:
     axes = grid.axes
-    if not axes:
-        return None
     rows = [axes[1].text(y, _LIMIT) for y in axes[1].values] if len(axes) > 1 else [""]
     row_tips = [_tip(axes[1], y) for y in axes[1].values] if len(axes) > 1 else [""]
     places: dict[str, tuple[int, int]] = {}

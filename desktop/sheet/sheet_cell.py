@@ -1,16 +1,20 @@
 """How a contact sheet cell is painted: the picture (or what became of the job), its label
-under it, a progress bar while it runs, a star or reject badge."""
+under it (on two lines when one is too narrow, a random 64-bit seed whole), a progress bar
+while it runs, a star or reject badge, and a ring round the current cell while the sheet has
+the keyboard focus."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from core.ledger.marks import Mark
 from desktop.sheet.contact_sheet_model import (
+    LABEL_LINES_ROLE,
+    LIST_LABEL_LINES,
     MARK_ROLE,
     PICTURE_ROLE,
     PROGRESS_ROLE,
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
 
 PICTURE = 132  # the picture's square, in logical pixels
 PAD = 6
+LABEL_SCALES = (1.0, 0.9, 0.8)  # then a smaller font, so that a long seed shows whole
+FOCUS_COLOUR = "#1c1c1c"  # the focus ring: dark and dashed, unlike the selection's frame
 _INK = {
     "muted": "#495057",
     "active": "#7a5a00",
@@ -40,18 +46,63 @@ _PLACE = {
 _BADGE = {Mark.star: ("★", "#f0ad00"), Mark.reject: ("✕", "#a4262c")}
 
 
-def cell_size(font_height: int) -> QSize:
-    """A cell: the picture's square and one line of label under it."""
-    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + font_height + 4)
+def cell_size(font_height: int, lines: int = LIST_LABEL_LINES) -> QSize:
+    """A cell: the picture's square and ``lines`` of label under it (a grid's one: its edges
+    say the values)."""
+    return QSize(PICTURE + 2 * PAD, PICTURE + 2 * PAD + label_height(font_height, lines))
+
+
+def label_height(font_height: int, lines: int = LIST_LABEL_LINES) -> int:
+    return lines * font_height + 4
+
+
+def label_lines(
+    text: str, font: QFont, width: int, room: int = LIST_LABEL_LINES
+) -> tuple[QFont, list[str]]:
+    """How a label is written in ``width`` pixels: the font (the cell's, or a little smaller)
+    and its lines, at most ``room``, broken between words. Only when the smallest font
+    cannot hold it is the last line elided, in its middle (the tooltip and the accessible
+    name have it whole)."""
+    for scale in LABEL_SCALES:
+        sized = QFont(font)
+        if scale != 1.0:
+            sized.setPointSizeF(font.pointSizeF() * scale)
+        metrics = QFontMetrics(sized)
+        lines = _wrapped(text, metrics, width)
+        wide = any(metrics.horizontalAdvance(line) > width for line in lines)
+        if len(lines) <= room and not wide:
+            return sized, lines
+    kept = lines[: room - 1]
+    rest = " ".join(lines[room - 1 :])
+    return sized, [*kept, metrics.elidedText(rest, Qt.TextElideMode.ElideMiddle, width)]
+
+
+def _wrapped(text: str, metrics: QFontMetrics, width: int) -> list[str]:
+    """The text broken between words into lines no wider than ``width`` (a word wider than
+    that alone on its line)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and metrics.horizontalAdvance(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return lines
 
 
 class SheetCellDelegate(QStyledItemDelegate):
     """Paints a ContactSheetModel cell; the same for the list and the grid."""
 
     def sizeHint(
-        self, option: QStyleOptionViewItem, _index: QModelIndex | QPersistentModelIndex
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
-        return cell_size(option.fontMetrics.height())
+        return cell_size(option.fontMetrics.height(), _room(index))
+
+    def label_of(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> tuple[QFont, list[str]]:
+        """The label's font and lines as this cell (``option.rect``) is painted with them."""
+        return label_lines(index.data() or "", option.font, option.rect.width() - 4, _room(index))
 
     def paint(
         self,
@@ -73,7 +124,7 @@ class SheetCellDelegate(QStyledItemDelegate):
                 rect.adjusted(1, 1, -1, -1),
                 option.palette.color(QPalette.ColorRole.Highlight).lighter(170),
             )
-        line = option.fontMetrics.height() + 4  # the picture as large as the cell allows
+        line = label_height(option.fontMetrics.height(), _room(index))  # the picture: the rest
         side = max(1, min(rect.width() - 2 * PAD, rect.height() - 2 * PAD - line))
         square = QRect(rect.left() + (rect.width() - side) // 2, rect.top() + PAD, side, side)
         picture: QPixmap | None = index.data(PICTURE_ROLE)
@@ -95,18 +146,38 @@ class SheetCellDelegate(QStyledItemDelegate):
             rect.width() - 4,
             rect.bottom() - square.bottom() - 3,
         )
-        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-        elided = option.fontMetrics.elidedText(
-            index.data() or "", Qt.TextElideMode.ElideRight, label.width()
-        )
-        painter.drawText(label, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, elided)
+        _draw_label(painter, option, label, *self.label_of(option, index))
+        painter.setOpacity(1.0)
+        painter.setBrush(Qt.BrushStyle.NoBrush)  # the badge's brush would fill the cell
         if selected:
-            pen = QPen(option.palette.color(QPalette.ColorRole.Highlight), 3)
-            painter.setPen(pen)
-            painter.setOpacity(1.0)
-            painter.setBrush(Qt.BrushStyle.NoBrush)  # the badge's brush would fill the cell
+            painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), 3))
             painter.drawRect(rect.adjusted(2, 2, -2, -2))
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            _draw_focus(painter, rect)
         painter.restore()
+
+
+def _room(index: QModelIndex | QPersistentModelIndex) -> int:
+    """The lines a cell's label has (`LABEL_LINES_ROLE`; one for an empty place)."""
+    room = index.data(LABEL_LINES_ROLE)
+    return room if isinstance(room, int) else 1
+
+
+def _draw_label(
+    painter: QPainter, option: QStyleOptionViewItem, area: QRect, font: QFont, lines: list[str]
+) -> None:
+    painter.setFont(font)
+    painter.setPen(option.palette.color(QPalette.ColorRole.Text))
+    flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+    painter.drawText(area, int(flags), "\n".join(lines))
+    painter.setFont(option.font)
+
+
+def _draw_focus(painter: QPainter, rect: QRect) -> None:
+    """The keyboard's place: a dark dashed ring inside the cell, beside the selection's frame."""
+    pen = QPen(QColor(FOCUS_COLOUR), 2, Qt.PenStyle.DashLine)
+    painter.setPen(pen)
+    painter.drawRect(rect.adjusted(5, 5, -5, -5))
 
 
 def _draw_picture(painter: QPainter, square: QRect, picture: QPixmap) -> None:

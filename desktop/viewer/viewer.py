@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
@@ -19,7 +19,7 @@ from core.batch.varied import value_text
 from core.errors import BatchlineError
 from core.ledger.marks import Mark
 from core.pictures.picture_facts import PictureFacts, batch_values, picture_facts
-from core.pictures.pictures import Picture, batch_pictures
+from core.pictures.sheet_order import sheet_pictures
 from core.pictures.trash import check_trashable, trash_picture
 from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
@@ -30,20 +30,76 @@ from desktop.viewer.viewer_panel import ViewerPanel
 from desktop.window.toast import Toast
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from PySide6.QtCore import QPointF
 
     from core.batch.varied import BatchValues
     from core.ledger import Ledger
+    from core.pictures.pictures import Picture
     from desktop.common.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1200, 800)
+
+
+class ViewerKey(NamedTuple):
+    """One of the viewer's actions: its name, its text, its keys and its tooltip."""
+
+    name: str
+    text: str
+    keys: tuple[str, ...] = ()
+    tip: str = ""
+
+
+# The viewer's actions and their keys: bound from here (`PictureViewer._actions`) and listed
+# from here by Help › Keyboard shortcuts, so the two cannot drift apart.
+VIEWER_KEYS = (
+    ViewerKey("previous", "◀ Previous", ("Left",)),
+    ViewerKey("next", "Next ▶", ("Right",)),
+    ViewerKey("first", "First", ("Home",)),
+    ViewerKey("last", "Last", ("End",)),
+    ViewerKey("fit", "&Fit", ("F",), "Show the whole picture"),
+    ViewerKey("actual", "100 %", ("A",), "One pixel per pixel"),
+    ViewerKey("zoom_in", "Zoom in", ("+", "=")),
+    ViewerKey("zoom_out", "Zoom out", ("-",)),
+    ViewerKey("star", "★ Star", ("1",)),
+    ViewerKey("reject", "✕ Reject", ("0",)),
+    ViewerKey("copy_seed", "&Copy seed", ("Ctrl+C",)),
+    ViewerKey(
+        "again",
+        "&Queue again with this seed",
+        ("Ctrl+Return",),
+        "Queue one job with exactly this picture's values and seed",
+    ),
+    ViewerKey(
+        "composer", "Send to co&mposer", (), "Put this picture's exact values in the composer"
+    ),
+    ViewerKey("open", "&Open file", (), "Open in the system's viewer"),
+    ViewerKey("folder", "Show in fol&der", (), "Open the batch's folder"),
+    ViewerKey("trash", "Move to &trash", ("Delete",)),
+    ViewerKey("close", "Close", ("Escape",)),
+)
+VIEWER_MOUSE = (  # listed with the keys: the canvas's own
+    ("Wheel", "Zoom around the cursor"),
+    ("Drag", "Pan the picture"),
+)
+PANEL_ROWS = (  # the panel's buttons, a row of one or two each
+    ("previous", "next"),
+    ("fit", "actual"),
+    ("star", "reject"),
+    ("copy_seed",),
+    ("again",),
+    ("composer",),
+    ("open", "folder"),
+    ("trash",),
+)
 _SCREEN_MARGIN = 24  # the window manager's title bar and a little room
 
 
 class PictureViewer(QWidget):
-    """A window over one batch's pictures in job order (seeds, then grid values; a job's several
+    """A window over one batch's pictures in the contact sheet's order
+    (`core.pictures.sheet_order`: seeds, a grid page by page and row by row; a job's several
     pictures one after another): Left/Right, Home/End step through them, the canvas fits
     (F), shows 100 % (A), zooms (wheel, +/-) around the cursor and pans by dragging, Escape
     closes. The side panel shows the picture's values and acts on it.
@@ -92,64 +148,40 @@ class PictureViewer(QWidget):
         self.resize(*PREFERRED_SIZE)
 
     def _actions(self) -> list[list[QAction]]:
-        """The buttons' actions in the panel's rows; each has its keys in the whole window."""
-
-        def make(name: str, text: str, slot: Any, *keys: str, tip: str = "") -> QAction:
-            action = QAction(text, self)
-            action.setObjectName(name)
-            action.setShortcuts([QKeySequence(key) for key in keys])
-            shown = ", ".join(keys)
-            action.setToolTip(f"{tip or plain_text(text)} ({shown})" if keys else tip)
-            action.triggered.connect(slot)
-            self.addAction(action)
-            self.actions_by_name[name] = action
-            return action
-
+        """The actions of `VIEWER_KEYS`, each with its keys in the whole window; those of
+        `PANEL_ROWS` in the panel's rows of buttons."""
         zoom_in = lambda: self.canvas.zoom_by(ZOOM_STEP, self._cursor())  # noqa: E731
         zoom_out = lambda: self.canvas.zoom_by(1 / ZOOM_STEP, self._cursor())  # noqa: E731
-        rows = [
-            [
-                make("previous", "◀ Previous", self.previous, "Left"),
-                make("next", "Next ▶", self.next, "Right"),
-            ],
-            [
-                make("fit", "&Fit", self.canvas.fit, "F", tip="Show the whole picture"),
-                make("actual", "100 %", self.canvas.actual_size, "A", tip="One pixel per pixel"),
-            ],
-            [
-                make("star", "★ Star", lambda: self.toggle_mark(Mark.star), "1"),
-                make("reject", "✕ Reject", lambda: self.toggle_mark(Mark.reject), "0"),
-            ],
-            [make("copy_seed", "&Copy seed", self.copy_seed, "Ctrl+C")],
-            [
-                make(
-                    "again",
-                    "&Queue again with this seed",
-                    self.queue_again,
-                    "Ctrl+Return",
-                    tip="Queue one job with exactly this picture's values and seed",
-                )
-            ],
-            [
-                make(
-                    "composer",
-                    "Send to co&mposer",
-                    lambda: self._recall(seed_only=False),
-                    tip="Put this picture's exact values in the composer",
-                )
-            ],
-            [
-                make("open", "&Open file", self.open_file, tip="Open in the system's viewer"),
-                make("folder", "Show in fol&der", self.show_folder, tip="Open the batch's folder"),
-            ],
-            [make("trash", "Move to &trash", self.move_to_trash, "Delete")],
-        ]
-        make("first", "First", self.first, "Home")
-        make("last", "Last", self.last, "End")
-        make("zoom_in", "Zoom in", zoom_in, "+", "=")
-        make("zoom_out", "Zoom out", zoom_out, "-")
-        make("close", "Close", self.close, "Escape")
-        return rows
+        slots: dict[str, Callable[[], object]] = {
+            "previous": self.previous,
+            "next": self.next,
+            "fit": self.canvas.fit,
+            "actual": self.canvas.actual_size,
+            "star": lambda: self.toggle_mark(Mark.star),
+            "reject": lambda: self.toggle_mark(Mark.reject),
+            "copy_seed": self.copy_seed,
+            "again": self.queue_again,
+            "composer": lambda: self._recall(seed_only=False),
+            "open": self.open_file,
+            "folder": self.show_folder,
+            "trash": self.move_to_trash,
+            "first": self.first,
+            "last": self.last,
+            "zoom_in": zoom_in,
+            "zoom_out": zoom_out,
+            "close": self.close,
+        }
+        for key in VIEWER_KEYS:
+            action = QAction(key.text, self)
+            action.setObjectName(key.name)
+            action.setShortcuts([QKeySequence(keys) for keys in key.keys])
+            shown = ", ".join(key.keys)
+            tip = key.tip or plain_text(key.text)
+            action.setToolTip(f"{tip} ({shown})" if key.keys else tip)
+            action.triggered.connect(lambda _checked=False, slot=slots[key.name]: slot())
+            self.addAction(action)
+            self.actions_by_name[key.name] = action
+        return [[self.actions_by_name[name] for name in row] for row in PANEL_ROWS]
 
     def fit_to_screen(self) -> None:
         """The preferred size, or the screen's room less a margin, centred on that screen."""
@@ -174,7 +206,7 @@ class PictureViewer(QWidget):
     def open_job(self, job_id: str) -> bool:
         """Show the job's first picture among its batch's; False when it has none."""
         batch_id = self.ledger.job(job_id).batch
-        pictures = batch_pictures(self.ledger, batch_id, self.output_dir)
+        pictures = sheet_pictures(self.ledger, batch_id, self.output_dir)
         index = next((i for i, p in enumerate(pictures) if p.job_id == job_id), None)
         if index is None:
             return False
@@ -245,7 +277,7 @@ class PictureViewer(QWidget):
         shown = self.current()
         if self.batch_id is None or shown is None:
             return
-        self.pictures = batch_pictures(self.ledger, self.batch_id, self.output_dir)
+        self.pictures = sheet_pictures(self.ledger, self.batch_id, self.output_dir)
         self.index = next((i for i, p in enumerate(self.pictures) if p == shown), self.index)
 
     @Slot()

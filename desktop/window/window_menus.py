@@ -1,15 +1,25 @@
 """The main window's menu bar (File, Edit, Jobs, View, Help): every action with its shortcut,
-and a Help page listing those shortcuts."""
+and a Help page listing those shortcuts and the picture sheet's and the viewer's keys, read
+from the tables they are bound from (`contact_sheet.SHEET_KEYS`, `viewer.VIEWER_KEYS`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+)
 
 from core import __version__
 from desktop.jobs.job_action_scope import plain_text
+from desktop.sheet.contact_sheet import SHEET_KEYS, SHEET_VIEW_KEYS
+from desktop.viewer.viewer import VIEWER_KEYS, VIEWER_MOUSE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -129,9 +139,7 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
             owner,
             "&Keyboard shortcuts",
             "F1",
-            lambda: QMessageBox.information(
-                owner, "Keyboard shortcuts", shortcuts_text(window.menuBar())
-            ),
+            lambda: show_shortcuts(owner, shortcuts_text(window.menuBar())),
         )
     )
     help_menu.addAction(
@@ -150,9 +158,11 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
 
 
 def shortcuts_text(bar: QMenuBar) -> str:
-    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del". The menus are
-    asked of Qt now, not kept from when they were built (a menu Qt had deleted since raised
-    "Internal C++ object (QMenu) already deleted" at F1, found by the monkey)."""
+    """Each menu's actions that have a shortcut, one a line: "Jobs › Cancel: Del"; then the
+    picture sheet's keys ("Pictures › Star: 1") and the viewer's ("Viewer › Fit: F"), from the
+    tables that bind them. The menus are asked of Qt now, not kept from when they were built
+    (a menu Qt had deleted since raised "Internal C++ object (QMenu) already deleted" at F1,
+    found by the monkey)."""
     lines = []
     menus = [menu for action in bar.actions() if isinstance(menu := action.menu(), QMenu)]
     for menu in menus:
@@ -160,7 +170,48 @@ def shortcuts_text(bar: QMenuBar) -> str:
             keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             if keys:
                 lines.append(f"{plain_text(menu.title())} › {plain_text(action.text())}: {keys}")
+    lines += ["", "In the picture sheet:"]
+    lines += [f"Pictures › {plain_text(text)}: {_keys(keys)}" for text, keys in SHEET_KEYS.values()]
+    lines += [f"Pictures › {what}: {keys}" for keys, what in SHEET_VIEW_KEYS]
+    lines += ["", "In the picture viewer:"]
+    lines += [f"Viewer › {_named(key.text)}: {_keys(key.keys)}" for key in VIEWER_KEYS if key.keys]
+    lines += [f"Viewer › {what}: {keys}" for keys, what in VIEWER_MOUSE]
     return "\n".join(lines)
+
+
+def _keys(keys: tuple[str, ...]) -> str:
+    """ "+, =" as the menus write keys (the system's names: "Del", "Ctrl+Return")."""
+    native = QKeySequence.SequenceFormat.NativeText
+    return ", ".join(QKeySequence(key).toString(native) for key in keys)
+
+
+def _named(text: str) -> str:
+    """An action's text as a list says it: "Next", not "Next ▶"."""
+    return plain_text(text).strip(" ◀▶★✕")
+
+
+def show_shortcuts(owner: QWidget, text: str) -> QDialog:
+    """The keys in a dialog of their own that scrolls (they are more than a short screen
+    holds); Escape or Close shuts it."""
+    dialog = QDialog(owner)
+    dialog.setWindowTitle("Keyboard shortcuts")
+    view = QPlainTextEdit(text, dialog)
+    view.setReadOnly(True)
+    view.setAccessibleName("Keyboard shortcuts")
+    view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(view)
+    layout.addWidget(buttons)
+    metrics = view.fontMetrics()
+    widest = max(metrics.horizontalAdvance(line) for line in text.splitlines())
+    screen = owner.screen().availableGeometry()
+    dialog.resize(
+        min(widest + 80, screen.width() - 48), min(metrics.lineSpacing() * 40, screen.height() - 96)
+    )
+    dialog.open()
+    return dialog
 
 
 def _action(

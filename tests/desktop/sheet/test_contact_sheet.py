@@ -198,3 +198,51 @@ def test_an_sdxl_grid_is_titled_by_the_composers_names(qtbot, tmp_path, ledger, 
     sheet.set_batches([batch], {}, batch)
     assert sheet.axes.text() == f"→ {BASE_PROMPT}   ↓ {REFINER_PROMPT}"
     sheet.stop()
+
+
+def along_the_sheet(window) -> list[str]:
+    """The shown cells' jobs, in the order they read (a plain batch: the list's)."""
+    model = window.sheet.model
+    return [model.index(row, 0).data(JOB_ROLE).id for row in range(model.rowCount())]
+
+
+def test_the_places_in_line_read_in_order_along_the_sheet(window, ledger, preset_name, qtbot):
+    """Seen: the sheet sorted the seeds by number while the jobs go out in the order the seeds
+    were given, so the places in line came out scattered (#2, #3, #1)."""
+    from core.batch import BatchSpec, SeedMode, SeedPlan, queue_batch
+
+    spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
+    _batch, ids = queue_batch(ledger, preset_name, spec)
+    shown_batch(window, qtbot, 3)
+    assert along_the_sheet(window) == ids
+    window.sheet.refresh_estimate()
+    places = [status(window, job) for job in along_the_sheet(window)]
+    assert places == [(f"#{n} in line", "muted") for n in (1, 2, 3)]
+
+
+def test_a_retry_that_succeeded_in_its_originals_cell_is_no_failure(
+    qtbot, tmp_path, ledger, thumbnails
+) -> None:
+    from core.batch import queue_smaller
+    from core.controller.commands import LedgerCommands
+    from desktop.sheet.contact_sheet import ContactSheetWidget
+    from tests.core.pictures.test_grid_sheet import grid_batch
+
+    batch, ids = grid_batch(ledger, tmp_path)
+    failed = next(job_id for job_id in ids if ledger.job(job_id).state is JobState.failed)
+    sheet = ContactSheetWidget(ledger, thumbnails, LedgerCommands(ledger))
+    qtbot.addWidget(sheet)
+    sheet.set_batches([batch], {}, batch)
+    assert sheet.progress.summary.text() == "5 of 6 done · 1 failed"
+    retry = queue_smaller(ledger, failed, shrink=["size"])
+    sheet.update_jobs([ledger.job(retry)])
+    waits = sheet.progress.summary.text()
+    assert waits.startswith("5 of 6 done"), waits
+    assert "failed" not in waits, "the retry waits in its original's place"
+    succeed_job(ledger, retry, [picture(tmp_path / "retry.png", (0, 0, 200))])
+    sheet.update_jobs([ledger.job(retry)])
+    sheet.stop()
+    assert sheet.progress.summary.text() == "6 of 6 done"
+    assert [colour for _width, colour in sheet.progress.bar.parts()] == [
+        sheet.progress.bar.palette().highlight().color()
+    ]

@@ -17,15 +17,17 @@ def stored(ledger: Ledger) -> str:
 
 
 def test_a_plain_batch_is_in_seed_order_labelled_by_seed_with_its_marks(ledger: Ledger) -> None:
+    """Seed order is the order of the seeds as given (here a list; random ones as drawn), the
+    order the jobs are sent in: not the seeds' numbers sorted."""
     spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
     batch, ids = queue_batch(ledger, stored(ledger), spec)
     ledger.marks.set([ids[1]], Mark.star)
     view = read_batch(ledger, batch.id)
-    assert view.order == [ids[1], ids[2], ids[0]]
+    assert view.order == ids
     assert [view.labels[job] for job in view.order] == [
+        "seed 30",
         "seed 10",
         "seed 20",
-        "seed 30",
     ]
     assert view.marks == {ids[1]: Mark.star}
     assert (view.grid, view.pictures, view.errors) == (None, {}, {})
@@ -107,3 +109,26 @@ def test_an_sdxl_grid_names_its_axes_pages_and_cells_as_the_composer(
     assert all(BASE_SEED in page for page in view.grid.pages), view.grid.pages
     plain = read_batch(ledger, queue_batch(ledger, "sdxl", BatchSpec(SeedPlan(count=2)))[0].id)
     assert all(label.startswith(f"{BASE_SEED} ") for label in plain.labels.values()), plain.labels
+
+
+def test_a_plain_batchs_retry_sits_after_its_original_saying_what_it_made_smaller(
+    ledger: Ledger,
+) -> None:
+    """The other cells keep their labels: the retry's smaller width is no value of the batch."""
+    from core.batch import queue_smaller
+    from core.job_state import Reason
+
+    seeds = SeedPlan(SeedMode.explicit, values=(30, 10))
+    batch, ids = queue_batch(ledger, stored(ledger), BatchSpec(seeds, overrides={"1.width": 128}))
+    ledger.submit_attempt(ids[0], "p0", "http://x", "wf")
+    ledger.observe_running("p0")
+    ledger.observe_failed("p0", Reason.oom)
+    retry = queue_smaller(ledger, ids[0], shrink=["size"])
+    view = read_batch(ledger, batch.id)
+    assert view.order == [ids[0], retry, ids[1]]
+    assert [view.labels[job] for job in view.order] == [
+        "seed 30",
+        "seed 30 · smaller: width 96",
+        "seed 10",
+    ]
+    assert view.retried == {retry: ids[0]}

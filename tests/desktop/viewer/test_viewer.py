@@ -17,6 +17,7 @@ from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
 from core.pictures.pictures import job_outputs
 from desktop.presets.preset_files import add_preset_file
+from desktop.sheet.contact_sheet_model import JOB_ROLE
 from tests.desktop.conftest import GRADIENT
 from tests.desktop.helpers import succeed_job
 from tests.desktop.viewer.viewer_batch import SEEDS, run_batch
@@ -249,3 +250,51 @@ def test_a_job_without_pictures_says_so(window, ledger, preset_name) -> None:
     window.open_viewer(job)
     assert window.viewer is None or not window.viewer.isVisible()
     assert window.banner.text() == f"{job} has no pictures to show."
+
+
+def sheet_cells(window) -> list[str]:
+    """The sheet's cells' jobs as they read: row by row, left to right (a grid's page too)."""
+    model = window.sheet.model
+    found = (
+        model.index(row, column).data(JOB_ROLE)
+        for row in range(model.rowCount())
+        for column in range(model.columnCount())
+    )
+    return [job.id for job in found if job is not None]
+
+
+def stepped(viewer) -> list[str]:
+    viewer.first()
+    seen = [viewer.current().job_id]
+    while viewer.index < len(viewer.pictures) - 1:
+        viewer.actions_by_name["next"].trigger()  # Right
+        seen.append(viewer.current().job_id)
+    return seen
+
+
+def test_the_viewer_steps_through_the_pictures_in_the_sheets_order(
+    qtbot, window, ledger, preset_name, tmp_path
+) -> None:
+    """Seen: the viewer stepped in job order while the sheet showed another one; now both read
+    `core.pictures.sheet_order`: seeds as given, a grid row by row."""
+    spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
+    _batch, ids = queue_batch(ledger, preset_name, spec)
+    for job_id in reversed(ids):
+        path = tmp_path / f"{job_id}.png"
+        Image.new("RGB", (32, 32), (10, 120, 10)).save(path)
+        succeed_job(ledger, job_id, [str(path)])
+    qtbot.waitUntil(lambda: len(sheet_cells(window)) == 3)
+    window.open_viewer(ids[1])
+    assert stepped(window.viewer) == sheet_cells(window) == ids
+
+    from tests.core.pictures.test_grid_sheet import grid_batch
+
+    batch, grid_ids = grid_batch(ledger, tmp_path)  # queued column by column
+    window.model.refresh()
+    window.select_job(grid_ids[0])
+    assert window.sheet.batch_id() == batch
+    window.open_viewer(grid_ids[0])
+    failed = [j for j in grid_ids if ledger.job(j).state is JobState.failed]
+    in_sheet = [job for job in sheet_cells(window) if job not in failed]
+    assert stepped(window.viewer) == in_sheet
+    assert in_sheet != [j for j in grid_ids if j not in failed], "not the job order"

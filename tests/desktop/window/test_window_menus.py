@@ -94,3 +94,51 @@ def test_view_menu_moves_the_focus(window) -> None:
     assert window.focusWidget() is window.tabs.currentWidget()
     view["&Composer"].trigger()
     assert window.composer.isAncestorOf(window.focusWidget())
+
+
+def test_f1_lists_every_key_the_sheet_and_the_viewer_bind(window, ledger, controller, qtbot):
+    """Seen: F1 listed the menus' keys only, not the sheet's (1, 0, +/-, [ ]) nor the
+    viewer's (arrows, F, A, Delete ...). They are listed from the tables they are bound from;
+    this reads what is bound on the widgets themselves."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QApplication, QPlainTextEdit
+
+    from desktop.jobs.job_action_scope import plain_text
+    from desktop.viewer.viewer import PictureViewer
+
+    viewer = PictureViewer(ledger, controller)
+    qtbot.addWidget(viewer)
+    listed = shortcuts_text(window.menuBar()).splitlines()
+    sheet = window.sheet
+    bound = [
+        ("Pictures", action)
+        for widget in (sheet, sheet.list_view, sheet.grid_view)
+        for action in widget.actions()
+    ] + [("Viewer", action) for action in viewer.actions()]
+    told = 0
+    for place, action in bound:
+        for keys in action.shortcuts():
+            key = keys.toString(QKeySequence.SequenceFormat.NativeText)
+            name = plain_text(action.text()).strip(" ◀▶★✕")
+            lines = [line for line in listed if line.startswith(f"{place} › {name}: ")]
+            in_menus = any(
+                line.endswith(f"› {plain_text(action.text())}: {key}") for line in listed
+            )
+            assert in_menus or any(key in line.split(": ", 1)[1].split(", ") for line in lines), (
+                place,
+                action.text(),
+                key,
+            )
+            told += 1
+    assert told >= 20
+    for keys in ("Enter", "Arrows, Home, End", "Wheel"):
+        assert any(line.endswith(f": {keys}") for line in listed), keys
+    help_menu = window.menus[-1]
+    f1 = next(a for a in help_menu.actions() if a.shortcut().toString() == "F1")
+    f1.trigger()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is not None)
+    dialog = QApplication.activeModalWidget()
+    shown = dialog.findChild(QPlainTextEdit)
+    assert "Viewer › Fit: F" in shown.toPlainText()
+    assert "Pictures › Star: 1" in shown.toPlainText()
+    dialog.reject()
