@@ -103,8 +103,10 @@ def _job_order(
 ) -> Iterator[tuple[dict[str, int], tuple[int, ...]]]:
     """Each job's seed row and grid point (value indices in the spec's axis order), in the
     order that switches models least: the dimensions that sweep a model outermost, costliest
-    first (`core.placement.grid_order`), then the seed rows, then the other dimensions (in the
-    spec's order, the first varying slowest).
+    first (`core.placement.grid_order`), then the seed rows, then the other dimensions in the
+    order the sheet reads them (`core.pictures.sheet_order`): the last axis (pages) slowest,
+    then the rows, the first axis (columns) fastest, so jobs run, and their places in line
+    read, left to right and top to bottom.
 
     A server runs a 2-checkpoint grid's jobs of one checkpoint one after another, whatever the
     seeds; which value is X or Y does not change, only the order the jobs are queued in.
@@ -112,7 +114,8 @@ def _job_order(
     costs = [min(switch_cost(*axes[i], api) for i in d) for d in dimensions]
     order = sorted(range(len(dimensions)), key=lambda d: costs[d])  # stable: the spec's order
     outer = [dimensions[d] for d in order if costs[d] != NO_MODEL]
-    inner = [dimensions[d] for d in order if costs[d] == NO_MODEL]
+    # The others as the sheet reads them: the last (pages) slowest, the first (columns) fastest.
+    inner = [dimensions[d] for d in reversed(order) if costs[d] == NO_MODEL]
 
     def ranges(chosen: list[Dimension]) -> list[range]:
         return [range(len(axes[d[0]][1])) for d in chosen]

@@ -267,10 +267,10 @@ def test_values_from_a_list_a_csv_column_and_a_grid_make_three_axes_in_order(
     assert result.code == 0, result.err
     jobs = params(home, result.out.split())
     assert [(p["4.value"], p["1.width"], p["2.strength"]) for p in jobs] == [
-        (text, width, strength)
-        for text in ("a fox", "an owl", "a hare")
-        for width in (64, 96)
+        (text, width, strength)  # as the sheet reads them: the first axis fastest
         for strength in (0.25, 0.75)
+        for width in (64, 96)
+        for text in ("a fox", "an owl", "a hare")
     ]
     with Ledger(home) as ledger:
         spec = ledger.batch(ledger.job(result.out.split()[0]).batch).spec

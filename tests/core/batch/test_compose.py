@@ -55,14 +55,17 @@ def test_a_checkpoint_axis_goes_outside_the_other_axis_and_the_seeds(one_seed: P
     assert len(crossed) == 18  # every point with every seed, once
 
 
-def test_a_grid_without_a_model_axis_keeps_its_order(one_seed: Preset) -> None:
+def test_a_grid_without_a_model_axis_runs_in_the_sheets_reading_order(one_seed: Preset) -> None:
     grid = (GridAxis("3.cfg", (4, 7)), GridAxis("3.steps", (10, 20)))
     jobs = compose(one_seed, BatchSpec(SeedPlan(count=2), grid=grid))
-    assert [j.grid for j in jobs] == [(0, 0), (0, 1), (1, 0), (1, 1)] * 2
+    # row by row (steps), along each row the columns (cfg): left to right, top to bottom
+    assert [j.grid for j in jobs] == [(0, 0), (1, 0), (0, 1), (1, 1)] * 2
     assert [j.params["10.value"] for j in jobs] == [0] * 4 + [1] * 4
 
 
-def test_three_axes_compose_in_the_spec_order_the_first_varying_slowest(one_seed: Preset) -> None:
+def test_three_axes_compose_page_by_page_row_by_row_the_first_varying_fastest(
+    one_seed: Preset,
+) -> None:
     grid = (
         GridAxis("3.cfg", (4, 7)),
         GridAxis("3.steps", (10, 20, 30)),
@@ -71,7 +74,7 @@ def test_three_axes_compose_in_the_spec_order_the_first_varying_slowest(one_seed
     jobs = compose(one_seed, BatchSpec(SeedPlan(SeedMode.keep), grid=grid))
     assert len(jobs) == 12
     assert [j.grid for j in jobs] == [
-        (x, y, z) for x in range(2) for y in range(3) for z in range(2)
+        (x, y, z) for z in range(2) for y in range(3) for x in range(2)
     ]
     for job in jobs:
         assert job.params == {
@@ -95,9 +98,9 @@ def test_a_zipped_pair_makes_n_jobs_not_n_squared(one_seed: Preset) -> None:
     for job in jobs:  # zipped axes share their index; the point is in the spec's order
         assert job.grid[0] == job.grid[2]
         assert job.params["3.steps"] == (10, 20)[job.grid[1]]
-    # the seed rows outside the non-model axes; the pair (placed at its first axis) slowest
+    # the seed rows outside the non-model axes; the pair (placed at its first axis) fastest
     assert [(j.params["10.value"], j.grid[:2]) for j in jobs[:6]] == [
-        (0, (i, s)) for i in range(3) for s in range(2)
+        (0, (i, s)) for s in range(2) for i in range(3)
     ]
 
 

@@ -57,7 +57,7 @@ def test_a_grid_is_read_page_by_page_row_by_row_a_retry_in_its_originals_cell(
         (128, 0.5),
         (128, 0.9),
     ]
-    assert order != ids, "the jobs were queued column by column"
+    assert order == ids, "the jobs are queued in the order the sheet reads them"
     failed = order[-1]
     retry = queue_smaller(ledger, failed, shrink=["size"])
     assert batch_order(ledger, batch) == [*order[:-1], retry, failed], "the original on no cell"
