@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch
+from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch, queue_smaller
 from core.batch.prompt import prompt_for
-from core.job_state import JobState
+from core.job_state import JobState, Reason
 from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
 from core.pictures.pictures import job_outputs
@@ -276,20 +276,26 @@ def test_the_viewer_steps_through_the_pictures_in_the_sheets_order(
     qtbot, window, ledger, preset_name, tmp_path
 ) -> None:
     """Seen: the viewer stepped in job order while the sheet showed another one; now both read
-    `core.pictures.sheet_order`: seeds as given, a grid row by row."""
+    `core.pictures.sheet_order`: seeds as given, a retry after its original, a grid row by
+    row."""
     spec = BatchSpec(SeedPlan(SeedMode.explicit, values=(30, 10, 20)))
     _batch, ids = queue_batch(ledger, preset_name, spec)
-    for job_id in reversed(ids):
+    ledger.submit_attempt(ids[0], "p-first", "http://x", "wf")
+    ledger.observe_running("p-first")
+    ledger.observe_failed("p-first", Reason.oom)
+    retry = queue_smaller(ledger, ids[0], shrink=["size"])  # the newest job, shown second
+    for job_id in (ids[1], ids[2], retry):
         path = tmp_path / f"{job_id}.png"
         Image.new("RGB", (32, 32), (10, 120, 10)).save(path)
         succeed_job(ledger, job_id, [str(path)])
-    qtbot.waitUntil(lambda: len(sheet_cells(window)) == 3)
+    qtbot.waitUntil(lambda: retry in sheet_cells(window))
     window.open_viewer(ids[1])
-    assert stepped(window.viewer) == sheet_cells(window) == ids
+    assert stepped(window.viewer) == [retry, ids[1], ids[2]], "not the job order"
+    assert [job for job in sheet_cells(window) if job != ids[0]] == [retry, ids[1], ids[2]]
 
     from tests.core.pictures.test_grid_sheet import grid_batch
 
-    batch, grid_ids = grid_batch(ledger, tmp_path)  # queued column by column
+    batch, grid_ids = grid_batch(ledger, tmp_path)
     window.model.refresh()
     window.select_job(grid_ids[0])
     assert window.sheet.batch_id() == batch
@@ -297,4 +303,3 @@ def test_the_viewer_steps_through_the_pictures_in_the_sheets_order(
     failed = [j for j in grid_ids if ledger.job(j).state is JobState.failed]
     in_sheet = [job for job in sheet_cells(window) if job not in failed]
     assert stepped(window.viewer) == in_sheet
-    assert in_sheet != [j for j in grid_ids if j not in failed], "not the job order"
