@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSignalBlocker, Signal, Slot
+from PySide6.QtCore import QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -76,6 +76,9 @@ class BatchProgress(QWidget):
                 self.batch.clear()
                 for text, batch_id in wanted:
                     self.batch.addItem(text, batch_id)
+                    self.batch.setItemData(
+                        self.batch.count() - 1, f"{text} ({batch_id})", Qt.ItemDataRole.ToolTipRole
+                    )
             if keep:
                 self.batch.setCurrentIndex(max(0, self.batch.findData(keep)))
         self._on_index(self.batch.currentIndex())
