@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cli.common import open_ledger, print_json
-from core.batch.batch_title import batch_title, told_apart
+from core.batch.batch_title import batch_titles
 from core.job_state import JobState
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
 def list_batches(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         batches = ledger.batches()
-        titles = told_apart((batch.id, batch_title(ledger, batch)) for batch in batches)
+        titles = batch_titles(ledger, batches)
         counts = {batch.id: ledger.count_by_state(batch.id) for batch in batches}
     if args.json:
         print_json([_json(batch, titles[batch.id], counts[batch.id]) for batch in batches])

@@ -93,17 +93,26 @@ def default_title(
     return _fitted(_clean(preset), _clean(varies))
 
 
-def batch_title(ledger: Ledger, batch: BatchRecord) -> str:
+def batch_title(
+    ledger: Ledger, batch: BatchRecord, read: dict[str, AxisFacts] | None = None
+) -> str:
     """The batch's name, else its default title (`stored_title`)."""
-    return batch.name or stored_title(ledger, batch)
+    return batch.name or stored_title(ledger, batch, read)
 
 
-def stored_title(ledger: Ledger, batch: BatchRecord) -> str:
+def stored_title(
+    ledger: Ledger, batch: BatchRecord, read: dict[str, AxisFacts] | None = None
+) -> str:
     """The default title of a stored batch, from its spec (its workflow read only for a
-    grid): what a batch without a name is called, and what naming it "" goes back to."""
+    grid): what a batch without a name is called, and what naming it "" goes back to.
+    ``read`` keeps each workflow's facts by hash for the next batch of many."""
     facts = None
     if batch.spec.get("grid"):
-        facts = AxisFacts.of(ledger.workflow(batch.workflow_hash), Catalogue.bundled())
+        read = {} if read is None else read
+        if batch.workflow_hash not in read:
+            api = ledger.workflow(batch.workflow_hash)
+            read[batch.workflow_hash] = AxisFacts.of(api, Catalogue.bundled())
+        facts = read[batch.workflow_hash]
     return default_title(batch.preset, batch.spec, facts)
 
 
@@ -125,9 +134,12 @@ def told_apart(titles: Iterable[tuple[str, str]]) -> dict[str, str]:
     return labels
 
 
-def batch_titles(ledger: Ledger) -> dict[str, str]:
-    """Every batch's title, told apart (`told_apart`), by id."""
-    return told_apart((batch.id, batch_title(ledger, batch)) for batch in ledger.batches())
+def batch_titles(ledger: Ledger, batches: Sequence[BatchRecord] | None = None) -> dict[str, str]:
+    """Every batch's title (of ``batches``, all the ledger's by default, oldest first), told
+    apart (`told_apart`), by id; each workflow read once."""
+    read: dict[str, AxisFacts] = {}
+    batches = ledger.batches() if batches is None else batches
+    return told_apart((batch.id, batch_title(ledger, batch, read)) for batch in batches)
 
 
 # --- what varies ---------------------------------------------------------------------------------

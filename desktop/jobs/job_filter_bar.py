@@ -93,6 +93,7 @@ class JobFilterBar(QWidget):
                 self.batch.setItemText(shown[batch_id], label)
             tip = batch_label(batch_id, names.get(batch_id))
             self.batch.setItemData(shown[batch_id], tip, Qt.ItemDataRole.ToolTipRole)
+        self.batch.setToolTip(self.batch.currentData(Qt.ItemDataRole.ToolTipRole) or "")
 
     def _count_soon(self, *_changed: Any) -> None:
         self._recount.start()
@@ -118,5 +119,6 @@ class JobFilterBar(QWidget):
 
     @Slot(int)
     def on_batch(self, index: int) -> None:
+        self.batch.setToolTip(self.batch.itemData(index, Qt.ItemDataRole.ToolTipRole) or "")
         self._proxy.set_batch(self.batch.itemData(index))
         self.show_shared()

@@ -93,6 +93,7 @@ class BatchProgress(QWidget):
 
     @Slot(int)
     def _on_index(self, _index: int) -> None:
+        self.batch.setToolTip(self.batch.currentData(Qt.ItemDataRole.ToolTipRole) or "")
         if self.current() != self._chosen:
             self._chosen = self.current()
             self.batch_chosen.emit(self._chosen or "")

@@ -272,3 +272,20 @@ def test_a_batch_without_a_name_reads_as_its_title(ledger: Ledger) -> None:
         batch.id: "noise · strength × 3 seeds",
         again.id: "noise · strength × 3 seeds #2",
     }
+
+
+def test_many_batches_of_one_workflow_read_it_once(ledger: Ledger, monkeypatch) -> None:
+    spec = BatchSpec(grid=(GridAxis("2.strength", (0.25, 0.75)),))
+    made = [queue_batch(ledger, "noise", spec)[0] for _ in range(3)]
+    for batch in made:
+        ledger.name_batch(batch.id, "")
+    read: list[str] = []
+    workflow = ledger.workflow
+    monkeypatch.setattr(ledger, "workflow", lambda h: read.append(h) or workflow(h))
+    titles = batch_titles(ledger)
+    assert list(titles.values()) == [
+        "noise · strength",
+        "noise · strength #2",
+        "noise · strength #3",
+    ]
+    assert len(read) == 1

@@ -60,6 +60,8 @@ def test_batches_are_listed_by_what_they_vary_and_told_apart(
             index = combo.findData(batch_id)
             assert combo.itemText(index) == label
             assert combo.itemData(index, Qt.ItemDataRole.ToolTipRole) == f"{label} ({batch_id})"
+        combo.setCurrentIndex(combo.findData(second.id))
+        assert combo.toolTip() == f"{title} #2 ({second.id})", "the whole title of the one shown"
     cell = window.model.index(window.model.row_of(job), Column.batch)
     assert cell.data() == title
     assert cell.data(Qt.ItemDataRole.ToolTipRole).startswith(f"Batch {title} ({first.id})")
