@@ -12,6 +12,7 @@ from cli.common import (
     server_urls,
     short_time,
 )
+from core.batch.batch_title import batch_title
 from core.batch.varied import batch_input_names
 from core.controller.line_now import line_now
 from core.controller.placing_said import WaitingReasons, waiting_text, with_waiting
@@ -144,8 +145,8 @@ def story(ledger: Ledger, job: JobRecord, servers: list[str] | None = None) -> l
     reason = f" ({reason_text(job.reason)})" if job.reason else ""
     lines = [
         f"{job.id}: {job.state.value}{reason}",
-        f"  batch {job.batch}, preset {batch.preset}, requester {job.requester}, "
-        f"priority {job.priority}",
+        f"  batch {batch_title(ledger, batch)} ({job.batch}), preset {batch.preset}, "
+        f"requester {job.requester}, priority {job.priority}",
         *_params_lines(job.params, batch_input_names(ledger, job.batch, job.params)),
     ]
     if job.warning:

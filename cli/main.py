@@ -17,6 +17,7 @@ from peewee import PeeweeException
 
 from cli import (
     again_cmd,
+    batches_cmd,
     control_cmd,
     grid_cmd,
     gui_cmd,
@@ -51,6 +52,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     again_cmd,
     run_cmd,
     jobs_cmd,
+    batches_cmd,
     grid_cmd,
     marks_cmd,
     name_cmd,

@@ -1,11 +1,12 @@
-"""`batchline name BATCH [NAME]`: give a batch a name (none: take its name off), as the window's
-Name batch does."""
+"""`batchline name BATCH [NAME]`: give a batch a name (none: its default title again, its preset
+and what varies), as the window's Name batch does."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from cli.common import names_from_user, open_ledger
+from core.batch.batch_title import batch_title
 from core.controller.commands import LedgerCommands
 from core.names import MAX_NAME
 
@@ -16,9 +17,10 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "name",
-        help="name a batch (without NAME: take its name off)",
-        description="Give the batch a name, shown with its id in the window "
-        f"(at most {MAX_NAME} characters).",
+        help="name a batch (without NAME: its default title again)",
+        description="Give the batch a name, shown in the window and by `batchline batches` "
+        f"(at most {MAX_NAME} characters); without NAME it is called by its preset and what "
+        "it varies again.",
     )
     parser.add_argument("batch", metavar="BATCH", help="the batch id")
     parser.add_argument("name", nargs="?", default="", metavar="NAME")
@@ -28,5 +30,6 @@ def register(subparsers: Any) -> None:
 def name_batch(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger, names_from_user():
         batch = LedgerCommands(ledger).name_batch(args.batch, args.name)
-    print(f"{batch.id}: {batch.name}" if batch.name else f"{batch.id}: no name")
+        title = batch_title(ledger, batch)
+    print(f"{batch.id}: {title}" if batch.name else f"{batch.id}: {title} (by what it varies)")
     return 0

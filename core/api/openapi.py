@@ -166,6 +166,10 @@ SCHEMAS: dict[str, Schema] = {
     "BatchCreated": _object(
         {
             "batch": {"type": "string"},
+            "name": {
+                "type": "string",
+                "description": 'its preset and what varies: "Portrait · 40 seeds"',
+            },
             "jobs": {"type": "array", "items": {"type": "string"}},
             "placement": _ref("BatchPlacement"),
         }

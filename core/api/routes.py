@@ -91,7 +91,7 @@ async def create_batch(request: web.Request) -> web.Response:
         check_pictures(PictureStore.of(_ledger(request)), asked)
         batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
         placement = batch_placement(_ledger(request), job_ids).to_json()
-        return {"batch": batch.id, "jobs": job_ids, "placement": placement}
+        return {"batch": batch.id, "name": batch.name, "jobs": job_ids, "placement": placement}
 
     return web.json_response(await off_the_loop(request, queue), status=201)
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.batch.batch_title import AxisFacts, default_title
 from core.batch.compose import compose, expand_spec
 from core.batch.workflow import retry_smaller, shrinkable
 from core.catalogue import Catalogue
@@ -74,7 +75,7 @@ def queue_batch(
     name: str | None = None,
 ) -> tuple[BatchRecord, list[str]]:
     """Compose the batch ``spec`` of the named preset and create its pending jobs (the batch
-    called ``name`` when given).
+    called ``name`` when given, else by its preset and what varies: `default_title`).
 
     ``check`` is called with the requester, the number of jobs composed and their priority
     before any is created, in the transaction that creates them (two batches queued at once
@@ -88,6 +89,8 @@ def queue_batch(
         CompositionError: the spec cannot be composed (names the node and input).
     """
     spec, jobs = composed_batch(ledger, preset_name, spec, catalogue, seed_inputs)
+    if not (name and name.strip()):
+        name = _title(ledger, preset_name, spec, jobs, catalogue)
     requester = spec.requester or default_requester()
     new = [NewJob(dict(job.params), job.requester or requester, job.priority) for job in jobs]
     with ledger.handle.joined():
@@ -133,6 +136,23 @@ def _failed_out_of_memory(ledger: Ledger, job_id: str) -> JobRecord:
     if not can_retry_smaller(job.state, job.reason):
         raise IllegalTransition(f"job {job_id} did not fail out of memory: retry it instead")
     return job
+
+
+def _title(
+    ledger: Ledger,
+    preset_name: str,
+    spec: BatchSpec,
+    jobs: Sequence[JobSpec],
+    catalogue: Catalogue | None,
+) -> str:
+    """The default title of the batch as composed: its seeds counted from its jobs (one per
+    input counts each input's once), its workflow read only for a grid."""
+    facts = None
+    if spec.grid:
+        api = ledger.presets.get(preset_name).api_workflow
+        facts = AxisFacts.of(api, catalogue or Catalogue.bundled())
+    seeds = len({tuple(sorted(job.seeds.items())) for job in jobs})
+    return default_title(preset_name, _spec_json(spec), facts, seeds)
 
 
 def _spec_json(spec: BatchSpec) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from core.batch.batch_title import batch_title
 from core.batch.recall import literal_values
 from core.batch.varied import BatchValues, is_seed
 from core.batch.workflow import build_workflow
@@ -25,7 +26,7 @@ class PictureFacts:
 
     job_id: str
     batch_id: str
-    batch_name: str | None
+    batch_name: str  # its title: the artist's name, else preset and what varies
     state: JobState
     reason: str | None
     seeds: dict[str, Any]
@@ -74,7 +75,7 @@ def picture_facts(
     return PictureFacts(
         job_id=job.id,
         batch_id=job.batch,
-        batch_name=batch.name,
+        batch_name=batch_title(ledger, batch),
         state=job.state,
         reason=job.reason,
         seeds=seeds,

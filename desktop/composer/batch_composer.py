@@ -471,7 +471,8 @@ class BatchComposerWidget(QWidget):
         except BatchlineError as exc:
             self.show_error(str(exc))
             return
-        self.message.emit(queued_message(len(job_ids), batch.id, self._controller.status))
+        called = f"“{batch.name}”" if batch.name else batch.id  # its title, given at queueing
+        self.message.emit(queued_message(len(job_ids), called, self._controller.status))
         self.batch_queued.emit(batch.id, len(job_ids))
 
     def show_error(self, text: str) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
+from core.batch.batch_title import stored_title
 from core.errors import BatchlineError
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def batch_label(batch_id: str, name: str | None) -> str:
-    """What the window shows for a batch: its name with its id, or the id alone."""
+    """What the window shows for a batch in full: its title with its id, or the id alone."""
     return f"{name} ({batch_id})" if name else batch_id
 
 
@@ -25,12 +26,12 @@ def ask_and_name(
 ) -> str | None:
     """Ask for the batch's name (its current one filled in) and store it; the error to show,
     or None (named, or the artist cancelled)."""
-    current = ledger.batch(batch_id).name or ""
+    batch = ledger.batch(batch_id)
     dialog = QInputDialog(parent)
     dialog.setWindowTitle("Name batch")
-    dialog.setLabelText(f"Name of {batch_id} (empty: no name):")
+    dialog.setLabelText(f"Name of {batch_id} (empty: “{stored_title(ledger, batch)}”):")
     dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
-    dialog.setTextValue(current)
+    dialog.setTextValue(batch.name or "")
     accepted = dialog.exec()
     text = dialog.textValue()
     dialog.deleteLater()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch.batch_title import batch_title
 from core.batch.varied import batch_input_names
 from core.controller.placing_said import WaitingReasons
 from core.errors import UnknownRecord
@@ -165,7 +166,8 @@ class JobDetailsWidget(QWidget):
         self._placing.refresh()
         waiting = self._placing.of(job)
         names = batch_input_names(self._ledger, job.batch, job.params)
-        self.header.setText(_summary(job, self._ledger.batch(job.batch).name, waiting, names))
+        title = batch_title(self._ledger, self._ledger.batch(job.batch))
+        self.header.setText(_summary(job, title, waiting, names))
         failed = [a.error.long(a.result) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))

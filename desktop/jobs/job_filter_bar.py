@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from core.job_state import JobState
@@ -81,15 +81,19 @@ class JobFilterBar(QWidget):
         model.values_changed.connect(self.show_shared)
 
     def set_batches(self, batch_ids: list[str], names: dict[str, str] | None = None) -> None:
-        """The batches to filter on, each shown by its name (with its id) when it has one."""
+        """The batches to filter on, each shown by its title (its id in its tooltip)."""
         names = names or {}
         shown = {self.batch.itemData(i): i for i in range(1, self.batch.count())}
         for batch_id in batch_ids:
-            label = batch_label(batch_id, names.get(batch_id))
+            label = names.get(batch_id) or batch_id
             if batch_id not in shown:
                 self.batch.addItem(label, batch_id)
+                shown[batch_id] = self.batch.count() - 1
             elif self.batch.itemText(shown[batch_id]) != label:
                 self.batch.setItemText(shown[batch_id], label)
+            tip = batch_label(batch_id, names.get(batch_id))
+            self.batch.setItemData(shown[batch_id], tip, Qt.ItemDataRole.ToolTipRole)
+        self.batch.setToolTip(self.batch.currentData(Qt.ItemDataRole.ToolTipRole) or "")
 
     def _count_soon(self, *_changed: Any) -> None:
         self._recount.start()
@@ -115,5 +119,6 @@ class JobFilterBar(QWidget):
 
     @Slot(int)
     def on_batch(self, index: int) -> None:
+        self.batch.setToolTip(self.batch.itemData(index, Qt.ItemDataRole.ToolTipRole) or "")
         self._proxy.set_batch(self.batch.itemData(index))
         self.show_shared()

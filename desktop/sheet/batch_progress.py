@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRect, QSignalBlocker, QSize, Signal, Slot
+from PySide6.QtCore import QRect, QSignalBlocker, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -132,6 +132,9 @@ class BatchProgress(QWidget):
                 self.batch.clear()
                 for text, batch_id in wanted:
                     self.batch.addItem(text, batch_id)
+                    self.batch.setItemData(
+                        self.batch.count() - 1, f"{text} ({batch_id})", Qt.ItemDataRole.ToolTipRole
+                    )
             if keep:
                 self.batch.setCurrentIndex(max(0, self.batch.findData(keep)))
         self._on_index(self.batch.currentIndex())
@@ -147,6 +150,7 @@ class BatchProgress(QWidget):
 
     @Slot(int)
     def _on_index(self, _index: int) -> None:
+        self.batch.setToolTip(self.batch.currentData(Qt.ItemDataRole.ToolTipRole) or "")
         if self.current() != self._chosen:
             self._chosen = self.current()
             self.batch_chosen.emit(self._chosen or "")

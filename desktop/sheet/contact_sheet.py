@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.batch.batch_title import batch_title
 from core.controller.line_now import LineCache
 from core.errors import BatchlineError
 from core.job_state import JobState
@@ -656,7 +657,7 @@ class ContactSheetWidget(QWidget):
             return
         try:
             count = len(marked(self._ledger, batch_id, Mark.reject, self.model.output_dir))
-            name = self._ledger.batch(batch_id).name or batch_id
+            name = batch_title(self._ledger, self._ledger.batch(batch_id))
         except BatchlineError as exc:
             self.failed.emit(f"Could not read the rejected pictures: {exc}")
             return

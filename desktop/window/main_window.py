@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import shrink_choices
+from core.batch.batch_title import batch_titles
 from core.errors import BatchlineError
 from desktop.common.icon import app_icon
 from desktop.common.thumbnails import ThumbnailLoader
@@ -475,7 +476,7 @@ class MainWindow(QMainWindow):
     def refresh_batches(self, current: str | None = None) -> None:
         """The batches to filter on and to show as pictures (``current``: show this one)."""
         batches = self.model.batch_ids()
-        names = {batch.id: batch.name for batch in self.ledger.batches() if batch.name}
+        names = batch_titles(self.ledger)  # the artist's names, else preset and what varies
         self.model.set_batch_names(names)
         self.filter_bar.set_batches(batches, names)
         self.sheet.set_batches(batches, names, current)

@@ -193,9 +193,11 @@ def test_past_the_requesters_quota_nothing_is_queued_and_the_wait_is_said(
 def test_name_names_the_batch(cli: Cli, noise: str, home: Path) -> None:
     (job_id,) = queued(cli, "--name", "Fox study")
     (unnamed,) = queued(cli)
+    counted = queued(cli, "--count", "3")
     with Ledger(home) as ledger:
         assert ledger.batch(ledger.job(job_id).batch).name == "Fox study"
-        assert ledger.batch(ledger.job(unnamed).batch).name is None
+        assert ledger.batch(ledger.job(unnamed).batch).name == "noise", "by its preset"
+        assert ledger.batch(ledger.job(counted[0]).batch).name == "noise · 3 seeds"
     result = cli("queue", "noise", "--name", "x" * 201)
     assert result.code != 0
     assert result.err.strip().count("\n") == 0

@@ -123,7 +123,7 @@ def test_queued_says_one_job_and_waiting_for_the_server(composer, controller) ->
     controller.push(connection=Connection.connected, stopped="")
     composer.seeds.count.setValue(1)
     composer.queue_button.click()
-    assert told[-1].startswith("Queued 1 job as ")
+    assert told[-1] == f"Queued 1 job as “{composer.preset_name} · seed 0”.", "by its title"
     controller.push(connection=Connection.offline, stopped="")
     composer.queue_button.click()
     assert told[-1].endswith("; it waits for the server (ComfyUI does not answer).")

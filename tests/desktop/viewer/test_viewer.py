@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from core.batch import BatchSpec, GridAxis, SeedMode, SeedPlan, queue_batch, queue_smaller
+from core.batch.batch_title import batch_title
 from core.batch.prompt import prompt_for
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, NewJob
@@ -59,7 +60,9 @@ def test_the_arrow_keys_step_through_the_batch_in_seed_order(qtbot, viewer, ledg
     qtbot.waitUntil(lambda: "× " in viewer.panel.facts.text())
     width, height = viewer.canvas.picture_size()
     assert f"{width} × {height} px" in viewer.panel.facts.text()
-    assert f"2 of 3 · {ledger.job(batch[1]).batch}" in viewer.panel.facts.text()
+    title = batch_title(ledger, ledger.batch(ledger.job(batch[1]).batch))
+    assert title.endswith(" · 3 seeds")
+    assert f"2 of 3 · {title}" in viewer.panel.facts.text(), "the batch by its title"
     ledger.name_batch(ledger.job(batch[1]).batch, "fox study")
     qtbot.keyClick(viewer, Qt.Key.Key_Right)
     assert "3 of 3 · fox study" in viewer.panel.facts.text()
