@@ -98,6 +98,8 @@ class JobFilterBar(QWidget):
                 self.batch.addItem(label, batch_id)
             elif self.batch.itemText(shown[batch_id]) != label:
                 self.batch.setItemText(shown[batch_id], label)
+                if batch_id == self._proxy.batch:  # the filter's batch renamed
+                    self.described.emit(self.description())
 
     def _count_soon(self, *_changed: Any) -> None:
         self._recount.start()

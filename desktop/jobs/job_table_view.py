@@ -118,7 +118,7 @@ class JobTableView(QTableView):
         header = self.horizontalHeader()
         widths = {
             Column.state: 86,
-            Column.progress: 100,
+            Column.progress: 80,
             Column.position: 62,
             Column.attempt: 56,
             Column.elapsed: 66,
