@@ -148,11 +148,12 @@ class JobActions(QObject):
         action.setToolTip(f"{tip} ({keys})")
         return scope
 
-    def _confirmed(self, scope: Scope) -> bool:
-        """Small scopes go ahead; large ones are confirmed (it cannot be undone)."""
+    def _confirmed(self, scope: Scope, *, always: bool = False) -> bool:
+        """Small scopes go ahead; large ones (and ``always``) are confirmed (it cannot be
+        undone)."""
         if not scope.enabled:
             return False
-        if not scope.needs_confirming:
+        if not scope.needs_confirming and not always:
             return True
         return self.confirm(f"{plain_text(scope.text)}? This cannot be undone.")
 
@@ -242,7 +243,8 @@ class JobActions(QObject):
     @Slot()
     def on_cancel_batch(self) -> None:
         jobs = self._selection()
-        if self._confirmed(self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))):
+        scope = self._show(self.cancel_batch, cancel_batch_scope(jobs, self._counts))
+        if self._confirmed(scope, always=True):  # a whole batch, however few are left
             for batch in sorted({job.batch for job in jobs}):
                 self._run_in_worker(functools.partial(self._controller.cancel_batch, batch))
 

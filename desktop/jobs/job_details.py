@@ -20,9 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch.batch_title import batch_title
-from core.batch.varied import batch_input_names
+from core.batch.varied import batch_colours, batch_input_names
 from core.controller.placing_said import WaitingReasons
-from core.errors import UnknownRecord
+from core.errors import BatchlineError, UnknownRecord
+from core.job_state import JobState
 from core.pictures.pictures import job_outputs
 from core.reason_texts import reason_text
 from desktop.common.preview_reader import PreviewReader
@@ -167,7 +168,12 @@ class JobDetailsWidget(QWidget):
         waiting = self._placing.of(job)
         names = batch_input_names(self._ledger, job.batch, job.params)
         title = batch_title(self._ledger, self._ledger.batch(job.batch))
-        self.header.setText(_summary(job, title, waiting, names))
+        sent = any(attempt.n == job.attempt for attempt in attempts)
+        try:
+            colours = batch_colours(self._ledger, job.batch)
+        except BatchlineError:
+            colours = frozenset()
+        self.header.setText(_summary(job, title, waiting, names, sent=sent, colours=colours))
         failed = [a.error.long(a.result) for a in attempts if a.error]
         self.failure.setText(failed[-1] if failed else "")
         self.failure.setVisible(bool(failed))
@@ -198,9 +204,13 @@ def _summary(
     batch_name: str | None,
     waiting: str = "",
     names: Mapping[str, str] | None = None,
+    *,
+    sent: bool = True,
+    colours: frozenset[str] = frozenset(),
 ) -> str:
     """The job in three lines of rich text (what came from outside, escaped); a fourth says why
-    a pending job waits when no server can run it."""
+    a pending job waits when no server can run it. A pending job whose attempt was never sent
+    (``sent``) says so rather than "attempt 1"."""
     colour = STATE_COLOURS[job.state]
     batch = html.escape(batch_label(job.batch, batch_name))
     reason = f" — {reason_text(job.reason)}" if job.reason else ""
@@ -209,6 +219,14 @@ def _summary(
     return (
         f"<b>{job.id}</b> · {batch} · requester {html.escape(job.requester)} · priority "
         f"{job.priority}<br><span style='background:{colour}'>&nbsp;{state_label(job.state)}"
-        f"&nbsp;</span>{reason} · attempt {job.attempt}<br>"
-        f"{html.escape(values_text(job.params, names))}{warning}"
+        f"&nbsp;</span>{reason} · {_attempt_text(job, sent)}<br>"
+        f"{html.escape(values_text(job.params, names, colours))}{warning}"
     )
+
+
+def _attempt_text(job: JobRecord, sent: bool) -> str:
+    """ "attempt 2"; a pending job not sent yet: "not sent yet" (its first attempt) or
+    "attempt 2 not sent yet" (a retry)."""
+    if job.state is not JobState.pending or sent:
+        return f"attempt {job.attempt}"
+    return "not sent yet" if job.attempt <= 1 else f"attempt {job.attempt} not sent yet"

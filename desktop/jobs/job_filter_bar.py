@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from core.job_state import JobState
@@ -26,7 +26,14 @@ STATE_CHOICES: list[tuple[str, tuple[JobState, ...]]] = [
 
 class JobFilterBar(QWidget):
     """Two combo boxes driving a JobFilterProxyModel (over a JobTableModel); "N of M jobs",
-    following the filter and the feed; the values every job of the chosen batch shares."""
+    following the filter and the feed; the values every job of the chosen batch shares.
+
+    Signals:
+        described(str): the filter changed; what it is now, said short ("State = Failed",
+            "" when it shows every job), for the views it does not filter (the pictures).
+    """
+
+    described = Signal(str)
 
     def __init__(self, proxy: JobFilterProxyModel, parent: Any = None) -> None:
         super().__init__(parent)
@@ -77,6 +84,7 @@ class JobFilterBar(QWidget):
         for signal in (proxy.rowsInserted, proxy.rowsRemoved, proxy.modelReset, model.rowsInserted):
             signal.connect(self._count_soon)
         proxy.filter_changed.connect(self.show_count)
+        proxy.filter_changed.connect(lambda: self.described.emit(self.description()))
         model.loaded.connect(self.show_count)
         model.values_changed.connect(self.show_shared)
 
@@ -91,6 +99,8 @@ class JobFilterBar(QWidget):
                 shown[batch_id] = self.batch.count() - 1
             elif self.batch.itemText(shown[batch_id]) != label:
                 self.batch.setItemText(shown[batch_id], label)
+                if batch_id == self._proxy.batch:  # the filter's batch renamed
+                    self.described.emit(self.description())
             tip = batch_label(batch_id, names.get(batch_id))
             self.batch.setItemData(shown[batch_id], tip, Qt.ItemDataRole.ToolTipRole)
         self.batch.setToolTip(self.batch.currentData(Qt.ItemDataRole.ToolTipRole) or "")
@@ -104,6 +114,15 @@ class JobFilterBar(QWidget):
         more = " (loading…)" if self._model.loading else ""
         shown, total = self._proxy.rowCount(), self._model.rowCount()
         self.count.setText(f"{shown:,} of {total:,} jobs{more}")
+
+    def description(self) -> str:
+        """The filter in words: "State = Failed · Batch = fox portraits"; "" when off."""
+        parts = []
+        if self._proxy.states:
+            parts.append(f"State = {self.states.currentText()}")
+        if self._proxy.batch is not None:
+            parts.append(f"Batch = {self.batch.currentText()}")
+        return " · ".join(parts)
 
     @Slot()
     def show_shared(self) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtCore import (
 
 from core.batch.varied import (
     BatchValues,
+    batch_colours,
     input_labels,
     is_seed,
     value_order,
@@ -28,7 +29,7 @@ from core.batch.varied import (
 from core.controller.placing_said import NO_SERVER_SHORT, WaitingReasons, host_text
 from core.controller.status import Connection
 from core.durations import duration_text
-from core.errors import LedgerError
+from core.errors import BatchlineError, LedgerError
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
 from core.reason_texts import reason_text
@@ -46,29 +47,40 @@ if TYPE_CHECKING:
 
 
 class Column(IntEnum):
-    """The fixed columns; each varied input's own column follows them (``value_key``)."""
+    """The fixed columns, the job's state first; each varied input's own column follows them
+    (``value_key``); the view shows those before the reason, the batch and the job's id."""
 
-    job = 0
-    batch = 1
-    state = 2
+    state = 0
+    progress = 1
+    position = 2
     attempt = 3
-    position = 4
-    progress = 5
-    elapsed = 6
-    reason = 7
-    warning = 8
+    elapsed = 4
+    warning = 5
+    reason = 6
+    batch = 7
+    job = 8
+
+
+STATE_COLUMNS = (
+    Column.state,
+    Column.progress,
+    Column.position,
+    Column.attempt,
+    Column.elapsed,
+    Column.warning,
+)
 
 
 HEADERS = {
-    Column.job: "Job",
-    Column.batch: "Batch",
     Column.state: "State",
-    Column.attempt: "Attempt",
-    Column.position: "In queue",
     Column.progress: "Progress",
+    Column.position: "In queue",
+    Column.attempt: "Attempt",
     Column.elapsed: "Elapsed",
-    Column.reason: "Reason",
     Column.warning: "⚠",
+    Column.reason: "Reason",
+    Column.batch: "Batch",
+    Column.job: "Job",
 }
 
 JOB_ROLE = Qt.ItemDataRole.UserRole
@@ -182,10 +194,12 @@ class JobTableModel(QAbstractTableModel):
         self._value_keys: list[str] = []  # the input of each column after the fixed ones
         self._value_labels: dict[str, str] = {}
         self._input_names: dict[str, dict[str, str]] = {}  # per batch: its inputs' names
+        self._colours: dict[str, frozenset[str]] = {}  # per batch: its inputs shown as colours
         self._sorting: tuple[int, bool] | None = None  # column, descending; None: creation
+        self._held = False  # the pointer is over the table: rows keep their places
         self._resort = QTimer(self)
         self._resort.setSingleShot(True)
-        self._resort.timeout.connect(self._reorder)
+        self._resort.timeout.connect(self._reorder_unless_held)
         self._reorder_cost = 0.0  # seconds the last reorder took
         self._poll = QTimer(self)
         self._poll.timeout.connect(self.refresh)
@@ -359,6 +373,20 @@ class JobTableModel(QAbstractTableModel):
         if not self._resort.isActive():
             self._resort.start(max(RESORT_DELAY_MS, round(20_000 * self._reorder_cost)))
 
+    def hold_order(self, held: bool) -> None:
+        """While ``held`` (the pointer is over the table) no row moves: a job whose state
+        changed (a running one finishing) keeps its place, so that a click meant for it cannot
+        land on another that moved in; its place is taken once the hold ends. An order asked
+        for (a header's click) is put in place at once, held or not."""
+        self._held = held
+        if not held and self._sorting is not None:
+            self._schedule_reorder()
+
+    @Slot()
+    def _reorder_unless_held(self) -> None:
+        if not self._held:
+            self._reorder()
+
     @Slot()
     def _reorder(self) -> None:
         """Put the rows in the current order; selections (persistent indexes) stay on their jobs."""
@@ -406,6 +434,8 @@ class JobTableModel(QAbstractTableModel):
             if values is None:
                 values = self._batch_values[job.batch] = BatchValues()
                 changed = True
+            if job.batch not in self._colours and _may_be_colour(job.params):
+                self._colours[job.batch] = self._colours_in(job.batch)
             changed = values.add(job.params) or changed
         if not changed:
             return False
@@ -430,6 +460,17 @@ class JobTableModel(QAbstractTableModel):
             except LedgerError:
                 self._input_names[batch] = {}
         return self._input_names[batch]
+
+    def _colours_in(self, batch: str) -> frozenset[str]:
+        """The batch's inputs shown as colours (#3399FF), as the composer shows them."""
+        try:
+            return batch_colours(self._ledger, batch)
+        except BatchlineError:
+            return frozenset()
+
+    def colours_of(self, batch: str) -> frozenset[str]:
+        """The inputs of a batch read so far that are colours (none for a batch not read)."""
+        return self._colours.get(batch, frozenset())
 
     def _column_names(self, keys: list[str]) -> dict[str, str]:
         """Each value column's header: its input as the composer names it in the batches that
@@ -476,7 +517,10 @@ class JobTableModel(QAbstractTableModel):
         shared = values.shared()
         names = self._names_in(batch)
         labels = {key: names.get(key) or label for key, label in input_labels(shared).items()}
-        parts = [f"{labels[key]} {value_text(value)}" for key, value in shared.items()]
+        colours = self.colours_of(batch)
+        parts = [
+            f"{labels[key]} {value_text(value, key in colours)}" for key, value in shared.items()
+        ]
         every = f"all {values.jobs}" if values.jobs > 1 else "its one job"
         return f"{' · '.join(parts)} ({every})" if parts else ""
 
@@ -581,14 +625,14 @@ class JobTableModel(QAbstractTableModel):
             return self._display(job, column)
         return self._decoration(job, column, role)
 
-    @staticmethod
-    def _value_data(job: JobRecord, key: str, role: int) -> Any:
-        """A job's own value of input ``key``: in full, numbers to the right."""
+    def _value_data(self, job: JobRecord, key: str, role: int) -> Any:
+        """A job's own value of input ``key``: in full (a colour as #3399FF), numbers to the
+        right."""
         if key not in job.params:
             return None
         value = job.params[key]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return value_text(value)
+            return value_text(value, key in self.colours_of(job.batch))
         if role == Qt.ItemDataRole.TextAlignmentRole and value_order(value)[0] == 0:
             return int(_RIGHT)
         return None
@@ -602,7 +646,7 @@ class JobTableModel(QAbstractTableModel):
             case Column.state:
                 return CHECKING if self._checking(job) else state_label(job.state)
             case Column.attempt:
-                return str(job.attempt)
+                return "" if not_sent_yet(job) else str(job.attempt)
             case Column.position:
                 position = self._positions.get(job.id)
                 if position is None:
@@ -636,6 +680,8 @@ class JobTableModel(QAbstractTableModel):
                 return placing_tip(self._waits[job.id])
             if column == Column.state and self._checking(job):
                 return CHECKING_TIP
+            if column == Column.attempt and not_sent_yet(job):
+                return NOT_SENT_TIP
             if column == Column.batch:
                 batch = batch_label(job.batch, self._batch_names.get(job.batch))
                 line = self.batch_line(job.batch)
@@ -693,14 +739,38 @@ _WAIT_SHOWN = frozenset({Column.state, Column.position})
 _NUMERIC = frozenset({Column.attempt, Column.position, Column.elapsed})
 
 
-def values_text(params: dict[str, Any], names: Mapping[str, str] | None = None) -> str:
+NOT_SENT_TIP = "Not sent to ComfyUI yet: its first attempt starts when it is sent"
+
+
+def not_sent_yet(job: JobRecord) -> bool:
+    """Whether the job waits for its first attempt (a pending job retried has had one)."""
+    return job.state is JobState.pending and job.attempt <= 1 and job.started_at is None
+
+
+def values_text(
+    params: dict[str, Any],
+    names: Mapping[str, str] | None = None,
+    colours: frozenset[str] = frozenset(),
+) -> str:
     """``{"3.seed": 5, "6.text": "a cat"}`` → ``KSampler · seed=5, Positive prompt · text=a cat``
     by ``names`` (``core.batch.varied.batch_input_names``); without them by the bare input
-    names (node ids only if needed): ``seed=5, text=a cat``."""
+    names (node ids only if needed): ``seed=5, text=a cat``; the inputs in ``colours`` as
+    ``#3399FF``."""
     labels = input_labels(sorted(params))
     if names:
         labels = {key: names.get(key, label) for key, label in labels.items()}
-    return ", ".join(f"{labels[key]}={value_text(params[key])[:40]}" for key in labels)
+    return ", ".join(
+        f"{labels[key]}={value_text(params[key], key in colours)[:40]}" for key in labels
+    )
+
+
+def _may_be_colour(params: Mapping[str, Any]) -> bool:
+    """Whether a value may be a colour (a whole number, not a seed): only then is the batch's
+    workflow read for its colour inputs (a batch of seeds alone costs no read)."""
+    return any(
+        isinstance(value, int) and not isinstance(value, bool) and not is_seed(key)
+        for key, value in params.items()
+    )
 
 
 def _seeds_first(key: str) -> tuple[bool, str]:

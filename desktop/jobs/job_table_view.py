@@ -1,11 +1,11 @@
-"""The jobs table view: multi-select rows, a progress bar in the Progress column, each varied
-input's column after the Batch column."""
+"""The jobs table view: multi-select rows, a progress bar in the Progress column, the state's
+columns first, then each varied input's of the batch in view; no row moves under the pointer."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Slot
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QPersistentModelIndex, Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -18,10 +18,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.jobs.job_filter_proxy import JobFilterProxyModel
-from desktop.jobs.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel
+from desktop.jobs.job_table_model import (
+    JOB_ROLE,
+    PROGRESS_ROLE,
+    STATE_COLUMNS,
+    Column,
+    JobTableModel,
+)
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QPainter
+    from PySide6.QtGui import QEnterEvent, QHideEvent, QPainter
 
     from core.ledger import JobRecord
 
@@ -55,9 +61,15 @@ _VALUE_MAX_CHARS = 24  # a long text value (a prompt) is cut here; numbers alway
 class JobTableView(QTableView):
     """A table of jobs; the model is a JobFilterProxyModel over a JobTableModel.
 
-    The value columns (one per varied input) stand right after the Batch column; filtered on
-    one batch, only that batch's are shown, and not the Batch column (the same in every row);
-    on all batches, every batch's.
+    The state's columns come first (State, Progress, In queue, Attempt, Elapsed, ⚠), then the
+    value columns (one per varied input), then Reason, Batch and Job. The value columns are
+    those of the batch in view: the batch filtered on (then the Batch column, the same in
+    every row, is hidden); else the selected jobs' batches; else the batch the pictures show
+    (``set_shown_batch``); else every batch's.
+
+    While the pointer is over the table no row moves or goes (the model's and the proxy's
+    hold): a running job that finishes keeps its row until the pointer leaves, so a click
+    meant for it never lands on a job that took its place.
     """
 
     def __init__(self, parent: Any = None) -> None:
@@ -75,21 +87,45 @@ class JobTableView(QTableView):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self._progress = ProgressDelegate(self)
         self.setItemDelegateForColumn(Column.progress, self._progress)
+        self._shown_batch: str | None = None
+        self._value_batches: list[str] | None = None
+
+    # --- no row moves under the pointer ----------------------------------------------------------
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        self._hold(True)
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        self._hold(False)
+        super().leaveEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._hold(False)  # another tab: nothing is under the pointer any more
+        super().hideEvent(event)
+
+    def _hold(self, held: bool) -> None:
+        if isinstance(self.model(), JobFilterProxyModel):
+            proxy, source = self._models()
+            source.hold_order(held)
+            proxy.hold(held)
+
+    # --- columns ----------------------------------------------------------------------------------
 
     def size_columns(self) -> None:
         # Ids differ at their ends (job_20261130_0007): elide in the middle, never the end.
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.horizontalHeader()
         widths = {
-            Column.job: 138,
-            Column.batch: 150,
             Column.state: 86,
-            Column.attempt: 56,
+            Column.progress: 80,
             Column.position: 62,
-            Column.progress: 100,
+            Column.attempt: 56,
             Column.elapsed: 66,
-            Column.reason: 110,
             Column.warning: 28,
+            Column.reason: 110,
+            Column.batch: 150,
+            Column.job: 138,
         }
         for column, width in widths.items():  # never narrower than the header's own text
             self.setColumnWidth(column, max(width, header.sectionSizeHint(column)))
@@ -100,6 +136,7 @@ class JobTableView(QTableView):
         proxy.filter_changed.connect(self.show_value_columns)
         source.values_changed.connect(self.show_value_columns)
         source.loaded.connect(self.show_value_columns)
+        self.selectionModel().selectionChanged.connect(self._on_selection)
         if source.columnCount() > len(Column):
             self._place_value_columns(QModelIndex(), len(Column), source.columnCount() - 1)
 
@@ -112,20 +149,47 @@ class JobTableView(QTableView):
 
     @Slot(QModelIndex, int, int)
     def _place_value_columns(self, _parent: QModelIndex, first: int, last: int) -> None:
-        """New value columns go after the Batch column, in the model's order (seeds first)."""
+        """New value columns go after the state's columns, in the model's order (seeds
+        first)."""
         header = self.horizontalHeader()
-        after_batch = header.visualIndex(Column.batch) + 1
+        after_state = header.visualIndex(STATE_COLUMNS[-1]) + 1
         for column in range(max(first, len(Column)), last + 1):
-            header.moveSection(header.visualIndex(column), after_batch + column - len(Column))
+            header.moveSection(header.visualIndex(column), after_state + column - len(Column))
         self.show_value_columns()
+
+    def set_shown_batch(self, batch: str | None) -> None:
+        """The batch the pictures show: its value columns, when neither the filter nor the
+        selection names a batch."""
+        if batch != self._shown_batch:
+            self._shown_batch = batch
+            self.show_value_columns()
+
+    def value_batches(self) -> list[str] | None:
+        """The batches whose value columns are shown (None: every batch's)."""
+        proxy, _source = self._models()
+        if proxy.batch is not None:
+            return [proxy.batch]
+        selected = sorted({job.batch for job in self.selected_jobs()})
+        if selected:
+            return selected
+        return [self._shown_batch] if self._shown_batch else None
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        if self.value_batches() != self._value_batches:
+            self.show_value_columns()
 
     @Slot()
     def show_value_columns(self) -> None:
-        """Show the value columns of the batch filtered on (all of them on all batches), each
-        wide enough for its values in full (long text is cut)."""
+        """Show the value columns of the batches in view (``value_batches``), each wide enough
+        for its values in full (long text is cut)."""
         proxy, source = self._models()
         self.setColumnHidden(Column.batch, proxy.batch is not None)
-        shown = set(source.value_columns_of(proxy.batch))
+        batches = self._value_batches = self.value_batches()
+        if batches is None:
+            shown = set(source.value_columns_of(None))
+        else:
+            shown = {c for batch in batches for c in source.value_columns_of(batch)}
         widest = self.fontMetrics().horizontalAdvance("M" * _VALUE_MAX_CHARS)
         for column in range(len(Column), source.columnCount()):
             self.setColumnHidden(column, column not in shown)

@@ -194,6 +194,13 @@ class ContactSheetWidget(QWidget):
         self.reject = self._mark_action(SHEET_KEYS["reject"], Mark.reject)
         self.empty = QLabel(EMPTY_TEXT, self)
         self.empty.setWordWrap(True)
+        self.table_filter = QLabel(self)
+        self.table_filter.setAccessibleName("Table filter")
+        self.table_filter.setToolTip(TABLE_FILTER_TIP)
+        self.table_filter.setWordWrap(True)
+        self.table_filter.setTextFormat(Qt.TextFormat.PlainText)  # a batch's name
+        self.table_filter.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.table_filter.hide()
         self._layout()
         self._estimate = QTimer(self)
         self._estimate.setSingleShot(True)
@@ -336,6 +343,7 @@ class ContactSheetWidget(QWidget):
         layout = _FillingLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.progress)
+        layout.addWidget(self.table_filter)
         layout.addWidget(tools)
         layout.addWidget(self.axes)
         page_layout = QHBoxLayout(self.page_row)
@@ -350,6 +358,12 @@ class ContactSheetWidget(QWidget):
         layout.addWidget(self.empty)
         for view in (self.list_view, self.grid_view):
             view.addActions([self.star, self.reject])
+
+    def set_table_filter(self, description: str) -> None:
+        """Say that the table's filter is on (``description``: "State = Failed") and that it
+        does not filter the pictures; "": no filter, nothing said."""
+        self.table_filter.setText(table_filter_text(description))
+        self.table_filter.setVisible(bool(description))
 
     def add_view_actions(self, actions: list[QAction]) -> None:
         """More actions on the selected cells (the context menu), after the marks."""
@@ -716,6 +730,19 @@ class ContactSheetWidget(QWidget):
                 f"({written[0].name} …)"
             )
         return written
+
+
+TABLE_FILTER_TIP = (
+    "The Table tab's filter hides jobs from the table only. A picture clicked here selects "
+    "its job even so: the table shows it among the filtered ones."
+)
+
+
+def table_filter_text(description: str) -> str:
+    """ "Table filter on: State = Failed — not applied to these pictures" ("" when off)."""
+    if not description:
+        return ""
+    return f"Table filter on: {description} — not applied to these pictures"
 
 
 def _axes_text(grid: GridLayout) -> str:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from core.batch import shrink_choices
 from core.batch.batch_title import batch_titles
+from core.batch.memory_told import memory_told
 from core.errors import BatchlineError
 from desktop.common.icon import app_icon
 from desktop.common.thumbnails import ThumbnailLoader
@@ -237,6 +238,10 @@ class MainWindow(QMainWindow):
         self.job_actions.recall_requested.connect(self.on_recall)
         self.job_actions.again_requested.connect(self.queue_again)
         self.sheet.selection_changed.connect(self.on_sheet_selection)
+        self.sheet.model.batch_shown.connect(
+            lambda: self.table.set_shown_batch(self.sheet.batch_id())
+        )
+        self.filter_bar.described.connect(self.sheet.set_table_filter)
         self.sheet.open_requested.connect(self.open_viewer)
         self.sheet.notice.connect(self.show_banner)
         self.sheet.failed.connect(self.show_error)
@@ -434,9 +439,10 @@ class MainWindow(QMainWindow):
     @Slot(list)
     def on_sheet_selection(self, job_ids: list[str]) -> None:
         """The cells chosen in the sheet are the rows selected in the table: the actions act on
-        them (rows the table's filter hides cannot be)."""
+        them; the table's filter lets them through (shows them among its own)."""
         if self._syncing_selection:
             return
+        self.proxy.let_through(job_ids)
         selection = QItemSelection()
         for job_id in job_ids:
             row = self.model.row_of(job_id)
@@ -463,7 +469,8 @@ class MainWindow(QMainWindow):
     def on_model_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: list[int]) -> None:
         job_id = self.details.job_id()
         row = self.model.row_of(job_id) if job_id else None
-        if row is not None and top.row() <= row <= bottom.row() and top.column() == 0:
+        whole = top.column() == 0 and bottom.column() == self.model.columnCount() - 1  # the feed
+        if row is not None and top.row() <= row <= bottom.row() and whole:
             self.details.show_job(self.model.job_at(row))
             self.job_actions.update_enabled()
 
@@ -494,10 +501,11 @@ class MainWindow(QMainWindow):
         """What to shrink for a smaller retry and by how much (None: the artist cancelled)."""
         try:
             choices = shrink_choices(self.ledger, job_id)
+            memory = memory_told(self.ledger, job_id)
         except BatchlineError as exc:
             self.show_error(str(exc))
             return None
-        dialog = RetrySmallerDialog(job_id, choices, self)
+        dialog = RetrySmallerDialog(job_id, choices, self, memory)
         try:
             if dialog.exec() != RetrySmallerDialog.DialogCode.Accepted:
                 return None

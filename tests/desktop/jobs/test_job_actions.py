@@ -60,6 +60,7 @@ def test_actions_follow_the_selection(actions, selection, jobs) -> None:
 def test_triggering_calls_the_controller(actions, selection, controller, jobs, qloop) -> None:
     selection.jobs = [jobs["pending"], jobs["running"], jobs["failed"]]
     actions.update_enabled()
+    actions.confirm = lambda _question: True  # cancel batch asks, however few
     actions.cancel.trigger()
     actions.retry.trigger()
     actions.cancel_batch.trigger()
@@ -185,3 +186,46 @@ def test_the_toolbar_says_it_short_and_the_tooltip_whole(actions, selection, job
     assert actions.retry_failed.text() == f"Retry 1 &failed job of {short}"
     assert actions.cancel_waiting.toolTip() == f"Cancel 1 waiting job of {short} (Ctrl+Shift+K)"
     assert "batch_…_" in short
+
+
+def test_cancel_batch_asks_first_saying_how_many_however_few(
+    actions, selection, controller, ledger, preset_name, qloop
+) -> None:
+    """As Trash rejected does: a whole batch is cancelled only once the artist said yes."""
+    ids = make_jobs(ledger, preset_name, 3)
+    run_job(ledger, ids[0])
+    short = short_batch(ledger.job(ids[0]).batch)
+    selection.jobs = [ledger.job(ids[2])]
+    actions.update_enabled()
+    questions: list[str] = []
+    actions.confirm = lambda question: questions.append(question) or False
+    actions.cancel_batch.trigger()
+    assert questions == [f"Cancel batch: 3 unfinished jobs of {short}? This cannot be undone."]
+    assert controller.calls == [], "no: nothing is cancelled"
+    actions.confirm = lambda question: questions.append(question) or True
+    actions.cancel_batch.trigger()
+    qloop.run_until_complete(until(lambda: len(controller.calls) == 1))
+    assert len(questions) == 2
+    assert controller.calls == [("cancel_batch", ledger.job(ids[0]).batch)]
+
+
+def test_cancel_batch_asks_in_the_windows_own_question(
+    actions, selection, controller, ledger, preset_name, qloop
+) -> None:
+    """The real question box: Cancel (the default) declines, Yes cancels."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests.desktop.helpers import answer_question
+
+    ids = make_jobs(ledger, preset_name, 2)
+    selection.jobs = [ledger.job(ids[0])]
+    actions.update_enabled()
+    asked: list[str] = []
+    answer_question(QMessageBox.StandardButton.Cancel, asked)
+    actions.cancel_batch.trigger()
+    assert controller.calls == []
+    answer_question(QMessageBox.StandardButton.Yes, asked)
+    actions.cancel_batch.trigger()
+    qloop.run_until_complete(until(lambda: len(controller.calls) == 1))
+    assert len(asked) == 2
+    assert "2 unfinished jobs" in asked[0]

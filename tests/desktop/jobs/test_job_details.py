@@ -87,3 +87,28 @@ def test_the_summary_names_the_batch_and_shows_outside_text_as_text(
     qtbot.addWidget(details)
     details.show_job(ledger.job(job_id))
     assert f"&lt;i&gt;fox &amp; study ({batch})" in details.header.text()
+
+
+def test_a_pending_job_says_not_sent_yet_not_attempt_1(qtbot, ledger, preset_name, thumbnails):
+    job_id, retried = make_jobs(ledger, preset_name, 2)
+    details = JobDetailsWidget(ledger, thumbnails)
+    qtbot.addWidget(details)
+    details.show_job(ledger.job(job_id))
+    assert "not sent yet" in details.header.text()
+    assert "attempt 1" not in details.header.text()
+    fail_job(ledger, retried, Reason.oom)
+    ledger.retry(retried)
+    details.show_job(ledger.job(retried))
+    assert "attempt 2 not sent yet" in details.header.text()
+
+
+def test_the_table_leaves_a_pending_jobs_attempt_blank(model, ledger, preset_name) -> None:
+    from PySide6.QtCore import Qt
+
+    from desktop.jobs.job_table_model import Column
+
+    (job_id,) = make_jobs(ledger, preset_name, 1)
+    model.load_all()
+    cell = model.index(model.row_of(job_id), Column.attempt)
+    assert cell.data() == ""
+    assert "Not sent" in cell.data(Qt.ItemDataRole.ToolTipRole)

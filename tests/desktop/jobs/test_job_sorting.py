@@ -98,3 +98,47 @@ def test_filtering_keeps_the_sort(proxy, jobs, ledger) -> None:
     proxy.sort(SEED, DESC)
     proxy.set_batch(batch)
     assert seeds(proxy) == [100, 33, 10, 9, 2]
+
+
+def test_held_rows_keep_their_places_until_the_pointer_leaves(
+    proxy, jobs, ledger, qtbot, qtmodeltester
+) -> None:
+    """Sorted by state, a job starting to run would move to the top under the pointer: while
+    the table is held it stays, and moves once the hold ends."""
+    model = proxy.sourceModel()
+    proxy.sort(Column.state, DESC)  # running first
+    before = ids(proxy)
+    model.start(poll_ms=20)
+    try:
+        model.hold_order(True)
+        run_job(ledger, jobs[3])
+        qtbot.waitUntil(
+            lambda: model.job_at(model.row_of(jobs[3])).state.value == "running", timeout=5000
+        )
+        qtbot.wait(model_delay(model))
+        assert ids(proxy) == before, "nothing moved while held"
+        model.hold_order(False)
+        qtbot.waitUntil(lambda: ids(proxy)[0] == jobs[3], timeout=5000)
+    finally:
+        model.stop()
+
+
+def test_the_view_holds_its_rows_while_the_pointer_is_over_it(window, qtbot) -> None:
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QEnterEvent
+    from PySide6.QtWidgets import QApplication
+
+    table = window.table
+    QApplication.sendEvent(table, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
+    assert window.model._held
+    assert not window.proxy.dynamicSortFilter()
+    QApplication.sendEvent(table, QEvent(QEvent.Type.Leave))
+    assert not window.model._held
+    assert window.proxy.dynamicSortFilter()
+
+
+def model_delay(model) -> int:
+    """Longer than a reorder waits (RESORT_DELAY_MS)."""
+    from desktop.jobs.job_table_model import RESORT_DELAY_MS
+
+    return RESORT_DELAY_MS + 300

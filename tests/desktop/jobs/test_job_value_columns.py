@@ -9,7 +9,7 @@ from core.batch import BatchSpec, GridAxis, SeedPlan, queue_batch
 from core.inputs import PictureRef
 from core.ledger import NewJob, PresetContent
 from core.presets import workflow_hash
-from desktop.jobs.job_table_model import Column, values_text
+from desktop.jobs.job_table_model import STATE_COLUMNS, Column, values_text
 
 HEADER = Qt.Orientation.Horizontal
 BIG_SEED = 18_446_744_073_709_551_000
@@ -89,7 +89,13 @@ def test_value_columns_follow_the_batch_filter(window, ledger, preset_name, qtbo
     window.refresh_batches()
     table, model, header = window.table, window.model, window.table.horizontalHeader()
     seed, cfg, steps = (model.value_column(k) for k in ("3.seed", "3.cfg", "3.steps"))
-    assert [header.visualIndex(c) for c in (seed, cfg, steps)] == [2, 3, 4], "after Batch"
+    after_state = len(STATE_COLUMNS)
+    assert [header.visualIndex(c) for c in (seed, cfg, steps)] == [
+        after_state,
+        after_state + 1,
+        after_state + 2,
+    ], "after the state's columns"
+    window.sheet.show_batch(grid)
     assert not any(table.isColumnHidden(c) for c in (Column.batch, seed, cfg, steps))
     whole_seed = table.fontMetrics().horizontalAdvance(str(BIG_SEED))
     assert table.columnWidth(seed) > whole_seed, "sized to the rows read with the column"
@@ -170,3 +176,69 @@ def test_two_presets_setting_the_same_name_get_their_ids(model, ledger, preset_n
         "KSampler · seed (3.seed)",
         "KSampler · seed (5.seed)",
     ]
+
+
+def visible_headers(table) -> list[str]:
+    header = table.horizontalHeader()
+    model = table.model()
+    shown = [c for c in range(model.columnCount()) if not table.isColumnHidden(c)]
+    return [
+        model.headerData(c, HEADER, Qt.ItemDataRole.DisplayRole)
+        for c in sorted(shown, key=header.visualIndex)
+    ]
+
+
+def test_the_state_comes_first_and_the_values_are_those_of_the_batch_in_view(
+    window, ledger, preset_name, qtbot
+) -> None:
+    """Not one column per varied input of every batch ever queued: the batch the pictures show,
+    or the selected jobs' batches, or the one filtered on."""
+    grid = grid_batch(ledger, preset_name)
+    other = [{"3.seed": 1, "6.text": "fox"}, {"3.seed": 2, "6.text": "owl"}]
+    second, ids = ledger.create_batch(preset_name, [NewJob(params=p) for p in other], requester="t")
+    window.model.load_all()
+    window.refresh_batches(second.id)
+    qtbot.waitUntil(lambda: window.sheet.batch_id() == second.id)
+    shown = visible_headers(window.table)
+    assert shown[:6] == ["State", "Progress", "In queue", "Attempt", "Elapsed", "⚠"]
+    assert shown[6:] == [
+        "KSampler · seed",
+        "Positive prompt · text",
+        "Reason",
+        "Batch",
+        "Job",
+    ], "the shown batch's values alone"
+    window.sheet.show_batch(grid)
+    assert visible_headers(window.table)[6:9] == [
+        "KSampler · seed",
+        "KSampler · cfg",
+        "KSampler · steps",
+    ]
+    window.select_job(ids[0])  # the table's selection: its batch (the sheet follows it)
+    assert "Positive prompt · text" in visible_headers(window.table)
+    assert "KSampler · cfg" not in visible_headers(window.table)
+
+
+def test_a_colour_reads_as_hex_and_a_random_seed_whole(window, ledger, tmp_path, qtbot) -> None:
+    """An EmptyImage's color varied: #3399FF as the composer shows it, never 3381759."""
+    workflow = {
+        "1": {
+            "class_type": "EmptyImage",
+            "inputs": {"width": 64, "height": 64, "batch_size": 1, "color": 0},
+        },
+        "2": {"class_type": "SaveImage", "inputs": {"images": ["1", 0], "filename_prefix": "x"}},
+        "3": {"class_type": "KSampler", "inputs": {"seed": 0}},
+    }
+    ledger.presets.add("canvas", PresetContent(workflow_hash(workflow), workflow))
+    params = [{"1.color": 0x3399FF, "3.seed": BIG_SEED}, {"1.color": 0x000000, "3.seed": 7}]
+    batch, _ids = ledger.create_batch("canvas", [NewJob(p) for p in params], requester="t")
+    window.model.load_all()
+    window.refresh_batches(batch.id)
+    model, table = window.model, window.table
+    colour = model.value_column("1.color")
+    assert [model.index(r, colour).data() for r in range(2)] == ["#3399FF", "#000000"]
+    seed = model.value_column("3.seed")
+    assert model.index(0, seed).data() == str(BIG_SEED)
+    qtbot.waitUntil(lambda: not table.isColumnHidden(seed))
+    needed = table.fontMetrics().horizontalAdvance(str(BIG_SEED))
+    assert table.columnWidth(seed) > needed, "the 20 digits shown whole"

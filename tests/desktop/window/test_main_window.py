@@ -314,3 +314,42 @@ def test_a_banner_shows_a_name_as_typed(window) -> None:
     window.show_banner("Queued 4 jobs as <lora:fox:0.8> <b>study</b>.")
     assert window.banner.textFormat() == Qt.TextFormat.PlainText
     assert window.banner.text() == "Queued 4 jobs as <lora:fox:0.8> <b>study</b>."
+
+
+def test_a_sheet_click_selects_its_job_under_a_table_filter_that_hides_it(
+    window, ledger, preset_name, qtbot
+) -> None:
+    """Filtered on Failed in the Table tab, a click on a pending job's picture still selects it
+    (details, actions), and the sheet says the filter is on."""
+    from PySide6.QtCore import QItemSelectionModel
+
+    from desktop.jobs.job_filter_bar import STATE_CHOICES
+
+    ids = make_jobs(ledger, preset_name, 3)
+    from tests.desktop.helpers import fail_job
+
+    fail_job(ledger, ids[0])
+    qtbot.waitUntil(lambda: window.sheet.model.rowCount() == 3)
+    qtbot.waitUntil(lambda: window.model.job_at(0).state is JobState.failed)
+    failed = next(i for i, (text, _s) in enumerate(STATE_CHOICES) if text == "Failed")
+    window.filter_bar.states.setCurrentIndex(failed)
+    assert window.proxy.rowCount() == 1
+    assert not window.sheet.table_filter.isHidden()
+    assert window.sheet.table_filter.text() == (
+        "Table filter on: State = Failed — not applied to these pictures"
+    )
+    view = window.sheet.list_view
+    view.selectionModel().select(
+        window.sheet.model.index_of(ids[2]), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    assert [job.id for job in window.table.selected_jobs()] == [ids[2]]
+    assert window.details.job_id() == ids[2]
+    assert window.job_actions.cancel.isEnabled()
+    view.selectionModel().select(
+        window.sheet.model.index_of(ids[0]), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    assert window.details.job_id() == ids[0]
+    assert window.job_actions.retry.isEnabled()
+    assert window.proxy.rowCount() == 1, "the pending job let through no more"
+    window.filter_bar.states.setCurrentIndex(0)
+    assert window.sheet.table_filter.isHidden()
