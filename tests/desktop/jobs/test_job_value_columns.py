@@ -45,8 +45,9 @@ def test_each_varied_input_has_its_own_column_and_shared_values_do_not(
     assert seed.data(Qt.ItemDataRole.TextAlignmentRole) == int(
         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
     )
-    assert model.index(1, model.value_column("3.steps")).data() == "30"
-    assert model.index(2, model.value_column("3.cfg")).data() == "7.5"
+    # queued as the sheet reads a grid: along a row (cfg) first, then the next row (steps)
+    assert model.index(1, model.value_column("3.cfg")).data() == "7.5"
+    assert model.index(2, model.value_column("3.steps")).data() == "30"
     assert model.value_column("3.denoise") is None, "shared by every job: no column"
     line = "KSampler · denoise 0.8 · KSampler · sampler_name euler_ancestral (all 8)"
     assert model.batch_line(batch) == line
