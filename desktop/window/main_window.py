@@ -27,6 +27,7 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QLabel,
     QMainWindow,
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -59,6 +61,7 @@ from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.viewer.viewer import PictureViewer
 from desktop.window.drop_overlay import DropOverlay
 from desktop.window.notifications import BatchNotifier
+from desktop.window.popup_names import install_popup_names
 from desktop.window.status_bar import JobStatusBar
 from desktop.window.toast import Toast
 from desktop.window.window_menus import build_menus
@@ -113,6 +116,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Batchline — Demo server" if demo else "Batchline")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_popup_names(app)
         self.thumbnails = ThumbnailLoader(thumbnail_dir, self)
         self.model = JobTableModel(ledger, self)
         self.proxy = JobFilterProxyModel(self)
@@ -144,7 +150,8 @@ class MainWindow(QMainWindow):
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(_scrolled(self.details), "&Details")
+        self.tabs.addTab(_scrolled(self.details, "Job details"), "&Details")
+        self.tabs.tabBar().setAccessibleName("Side pane tabs")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
@@ -172,10 +179,11 @@ class MainWindow(QMainWindow):
         column.addWidget(self.table, 1)
         self.middle = QTabWidget(self)  # the batch as pictures first, the table one click away
         self.middle.setDocumentMode(True)
-        self.middle.addTab(_scrolled(self.sheet), "&Pictures")  # each page scrolls on its own
-        self.middle.addTab(_scrolled(jobs), "T&able")
+        self.middle.tabBar().setAccessibleName("Pictures or table")
+        self.middle.addTab(_scrolled(self.sheet, "Pictures"), "&Pictures")  # each scrolls
+        self.middle.addTab(_scrolled(jobs, "Jobs table"), "T&able")
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        for widget in (_scrolled(left), self.middle, self.tabs):
+        for widget in (_scrolled(left, "Presets and composer"), self.middle, self.tabs):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
@@ -187,6 +195,7 @@ class MainWindow(QMainWindow):
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Actions", self)
         toolbar.setObjectName("actions")
+        toolbar.setAccessibleName("Actions toolbar")
         self.addToolBar(toolbar)
         self.toolbar = toolbar
         for action in self.job_actions.all():
@@ -218,6 +227,11 @@ class MainWindow(QMainWindow):
             toolbar.addWidget(self.demo_badge)
             toolbar.addAction(self.connect_action)
         self.menus = build_menus(self)
+        self.menuBar().setAccessibleName("Menu bar")
+        more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")  # "»" when cut
+        if more is not None:
+            more.setAccessibleName("More actions")
+            more.setToolTip("More actions")
 
     def _connect(self) -> None:
         self.presets.preset_selected.connect(self.composer.set_preset)
@@ -572,10 +586,11 @@ def tab_stops(window: QWidget) -> list[QWidget]:
     return stops
 
 
-def _scrolled(pane: QWidget) -> QScrollArea:
-    """The pane in a frameless scroll area: it shrinks below its own minimum on a small
-    screen and scrolls instead of pushing the window past the screen's edge."""
+def _scrolled(pane: QWidget, name: str) -> QScrollArea:
+    """The pane in a frameless scroll area named ``name``: it shrinks below its own minimum on
+    a small screen and scrolls instead of pushing the window past the screen's edge."""
     area = QScrollArea(pane.parentWidget())
+    area.setAccessibleName(name)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(pane)
