@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from desktop.common.controller_port import ControllerPort
 
 PREFERRED_SIZE = (1500, 880)
+CHOSEN_PRESET_KEY = "window_preset"  # the preset chosen last, chosen again at the next start
 _TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
 _DETAILS_MIN_WIDTH = 900  # below this window width the details pane starts folded away
 _DETAILS_SHARE = 0.23  # of the window's width, for the details pane
@@ -301,11 +302,20 @@ class MainWindow(QMainWindow):
         self._left.setSizes([self.presets.minimumSizeHint().height(), height])
 
     def start(self) -> None:
-        """Start following the ledger (the first chunk is read at once)."""
+        """Start following the ledger (the first chunk is read at once), on the preset chosen
+        last (a restart after Settings keeps it, its composer as the artist left it)."""
         self.model.refresh()
         self.model.start()
-        if self.presets.model.rowCount():
+        last = self.ledger.settings.get(CHOSEN_PRESET_KEY)
+        if isinstance(last, str) and self.presets.model.row_of(last) >= 0:
+            self.presets.select(last)
+        elif self.presets.model.rowCount():
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
+        self.presets.preset_selected.connect(self._remember_preset)
+
+    @Slot(str)
+    def _remember_preset(self, name: str) -> None:
+        self.ledger.settings.set(CHOSEN_PRESET_KEY, name)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -1,14 +1,26 @@
-"""Tests for desktop.app.session: when a session is the demo, and never over a ledger with jobs."""
+"""Tests for desktop.app.session: when a session is the demo, never over a ledger with jobs;
+what a restart after Settings keeps."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtWidgets import QSpinBox
+
+from core.controller import ControllerConfig
 from core.ledger import Ledger
-from desktop.app.session import SessionOptions, server_configured, wants_demo
+from core.ledger.settings import Settings
+from desktop.app.session import Session, SessionOptions, server_configured, wants_demo
+from desktop.presets.preset_files import add_preset_file
+from desktop.settings.settings_dialog import SettingsDialog
+from simulator import SimulatorConfig
+from simulator.thread import SimulatorThread
+from tests.desktop.conftest import GRADIENT, TXT2IMG
 
 if TYPE_CHECKING:
     pass
+
+FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
 
 
 def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
@@ -36,3 +48,49 @@ def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
         )
         ledger.create_batch("p", [NewJob({})], requester="me")
         assert server_configured(ledger)
+
+
+def test_ok_in_settings_keeps_the_chosen_preset_and_its_edits(
+    qtbot, qloop, tmp_path, monkeypatch
+) -> None:
+    """OK in Settings restarts the session: the new window shows the preset chosen before (not
+    the first of the list), with the composer's edits."""
+    sim = SimulatorThread(SimulatorConfig(job_seconds=0.2, output_dir=tmp_path / "sim"))
+    sim.start()
+    with Ledger(tmp_path / "home") as real:
+        Settings(sim.url, tmp_path / "pictures", FAST).save(real)
+        for preset in (TXT2IMG, GRADIENT):
+            assert add_preset_file(real, preset).name
+    monkeypatch.setattr(
+        SettingsDialog, "ask", classmethod(lambda cls, ledger, *_: Settings.load(ledger))
+    )
+    options = SessionOptions(data_dir=tmp_path / "home")
+
+    async def scenario() -> tuple[str | None, int, int]:
+        first = Session(options)
+        window = await first.open()
+        window.presets.select("Soft gradient (model-free)")
+        width = next(
+            e for _p, e in window.composer.parameters_box.editors if isinstance(e, QSpinBox)
+        )
+        width.setValue(width.value() + 8)
+        edited = width.value()
+        window.settings_action.trigger()
+        assert await first.finished == "restart"
+        await first.close("restart")
+        again = Session(options)
+        window = await again.open()
+        try:
+            shown = next(
+                e for _p, e in window.composer.parameters_box.editors if isinstance(e, QSpinBox)
+            )
+            return window.presets.current_name(), shown.value(), edited
+        finally:
+            await again.close()
+
+    try:
+        name, shown, edited = qloop.run_until_complete(scenario())
+    finally:
+        sim.stop()
+    assert name == "Soft gradient (model-free)"
+    assert shown == edited
