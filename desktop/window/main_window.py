@@ -62,6 +62,7 @@ from desktop.viewer.viewer import PictureViewer
 from desktop.window.drop_overlay import DropOverlay
 from desktop.window.notifications import BatchNotifier
 from desktop.window.popup_names import install_popup_names
+from desktop.window.side_panes import Side, SidePanes
 from desktop.window.status_bar import JobStatusBar
 from desktop.window.toast import Toast
 from desktop.window.window_menus import build_menus
@@ -75,8 +76,9 @@ if TYPE_CHECKING:
 
 PREFERRED_SIZE = (1500, 880)
 CHOSEN_PRESET_KEY = "window_preset"  # the preset chosen last, chosen again at the next start
-_TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
+_SHORT_HEIGHT = 560  # below this window height the toolbar and presets give room to the form
 _DETAILS_MIN_WIDTH = 900  # below this window width the details pane starts folded away
+_MIDDLE_MIN_WIDTH = 240
 _DETAILS_SHARE = 0.23  # of the window's width, for the details pane
 _SCROLL_BAR = 24
 _DEMO_BADGE = (
@@ -188,6 +190,14 @@ class MainWindow(QMainWindow):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
+        self.panes = SidePanes(split, self.ledger, self)
+        corner = Qt.Corner.TopLeftCorner
+        self.middle.setCornerWidget(self.panes.button(Side.composer, "Composer", self), corner)
+        corner = Qt.Corner.TopRightCorner
+        self.middle.setCornerWidget(self.panes.button(Side.details, "Details", self), corner)
+        # Narrower than its tabs and buttons side by side (its tabs scroll then): on a small
+        # screen an opened pane takes from the pictures' room, not from the composer's.
+        self.middle.setMinimumWidth(_MIDDLE_MIN_WIDTH)
         central = QWidget(self)
         outer = QVBoxLayout(central)
         outer.addWidget(split, 1)
@@ -264,41 +274,39 @@ class MainWindow(QMainWindow):
 
     # --- life -----------------------------------------------------------------------------------
 
-    def fit_to_screen(
-        self, width: int = PREFERRED_SIZE[0], height: int = PREFERRED_SIZE[1]
-    ) -> None:
-        """The preferred size, or less on a small screen, placed on it: a 1366x768 laptop shows
-        it whole, at 200 % scale too (683x384 logical pixels: the panes scroll)."""
+    def fit_to_screen(self, width: int | None = None, height: int | None = None) -> None:
+        """All the room the screen offers (its available area, less the frame), or width x
+        height when given and smaller, placed on it: the pictures get what there is. A
+        1366x768 laptop shows it whole, at 200 % scale too (683x384 logical pixels: the panes
+        scroll, the details pane folds to its button)."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         room = screen.availableGeometry() if screen is not None else None
         if room is None or not room.isValid():
-            self._share_room(width, height)
+            self._share_room(width or PREFERRED_SIZE[0], height or PREFERRED_SIZE[1])
             return
         decoration = self.frameGeometry().size() - self.size()  # known once shown
-        self._share_room(
-            min(width, room.width() - decoration.width()),
-            min(height, room.height() - decoration.height()),
-        )
+        most = (room.width() - decoration.width(), room.height() - decoration.height())
+        self._share_room(min(width or most[0], most[0]), min(height or most[1], most[1]))
         self._fit_once_shown = not self.isVisible()  # the frame is known once shown
-        if not room.contains(self.frameGeometry()):
-            frame = self.frameGeometry()
-            frame.moveCenter(room.center())
-            self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
+        frame = self.frameGeometry()
+        frame.moveCenter(room.center())
+        self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
 
     def _share_room(self, width: int, height: int) -> None:
         """Resize to width x height and share it: the composer its whole width when it can,
         the presets list the least of the height; on a short screen the toolbar is hidden
         (the menus carry its actions; View shows it again) and the presets list is two rows, so
         that the Queue button stays in sight and the composer's form keeps some room. On a
-        narrow screen the details pane starts folded away (View > Details opens it), so that the
-        pictures and the table keep room."""
+        narrow screen the details pane starts folded to its button (View > Details opens
+        it), so that the pictures and the table keep room. A pane the artist folded or
+        widened last time is so again."""
         self.resize(width, height)
-        short = height < _TOOLBAR_MIN_HEIGHT
+        short = height < _SHORT_HEIGHT
         self.toolbar.setVisible(not short)
         self.presets.make_compact(short)
         left = max(self.composer.minimumSizeHint().width() + _SCROLL_BAR, round(width * 0.3))
         tabs = round(width * _DETAILS_SHARE) if width >= _DETAILS_MIN_WIDTH else 0
-        self._split.setSizes([left, max(width - left - tabs, 0), tabs])
+        self.panes.lay_out([left, max(width - left - tabs, 0), tabs])
         self._left.setSizes([self.presets.minimumSizeHint().height(), height])
 
     def start(self) -> None:
@@ -329,6 +337,7 @@ class MainWindow(QMainWindow):
         if self.confirm_close is not None and not self.confirm_close():
             event.ignore()
             return
+        self.panes.save()
         self._batches_timer.stop()
         self.banner.dismiss()
         self.presets.stop()
@@ -565,10 +574,7 @@ class MainWindow(QMainWindow):
         self.table.setFocus()
 
     def show_tab(self, index: int) -> None:
-        left, middle, tabs = self._split.sizes()
-        if tabs == 0:  # folded away on a narrow screen: open it, from the middle's room
-            tabs = round(self.width() * _DETAILS_SHARE)
-            self._split.setSizes([left, max(middle - tabs, 0), tabs])
+        self.panes.set_open(Side.details, True)  # when folded away: from the middle's room
         self.tabs.setCurrentIndex(index)
         self.tabs.currentWidget().setFocus()
 
