@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from core.presets import Parameter
 
 _UNLISTED_STYLE = "border: 2px solid #c42b1c; color: #a4262c;"
+# A label wider than this many average characters goes above its field (the whole width,
+# wrapped between words): beside it, squeezed into the label column, it was cut mid-word
+# ("Empty Latent / Image · batch_si", seen at 1366x768 with an SDXL base+refiner workflow).
+_BESIDE_CHARS = 22
 
 
 class ParameterForm(QGroupBox):
@@ -61,10 +65,9 @@ class ParameterForm(QGroupBox):
                 self._add_picture_field(parameter)
                 continue
             editor = make_editor(parameter, self)
-            label = QLabel(parameter.label, self)
+            label = _label(parameter.label, self)
             label.setBuddy(editor)
-            label.setWordWrap(True)
-            if isinstance(editor, PromptEdit):  # the whole width, its label above
+            if isinstance(editor, PromptEdit) or _long(label):  # its label above, whole
                 self._form.addRow(label)
                 self._form.addRow(editor)
             else:
@@ -76,10 +79,13 @@ class ParameterForm(QGroupBox):
         ref = str(parameter.ref)
         field = PictureField(str(parameter.value), self)
         field.setAccessibleName(parameter.label)
-        label = QLabel(parameter.label, self)
+        label = _label(parameter.label, self)
         label.setBuddy(field.choose)
-        label.setWordWrap(True)
-        self._form.addRow(label, field)
+        if _long(label):
+            self._form.addRow(label)
+            self._form.addRow(field)
+        else:
+            self._form.addRow(label, field)
         self.picture_fields[ref] = field
         field.changed.connect(self.edited)
         field.axis_wanted.connect(self._axis_wanted)
@@ -144,3 +150,15 @@ class ParameterForm(QGroupBox):
         for parameter, editor in self.editors:
             if str(parameter.ref) in values:
                 set_editor_value(editor, parameter, values[str(parameter.ref)])
+
+
+def _label(text: str, parent: QWidget) -> QLabel:
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setToolTip(text)
+    return label
+
+
+def _long(label: QLabel) -> bool:
+    metrics = label.fontMetrics()
+    return metrics.horizontalAdvance(label.text()) > _BESIDE_CHARS * metrics.averageCharWidth()
