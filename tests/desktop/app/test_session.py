@@ -9,7 +9,10 @@ from PySide6.QtWidgets import QSpinBox
 
 from core.controller import ControllerConfig
 from core.ledger import Ledger
-from core.ledger.settings import Settings
+from core.ledger.settings import SERVER, Settings
+from desktop.app import session as session_module
+from desktop.app.demo import free_port
+from desktop.app.first_start import FirstChoice, FirstStartQuestion
 from desktop.app.session import Session, SessionOptions, server_configured, wants_demo
 from desktop.presets.preset_files import add_preset_file
 from desktop.settings.settings_dialog import SettingsDialog
@@ -23,18 +26,82 @@ if TYPE_CHECKING:
 FAST = ControllerConfig(poll_active_s=0.05, poll_idle_s=0.2, grace_s=0.5)
 
 
-def test_demo_only_when_nothing_was_configured(qloop, tmp_path) -> None:
-    nothing = "http://127.0.0.1:9"  # where no ComfyUI answers
+def test_demo_only_when_asked_or_chosen_at_a_first_start(qloop, tmp_path, monkeypatch) -> None:
+    nothing = f"http://127.0.0.1:{free_port()}"  # where nothing answers
+    asked: list[str] = []
+
+    async def ask(cls, found):
+        asked.append(found.line())
+        return FirstChoice.demo
+
+    monkeypatch.setattr(FirstStartQuestion, "ask", classmethod(ask))
     options = SessionOptions(data_dir=tmp_path)
 
     async def decide() -> tuple[bool, bool, bool]:
-        return (
-            await wants_demo(options, False, nothing),
-            await wants_demo(options, True, nothing),
-            await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), True, nothing),
-        )
+        with Ledger(tmp_path / "fresh") as fresh, Ledger(tmp_path / "set") as configured:
+            SERVER.set(configured, "http://gpu:8188")
+            return (
+                await wants_demo(options, fresh, nothing),
+                await wants_demo(options, configured, nothing),
+                await wants_demo(SessionOptions(data_dir=tmp_path, demo=True), configured),
+            )
 
     assert qloop.run_until_complete(decide()) == (True, False, True)
+    assert asked == [f"Nothing answers at {nothing[7:]}, where ComfyUI usually is."], "once"
+
+
+def test_a_first_start_says_the_comfyui_found_and_uses_it_when_chosen(
+    qtbot, qloop, tmp_path, monkeypatch
+) -> None:
+    """No server set, a ComfyUI (the simulator) at the usual address: the artist is told
+    "Found ComfyUI 0.3.64 at ...", chooses to use it, and the window is on it, set for next
+    time; before, it was used without a word."""
+    sim = SimulatorThread(SimulatorConfig(job_seconds=0.2, output_dir=tmp_path / "sim"))
+    url = sim.start()
+    asked: list[str] = []
+
+    async def ask(cls, found):
+        asked.append(found.line())
+        return FirstChoice.use
+
+    monkeypatch.setattr(FirstStartQuestion, "ask", classmethod(ask))
+    monkeypatch.setattr(Session, "default_server", url)
+
+    async def scenario() -> tuple[bool, str]:
+        session = Session(SessionOptions(data_dir=tmp_path / "home"))
+        window = await session.open()
+        try:
+            assert session.ledger is not None
+            return window.demo, SERVER.get(session.ledger)
+        finally:
+            await session.close()
+
+    try:
+        demo, server = qloop.run_until_complete(scenario())
+    finally:
+        sim.stop()
+    assert asked == [f"Found ComfyUI {SimulatorConfig().version} at {url[7:]}."]
+    assert not demo
+    assert server == url
+
+
+def test_settings_at_a_first_start_asks_again_when_cancelled(qloop, tmp_path, monkeypatch):
+    answers = [FirstChoice.settings, FirstChoice.settings]
+    saved = [False, True]
+
+    async def ask(cls, found):
+        return answers.pop(0)
+
+    async def edit(ledger):
+        return saved.pop(0)
+
+    monkeypatch.setattr(FirstStartQuestion, "ask", classmethod(ask))
+    monkeypatch.setattr(session_module, "edit_settings", edit)
+    nothing = f"http://127.0.0.1:{free_port()}"
+    with Ledger(tmp_path / "fresh") as fresh:
+        demo = qloop.run_until_complete(wants_demo(SessionOptions(tmp_path), fresh, nothing))
+    assert demo is False
+    assert answers == saved == []
 
 
 def test_a_ledger_with_jobs_never_falls_back_to_the_demo(tmp_path) -> None:
