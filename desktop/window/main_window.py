@@ -602,7 +602,7 @@ def tab_stops(window: QWidget) -> list[QWidget]:
     return stops
 
 
-def _scrolled(pane: QWidget, name: str) -> QScrollArea:
+def _scrolled(pane: QWidget, name: str = "") -> QScrollArea:
     """The pane in a frameless scroll area named ``name``: it shrinks below its own minimum on
     a small screen and scrolls instead of pushing the window past the screen's edge."""
     area = QScrollArea(pane.parentWidget())

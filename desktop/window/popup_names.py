@@ -4,7 +4,7 @@ they are ("Batch choices"), for every combo box of the app, made now or later.""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel
+from PySide6.QtWidgets import QApplication, QComboBox
 
 
 class PopupNamer(QObject):
@@ -24,13 +24,9 @@ def name_popup(combo: QComboBox) -> None:
 
 
 def combo_name(combo: QComboBox) -> str:
-    """The combo box's accessible name, else its label's text (the label whose buddy it is)."""
-    if combo.accessibleName():
-        return combo.accessibleName()
-    parent = combo.parentWidget()
-    labels = parent.findChildren(QLabel) if parent is not None else []
-    texts = [label.text().replace("&", "") for label in labels if label.buddy() is combo]
-    return texts[0] if texts else "Choices"
+    """The combo box's accessible name, else its tooltip's first line. (Not its label's text:
+    asking a file dialog's labels for their buddies while it is polished crashed Qt.)"""
+    return combo.accessibleName() or combo.toolTip().split("\n")[0] or "Choices"
 
 
 def install_popup_names(app: QApplication) -> None:

@@ -101,6 +101,10 @@ def test_every_control_of_the_window_has_a_name(qtbot, qloop, tmp_path) -> None:
             window.composer.queue_button.click()
             await until(lambda: window.model.rowCount() == 4)
             await until(lambda: window.sheet.model.rowCount() == 4)
+            window.presets.select("Portrait txt2img (SD 1.5)")  # its lists: combo boxes
+            server = window.controller.status.server
+            catalogues = window.composer.catalogues
+            await until(lambda: bool(catalogues.catalogues([server])))  # the server's lists
             window.show_tab(0)
             window.grab()  # laid out and polished, as shown
             buddies = _buddy_names(window)
@@ -110,7 +114,9 @@ def test_every_control_of_the_window_has_a_name(qtbot, qloop, tmp_path) -> None:
                 combo.ensurePolished()  # as before it is first shown
             unnamed = [_describe(w) for w in controls if not _name(w, buddies)]
             unnamed += [
-                f"the popup of {_describe(c)}" for c in combos if not c.view().accessibleName()
+                f"the popup of {_describe(c)}"
+                for c in combos
+                if c.view().accessibleName() in ("", "Choices: choices")
             ]
             return unnamed, len(controls)
         finally:
