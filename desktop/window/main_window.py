@@ -3,6 +3,7 @@ bar."""
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import shrink_choices
-from core.errors import BatchlineError
+from core.errors import BatchlineError, LedgerError
 from desktop.common.icon import app_icon
 from desktop.common.thumbnails import ThumbnailLoader
 from desktop.composer.batch_composer import BatchComposerWidget
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
     from desktop.common.controller_port import ControllerPort
 
+log = logging.getLogger(__name__)
 PREFERRED_SIZE = (1500, 880)
 CHOSEN_PRESET_KEY = "window_preset"  # the preset chosen last, chosen again at the next start
 _SHORT_HEIGHT = 560  # below this window height the toolbar and presets give room to the form
@@ -323,7 +325,10 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _remember_preset(self, name: str) -> None:
-        self.ledger.settings.set(CHOSEN_PRESET_KEY, name)
+        try:
+            self.ledger.settings.set(CHOSEN_PRESET_KEY, name)
+        except LedgerError as exc:  # the data folder gone under the window (the status says)
+            log.info("the chosen preset is not kept: %s", exc)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -4,6 +4,7 @@ an edge and back), and the artist's choice is kept in the ledger for the next st
 
 from __future__ import annotations
 
+import logging
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -11,8 +12,12 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QSplitter, QToolButton, QWidget
 
+from core.errors import LedgerError
+
 if TYPE_CHECKING:
     from core.ledger import Ledger
+
+log = logging.getLogger(__name__)
 
 PANES_KEY = "window_panes"  # {"composer": {"open": bool, "width": int}, "details": {...}}
 MIN_OPEN_WIDTH = 120  # a pane opened again is at least this wide
@@ -107,20 +112,24 @@ class SidePanes(QObject):
 
     def lay_out(self, sizes: list[int]) -> None:
         """Share the splitter as ``sizes`` (the window's own proposal for its size), then as
-        the artist left it last time: a pane folded stays folded, one opened is as wide."""
+        the artist left it last time: a pane folded stays folded, one opened or widened is
+        open and as wide (within the room the pictures keep)."""
         kept = self._kept()
+        total = sum(sizes)
         for side in Side:
             choice = kept.get(side.name, {})
-            if sizes[side] > 0:
-                self._widths[side] = sizes[side]
             width = choice.get("width")
             if isinstance(width, int) and width > 0:
                 self._widths[side] = width
-            if choice.get("open") is False and sizes[side] > 0:
-                sizes[1], sizes[side] = sizes[1] + sizes[side], 0
-            elif choice.get("open") is True and sizes[side] == 0:
-                width = min(max(self._widths[side], MIN_OPEN_WIDTH), round(sum(sizes) * MAX_SHARE))
-                sizes[1], sizes[side] = max(sizes[1] - width, 0), width
+            elif sizes[side] > 0:
+                self._widths[side] = sizes[side]
+            shown = choice.get("open")
+            if not isinstance(shown, bool):
+                continue  # never chosen: as the window proposes
+            room = sizes[1] + sizes[side] - MIN_OPEN_WIDTH  # the pictures keep some
+            wanted = max(self._widths[side], MIN_OPEN_WIDTH)
+            new = min(wanted, round(total * MAX_SHARE), max(room, 0)) if shown else 0
+            sizes[1], sizes[side] = sizes[1] + sizes[side] - new, new
         self._split.setSizes(sizes)
         self._sync()
 
@@ -131,8 +140,12 @@ class SidePanes(QObject):
         for side, shown in self._chosen.items():
             width = sizes[side] if sizes[side] > 0 else self._widths[side]
             kept[side.name] = {"open": shown, "width": width}
-        if self._chosen:
+        if not self._chosen:
+            return
+        try:
             self._ledger.settings.set(PANES_KEY, kept)
+        except LedgerError as exc:  # the data folder gone under the window: nothing to keep
+            log.info("the panes' layout is not kept: %s", exc)
 
     def _kept(self) -> dict[str, Any]:
         kept = self._ledger.settings.get(PANES_KEY)

@@ -70,6 +70,19 @@ def test_the_panes_are_as_the_artist_left_them_at_the_next_start(
     wide = first._split.sizes()[2]
     first.panes.actions[Side.composer].trigger()  # the composer folded away
     first.close()
+    middle = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "t3")
+    qtbot.addWidget(middle)
+    middle.start()
+    _shown(qtbot, middle)
+    middle.panes.actions[Side.composer].trigger()  # opened again, and made narrower
+    composer = middle._split.sizes()[0] - 40
+    middle._split.moveSplitter(composer, 1)
+    composer = middle._split.sizes()[0]
+    middle.panes.actions[Side.composer].trigger()  # folded again
+    middle.panes.actions[Side.composer].trigger()  # and opened: as narrow as it was
+    assert middle._split.sizes()[0] == composer
+    middle.panes.actions[Side.composer].trigger()  # left folded
+    middle.close()
     again = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "t2")
     qtbot.addWidget(again)
     again.start()
@@ -78,6 +91,8 @@ def test_the_panes_are_as_the_artist_left_them_at_the_next_start(
     assert not again.panes.actions[Side.composer].isChecked()
     assert again._split.sizes()[2] == wide, "the details open, as wide as left"
     assert again.panes.actions[Side.details].isChecked()
+    again.panes.actions[Side.composer].trigger()
+    assert again._split.sizes()[0] == composer, "as wide as the artist left it"
     again.close()
 
 
