@@ -9,10 +9,9 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from PySide6.QtCore import QObject, Qt, Slot
 
-from core.comfy import ComfyClient, server_address
+from core.comfy import server_address
 from core.controller.client import ControllerClient
 from core.controller.published import APP
 from core.errors import BatchlineError, InputError, LedgerError, LedgerFileChanged
@@ -28,6 +27,7 @@ from desktop.app.background import (
 )
 from desktop.app.close_dialog import CloseChoice, ask_on_close
 from desktop.app.demo import demo_ledger, demo_settings
+from desktop.app.first_start import FirstChoice, FirstStartQuestion, edit_settings, look_at
 from desktop.app.logs import install_excepthook
 from desktop.app.main_thread_gc import MainThreadCollector
 from desktop.app.single_window import WindowBeacon, hand_over
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
 log = logging.getLogger(__name__)
-PROBE_TIMEOUT = httpx.Timeout(2.0)
 KEEP_S = 1.0  # how often the session checks that the background controller runs
 RESTART_AFTER_FAILURE_S = 10.0
 
@@ -69,16 +68,6 @@ class SessionOptions:
         )
 
 
-async def answers(server: str) -> bool:
-    """Whether a ComfyUI answers at ``server``."""
-    try:
-        async with ComfyClient(server, timeout=PROBE_TIMEOUT) as client:
-            await client.system_stats()
-    except (BatchlineError, ValueError):
-        return False
-    return True
-
-
 def server_configured(ledger: Ledger) -> bool:
     """Whether the ledger is the artist's: a server was set, or it holds jobs (made with the
     default server, maybe just not running now), never a reason to fall back to the demo."""
@@ -86,14 +75,26 @@ def server_configured(ledger: Ledger) -> bool:
 
 
 async def wants_demo(
-    options: SessionOptions, configured: bool, default_server: str = DEFAULT_SERVER
+    options: SessionOptions, real: Ledger, default_server: str = DEFAULT_SERVER
 ) -> bool:
-    """Demo when asked, or when no server was ever configured and none answers by default."""
+    """Demo when asked; the artist's ledger when a server is given or was set; else (a first
+    start) the artist is told what answers at ComfyUI's usual address and chooses: use it
+    (it is set then), try the demo, or set an address in Settings."""
     if options.demo:
         return True
-    if options.server or configured:
+    if options.server or server_configured(real):
         return False
-    return not await answers(default_server)
+    found = await look_at(default_server)
+    log.info("first start: %s", found.line())
+    while True:
+        choice = await FirstStartQuestion.ask(found)
+        if choice is FirstChoice.use:
+            SERVER.set(real, found.server)
+            return False
+        if choice is FirstChoice.demo:
+            return True
+        if await edit_settings(real):
+            return False
 
 
 def check_servers(servers: list[str]) -> None:
@@ -117,6 +118,8 @@ class Session(QObject):
     Batchline completely) or "restart" (settings changed, or leaving the demo).
     """
 
+    default_server = DEFAULT_SERVER  # where a first start looks for a ComfyUI (tests move it)
+
     def __init__(self, options: SessionOptions) -> None:
         super().__init__()
         self.options = options
@@ -135,7 +138,7 @@ class Session(QObject):
         if real.created:
             log.info("a new, empty ledger was made at %s", real.path)
         settings = Settings.load(real)
-        self.demo = await wants_demo(self.options, server_configured(real))
+        self.demo = await wants_demo(self.options, real, self.default_server)
         if self.demo:
             real.close()
             self.ledger = demo_ledger(self.options.data_dir)

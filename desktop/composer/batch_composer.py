@@ -167,6 +167,7 @@ class BatchComposerWidget(QWidget):
             column.addWidget(widget)
         column.addStretch(1)
         scroll = self.form_scroll = QScrollArea(self)
+        scroll.setAccessibleName("Composer fields")
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)

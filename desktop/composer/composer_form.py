@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from core.presets.availability import Unlisted
 
 _UNLISTED_STYLE = "border: 2px solid #c42b1c; color: #a4262c;"
+# A label wider than this many average characters goes above its field (the whole width,
+# wrapped between words): beside it, squeezed into the label column, it was cut mid-word
+# ("Empty Latent / Image · batch_si", seen at 1366x768 with an SDXL base+refiner workflow).
+_BESIDE_CHARS = 22
 
 
 class ParameterForm(QGroupBox):
@@ -65,10 +69,9 @@ class ParameterForm(QGroupBox):
                 self._add_picture_field(parameter)
                 continue
             editor = make_editor(parameter, self)
-            label = QLabel(parameter.label, self)
+            label = _label(parameter.label, self)
             label.setBuddy(editor)
-            label.setWordWrap(True)
-            if isinstance(editor, PromptEdit):  # the whole width, its label above
+            if isinstance(editor, PromptEdit) or _long(label):  # its label above, whole
                 self._form.addRow(label)
                 self._form.addRow(editor)
             else:
@@ -80,10 +83,13 @@ class ParameterForm(QGroupBox):
         ref = str(parameter.ref)
         field = PictureField(str(parameter.value), self)
         field.setAccessibleName(parameter.label)
-        label = QLabel(parameter.label, self)
+        label = _label(parameter.label, self)
         label.setBuddy(field.choose)
-        label.setWordWrap(True)
-        self._form.addRow(label, field)
+        if _long(label):
+            self._form.addRow(label)
+            self._form.addRow(field)
+        else:
+            self._form.addRow(label, field)
         self.picture_fields[ref] = field
         self._picture_parameters[ref] = parameter
         field.changed.connect(self.edited)
@@ -183,3 +189,15 @@ class ParameterForm(QGroupBox):
             name = values.get(ref, parameter.value)
             if isinstance(name, str) and name != self.picture_fields[ref].server_name:
                 self.picture_fields[ref].set_server_name(name)
+
+
+def _label(text: str, parent: QWidget) -> QLabel:
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setToolTip(text)
+    return label
+
+
+def _long(label: QLabel) -> bool:
+    metrics = label.fontMetrics()
+    return metrics.horizontalAdvance(label.text()) > _BESIDE_CHARS * metrics.averageCharWidth()

@@ -65,6 +65,7 @@ class ServerCatalogues(QObject):
         self._tasks.clear()
 
     async def _fetch(self, address: str) -> None:
+        this = asyncio.current_task()  # asked now: at the end the loop may be gone (its close)
         try:
             async with client_for(address) as client:
                 info = await client.object_info()
@@ -78,7 +79,7 @@ class ServerCatalogues(QObject):
             log.debug("the node catalogue of %s given up: %s", address, exc)
             return
         finally:
-            if self._tasks.get(address) is asyncio.current_task():
+            if self._tasks.get(address) is this:
                 del self._tasks[address]
         self._catalogues[address] = Catalogue.from_object_info(info, source=address)
         self.ready.emit()

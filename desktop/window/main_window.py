@@ -3,6 +3,7 @@ bar."""
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QLabel,
     QMainWindow,
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,7 +44,7 @@ from PySide6.QtWidgets import (
 from core.batch import shrink_choices
 from core.batch.batch_title import batch_titles
 from core.batch.memory_told import memory_told
-from core.errors import BatchlineError
+from core.errors import BatchlineError, LedgerError
 from desktop.common.icon import app_icon
 from desktop.common.thumbnails import ThumbnailLoader
 from desktop.composer.batch_composer import BatchComposerWidget
@@ -61,6 +64,8 @@ from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.viewer.viewer import PictureViewer
 from desktop.window.drop_overlay import DropOverlay
 from desktop.window.notifications import BatchNotifier
+from desktop.window.popup_names import install_popup_names
+from desktop.window.side_panes import Side, SidePanes
 from desktop.window.status_bar import JobStatusBar
 from desktop.window.toast import Toast
 from desktop.window.window_menus import build_menus
@@ -72,9 +77,12 @@ if TYPE_CHECKING:
     from core.ledger import Ledger
     from desktop.common.controller_port import ControllerPort
 
+log = logging.getLogger(__name__)
 PREFERRED_SIZE = (1500, 880)
-_TOOLBAR_MIN_HEIGHT = 480  # below this window height the toolbar gives its room to the panes
+CHOSEN_PRESET_KEY = "window_preset"  # the preset chosen last, chosen again at the next start
+_SHORT_HEIGHT = 560  # below this window height the toolbar and presets give room to the form
 _DETAILS_MIN_WIDTH = 900  # below this window width the details pane starts folded away
+_MIDDLE_MIN_WIDTH = 240
 _DETAILS_SHARE = 0.23  # of the window's width, for the details pane
 _SCROLL_BAR = 24
 _DEMO_BADGE = (
@@ -115,6 +123,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Batchline — Demo server" if demo else "Batchline")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_popup_names(app)
         self.thumbnails = ThumbnailLoader(thumbnail_dir, self)
         self.model = JobTableModel(ledger, self)
         self.proxy = JobFilterProxyModel(self)
@@ -146,7 +157,8 @@ class MainWindow(QMainWindow):
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(_scrolled(self.details), "&Details")
+        self.tabs.addTab(_scrolled(self.details, "Job details"), "&Details")
+        self.tabs.tabBar().setAccessibleName("Side pane tabs")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
         self.notifier = BatchNotifier(app_icon(), self)
@@ -174,13 +186,22 @@ class MainWindow(QMainWindow):
         column.addWidget(self.table, 1)
         self.middle = QTabWidget(self)  # the batch as pictures first, the table one click away
         self.middle.setDocumentMode(True)
-        self.middle.addTab(_scrolled(self.sheet), "&Pictures")  # each page scrolls on its own
-        self.middle.addTab(_scrolled(jobs), "T&able")
+        self.middle.tabBar().setAccessibleName("Pictures or table")
+        self.middle.addTab(_scrolled(self.sheet, "Pictures"), "&Pictures")  # each scrolls
+        self.middle.addTab(_scrolled(jobs, "Jobs table"), "T&able")
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        for widget in (_scrolled(left), self.middle, self.tabs):
+        for widget in (_scrolled(left, "Presets and composer"), self.middle, self.tabs):
             split.addWidget(widget)
         split.setStretchFactor(1, 1)
         self._split = split
+        self.panes = SidePanes(split, self.ledger, self)
+        corner = Qt.Corner.TopLeftCorner
+        self.middle.setCornerWidget(self.panes.button(Side.composer, "Composer", self), corner)
+        corner = Qt.Corner.TopRightCorner
+        self.middle.setCornerWidget(self.panes.button(Side.details, "Details", self), corner)
+        # Narrower than its tabs and buttons side by side (its tabs scroll then): on a small
+        # screen an opened pane takes from the pictures' room, not from the composer's.
+        self.middle.setMinimumWidth(_MIDDLE_MIN_WIDTH)
         central = QWidget(self)
         outer = QVBoxLayout(central)
         outer.addWidget(split, 1)
@@ -189,6 +210,7 @@ class MainWindow(QMainWindow):
     def _build_toolbar(self) -> None:
         toolbar = QToolBar("Actions", self)
         toolbar.setObjectName("actions")
+        toolbar.setAccessibleName("Actions toolbar")
         self.addToolBar(toolbar)
         self.toolbar = toolbar
         for action in self.job_actions.all():
@@ -220,6 +242,11 @@ class MainWindow(QMainWindow):
             toolbar.addWidget(self.demo_badge)
             toolbar.addAction(self.connect_action)
         self.menus = build_menus(self)
+        self.menuBar().setAccessibleName("Menu bar")
+        more = toolbar.findChild(QToolButton, "qt_toolbar_ext_button")  # "»" when cut
+        if more is not None:
+            more.setAccessibleName("More actions")
+            more.setToolTip("More actions")
 
     def _connect(self) -> None:
         self.presets.preset_selected.connect(self.composer.set_preset)
@@ -256,49 +283,59 @@ class MainWindow(QMainWindow):
 
     # --- life -----------------------------------------------------------------------------------
 
-    def fit_to_screen(
-        self, width: int = PREFERRED_SIZE[0], height: int = PREFERRED_SIZE[1]
-    ) -> None:
-        """The preferred size, or less on a small screen, placed on it: a 1366x768 laptop shows
-        it whole, at 200 % scale too (683x384 logical pixels: the panes scroll)."""
+    def fit_to_screen(self, width: int | None = None, height: int | None = None) -> None:
+        """All the room the screen offers (its available area, less the frame), or width x
+        height when given and smaller, placed on it: the pictures get what there is. A
+        1366x768 laptop shows it whole, at 200 % scale too (683x384 logical pixels: the panes
+        scroll, the details pane folds to its button)."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         room = screen.availableGeometry() if screen is not None else None
         if room is None or not room.isValid():
-            self._share_room(width, height)
+            self._share_room(width or PREFERRED_SIZE[0], height or PREFERRED_SIZE[1])
             return
         decoration = self.frameGeometry().size() - self.size()  # known once shown
-        self._share_room(
-            min(width, room.width() - decoration.width()),
-            min(height, room.height() - decoration.height()),
-        )
+        most = (room.width() - decoration.width(), room.height() - decoration.height())
+        self._share_room(min(width or most[0], most[0]), min(height or most[1], most[1]))
         self._fit_once_shown = not self.isVisible()  # the frame is known once shown
-        if not room.contains(self.frameGeometry()):
-            frame = self.frameGeometry()
-            frame.moveCenter(room.center())
-            self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
+        frame = self.frameGeometry()
+        frame.moveCenter(room.center())
+        self.move(max(frame.left(), room.left()), max(frame.top(), room.top()))
 
     def _share_room(self, width: int, height: int) -> None:
         """Resize to width x height and share it: the composer its whole width when it can,
         the presets list the least of the height; on a short screen the toolbar is hidden
         (the menus carry its actions; View shows it again) and the presets list is two rows, so
         that the Queue button stays in sight and the composer's form keeps some room. On a
-        narrow screen the details pane starts folded away (View > Details opens it), so that the
-        pictures and the table keep room."""
+        narrow screen the details pane starts folded to its button (View > Details opens
+        it), so that the pictures and the table keep room. A pane the artist folded or
+        widened last time is so again."""
         self.resize(width, height)
-        short = height < _TOOLBAR_MIN_HEIGHT
+        short = height < _SHORT_HEIGHT
         self.toolbar.setVisible(not short)
         self.presets.make_compact(short)
         left = max(self.composer.minimumSizeHint().width() + _SCROLL_BAR, round(width * 0.3))
         tabs = round(width * _DETAILS_SHARE) if width >= _DETAILS_MIN_WIDTH else 0
-        self._split.setSizes([left, max(width - left - tabs, 0), tabs])
+        self.panes.lay_out([left, max(width - left - tabs, 0), tabs])
         self._left.setSizes([self.presets.minimumSizeHint().height(), height])
 
     def start(self) -> None:
-        """Start following the ledger (the first chunk is read at once)."""
+        """Start following the ledger (the first chunk is read at once), on the preset chosen
+        last (a restart after Settings keeps it, its composer as the artist left it)."""
         self.model.refresh()
         self.model.start()
-        if self.presets.model.rowCount():
+        last = self.ledger.settings.get(CHOSEN_PRESET_KEY)
+        if isinstance(last, str) and self.presets.model.row_of(last) >= 0:
+            self.presets.select(last)
+        elif self.presets.model.rowCount():
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
+        self.presets.preset_selected.connect(self._remember_preset)
+
+    @Slot(str)
+    def _remember_preset(self, name: str) -> None:
+        try:
+            self.ledger.settings.set(CHOSEN_PRESET_KEY, name)
+        except LedgerError as exc:  # the data folder gone under the window (the status says)
+            log.info("the chosen preset is not kept: %s", exc)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -312,6 +349,7 @@ class MainWindow(QMainWindow):
         if self.confirm_close is not None and not self.confirm_close():
             event.ignore()
             return
+        self.panes.save()
         self._batches_timer.stop()
         self.banner.dismiss()
         self.presets.stop()
@@ -551,10 +589,7 @@ class MainWindow(QMainWindow):
         self.table.setFocus()
 
     def show_tab(self, index: int) -> None:
-        left, middle, tabs = self._split.sizes()
-        if tabs == 0:  # folded away on a narrow screen: open it, from the middle's room
-            tabs = round(self.width() * _DETAILS_SHARE)
-            self._split.setSizes([left, max(middle - tabs, 0), tabs])
+        self.panes.set_open(Side.details, True)  # when folded away: from the middle's room
         self.tabs.setCurrentIndex(index)
         self.tabs.currentWidget().setFocus()
 
@@ -582,10 +617,11 @@ def tab_stops(window: QWidget) -> list[QWidget]:
     return stops
 
 
-def _scrolled(pane: QWidget) -> QScrollArea:
-    """The pane in a frameless scroll area: it shrinks below its own minimum on a small
-    screen and scrolls instead of pushing the window past the screen's edge."""
+def _scrolled(pane: QWidget, name: str = "") -> QScrollArea:
+    """The pane in a frameless scroll area named ``name``: it shrinks below its own minimum on
+    a small screen and scrolls instead of pushing the window past the screen's edge."""
     area = QScrollArea(pane.parentWidget())
+    area.setAccessibleName(name)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(pane)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from desktop.jobs.job_actions import JobActions
     from desktop.presets.presets_panel import PresetsPanel
     from desktop.sheet.contact_sheet import ContactSheetWidget
+    from desktop.window.side_panes import SidePanes
 
 
 class MenuWindow(Protocol):
@@ -49,6 +50,9 @@ class MenuWindow(Protocol):
 
     @property
     def toolbar(self) -> QToolBar: ...
+
+    @property
+    def panes(self) -> SidePanes: ...
 
     @property
     def connect_action(self) -> QAction: ...
@@ -131,6 +135,9 @@ def build_menus(window: MenuWindow) -> list[QMenu]:
     view_menu.addAction(_action(owner, "&Jobs table", "Ctrl+2", window.show_table))
     view_menu.addAction(_action(owner, "&Details", "Ctrl+3", lambda: window.show_tab(0)))
     view_menu.addAction(_action(owner, "&Pictures", "Ctrl+4", window.show_pictures))
+    view_menu.addSeparator()
+    for action in window.panes.actions.values():  # fold a side pane away, open it again
+        view_menu.addAction(action)
 
     help_menu = bar.addMenu("&Help")
     menus = [file_menu, edit_menu, jobs_menu, view_menu, help_menu]

@@ -97,3 +97,20 @@ def test_a_growing_prompt_never_overlaps_the_next_label(qtbot, ledger, controlle
         QApplication.processEvents()
         assert gap() >= 0, f"line {line}: the prompt runs {-gap()} px over the label below"
     assert prompt.height() > 10 * prompt.fontMetrics().lineSpacing(), "it grew"
+
+
+def test_long_labels_are_whole_at_a_laptops_pane_width(qtbot, ledger, controller, tmp_path) -> None:
+    """At 1366x768 the composer pane is about 380 px: a long label ("KSampler (Advanced) -
+    BASE · add_noise") goes above its field, wrapped between words, never cut."""
+    from tests.core.presets.test_input_names import store_sdxl
+
+    composer = shown_composer(qtbot, ledger, controller, store_sdxl(ledger, tmp_path))
+    cut = []
+    for label in composer.parameters_box.findChildren(QLabel):
+        if not label.isVisible() or not label.text():
+            continue
+        metrics = label.fontMetrics()
+        widest_word = max(metrics.horizontalAdvance(word) for word in label.text().split())
+        if label.height() < label.heightForWidth(label.width()) or label.width() < widest_word:
+            cut.append(f"{label.text()!r} {label.size().toTuple()}")
+    assert cut == []

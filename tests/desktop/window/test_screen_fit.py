@@ -1,7 +1,7 @@
-"""The window fits small screens: a 1366x768 laptop, and 200 % scale on 1366x768 and 1600x1000
-(683x384 and 800x500 logical pixels), with its Queue button and status bar on screen and room
-for the composer's form; on a narrow one the details pane gives its room to the pictures until
-asked for."""
+"""The window takes the room the screen has and fits small screens: a 1366x768 laptop, and 200 %
+scale on 1366x768 and 1600x1000 (683x384 and 800x500 logical pixels), with its Queue button and
+status bar on screen and room for the composer's form; on a narrow one the details pane gives
+its room to the pictures until asked for."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def _inside(box: list[int], room: list[int]) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "scale"), [(1366, 768, 1), (1366, 768, 2), (1600, 1000, 2)]
+    ("width", "height", "scale"),
+    [(1366, 768, 1), (1600, 1000, 1), (3200, 2000, 2), (1366, 768, 2), (1600, 1000, 2)],
 )
 def test_the_window_its_queue_button_and_status_bar_are_on_screen(
     tmp_path: Path, width: int, height: int, scale: int
@@ -48,6 +49,9 @@ def test_the_window_its_queue_button_and_status_bar_are_on_screen(
     room = seen["room"]
     assert room == [0, 0, width // scale - 1, height // scale - 1]
     assert _inside(seen["window"], room), seen
+    window = seen["window"]  # all the room there is (1500x880 on 1600x1000, before)
+    assert window[2] - window[0] >= room[2] - room[0] - 16, seen
+    assert window[3] - window[1] >= room[3] - room[1] - 48, seen
     for part in ("queue", "status"):
         assert seen[part], f"the {part} is hidden: {seen}"
         assert _inside(seen[part], room), seen
