@@ -52,6 +52,7 @@ class MissingFilesPanel(QFrame):
         self._column.setContentsMargins(0, 0, 0, 0)
         self._column.setSpacing(3)
         self._scroll = _FittedScroll(self)
+        self._scroll.setAccessibleName("What the servers lack, scrolled")
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
         self._scroll.setWidgetResizable(True)
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
