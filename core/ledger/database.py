@@ -16,6 +16,7 @@ from playhouse import migrate as playhouse_migrate
 from playhouse.migrate import SqliteMigrator
 
 from core.errors import LedgerFormatError, LedgerMissingError, LedgerOpenError
+from core.ledger import picture_index
 from core.ledger.owners import Actor
 from core.ledger.schema import (
     APPLICATION_ID,
@@ -24,6 +25,7 @@ from core.ledger.schema import (
     ApiToken,
     ControllerRun,
     Mark,
+    SavedSearch,
     ServerOffer,
     ServerPicture,
     database_proxy,
@@ -115,6 +117,14 @@ def _server_pictures(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     ServerPicture.create_table(safe=True)
 
 
+def _picture_search(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 12: the picture search's full-text index, built for every picture already there,
+    and the saved searches."""
+    SavedSearch.create_table(safe=True)
+    picture_index.create_tables(db)
+    picture_index.rebuild(db)
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -126,6 +136,7 @@ MIGRATIONS: dict[int, Migration] = {
     9: _preset_owners,
     10: _placement,
     11: _server_pictures,
+    12: _picture_search,
 }
 
 
@@ -257,6 +268,7 @@ def _create(path: Path) -> bool:
         try:
             with database_proxy.using(db), db.atomic("IMMEDIATE"):
                 db.create_tables(MODELS)
+                picture_index.create_tables(db)
                 db.execute_sql(f"PRAGMA application_id = {APPLICATION_ID}")
                 db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
         finally:

@@ -20,6 +20,7 @@ from core.ledger.owners import Actor
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
 from tests.core.ledger.conftest import (
+    UNDO_12,
     WORKFLOW,
     make_jobs,
     make_schema_1_ledger,
@@ -180,6 +181,7 @@ def ledger_one_version_back(folder: Path, undo: str, version: int) -> list[str]:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
         ids = make_jobs(ledger, 2)
     conn = sqlite3.connect(ledger_path(folder))
+    conn.executescript(UNDO_12)
     conn.execute(undo)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
@@ -233,7 +235,7 @@ def test_a_schema_8_ledgers_presets_become_the_artists(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
     conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.executescript(undo + "; PRAGMA user_version = 8;")
+    conn.executescript(UNDO_12 + undo + "; PRAGMA user_version = 8;")
     conn.close()
     with Ledger(tmp_path) as ledger:
         record = ledger.presets.get("demo")
