@@ -36,52 +36,70 @@ class JobTerms:
     seeds: tuple[int, ...] = ()
     models: tuple[str, ...] = ()  # model files but LoRAs: checkpoints, VAEs, upscalers, ...
     loras: tuple[str, ...] = ()
-    values: tuple[str, ...] = ()  # each varied value but the seeds: "cfg 7.5", "sampler_name euler"
+    # Each other varied value ("cfg 7.5", "sampler_name euler"): not the prompts, seeds and
+    # models, which have their own fields.
+    values: tuple[str, ...] = ()
 
 
 def job_terms(api: Mapping[str, Any], params: Mapping[str, Any], catalogue: Catalogue) -> JobTerms:
     """The terms of a job of workflow ``api`` with ``params`` (``NODE_ID.INPUT`` -> value)."""
-    workflow = _applied(api, params)
-    roles = _prompt_roles(workflow, catalogue)
-    prompts: dict[str, list[str]] = {"positive": [], "negative": []}
-    seeds: list[int] = []
-    models: list[str] = []
-    loras: list[str] = []
-    for node_id, class_type, name, value in _literals(workflow):
-        if isinstance(value, str) and _is_text_box(class_type, name, catalogue):
-            prompts[roles.get(node_id, "positive")].append(value)
-        elif name in SEED_INPUTS and isinstance(value, int) and not isinstance(value, bool):
-            seeds.append(value)
-        elif isinstance(value, str) and (folder := _model_folder(class_type, name, value)):
-            (loras if folder == "loras" else models).append(value)
-    return JobTerms(
-        prompt="\n".join(prompts["positive"]),
-        negative="\n".join(prompts["negative"]),
-        seeds=tuple(seeds),
-        models=tuple(models),
-        loras=tuple(loras),
-        values=tuple(_varied(params)),
-    )
+    return WorkflowTerms(api, catalogue).of(params)
 
 
-def _applied(api: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
-    """The workflow's nodes with the job's values in place (a key naming no node is left out)."""
-    workflow = {node_id: dict(node) for node_id, node in api.items() if isinstance(node, dict)}
-    for key, value in params.items():
-        node_id, _, name = key.partition(".")
-        node = workflow.get(node_id)
-        if node is not None and isinstance(node.get("inputs"), dict):
-            node["inputs"] = {**node["inputs"], name: value}
-    return workflow
+class WorkflowTerms:
+    """What each input of one workflow says of its jobs: read once per workflow (its links and
+    node classes), applied to each job's values (``of``)."""
+
+    def __init__(self, api: Mapping[str, Any], catalogue: Catalogue) -> None:
+        roles = _prompt_roles(api, catalogue)
+        self._inputs: list[tuple[str, str, str, str | None, Any]] = [
+            (
+                f"{node_id}.{name}",
+                class_type,
+                name,
+                roles.get(node_id, "positive")
+                if _is_text_box(class_type, name, catalogue)
+                else None,
+                value,
+            )
+            for node_id, class_type, name, value in _every_input(api)
+        ]
+
+    def of(self, params: Mapping[str, Any]) -> JobTerms:
+        """The terms of the job with ``params``: its values in place of the workflow's."""
+        prompts: dict[str, list[str]] = {"positive": [], "negative": []}
+        seeds: list[int] = []
+        models: list[str] = []
+        loras: list[str] = []
+        told: set[str] = set()  # the inputs said above: not said again among the values
+        for key, class_type, name, role, literal in self._inputs:
+            value = params.get(key, literal)
+            if role is not None and isinstance(value, str):
+                prompts[role].append(value)
+            elif name in SEED_INPUTS and isinstance(value, int) and not isinstance(value, bool):
+                seeds.append(value)
+            elif isinstance(value, str) and (folder := _model_folder(class_type, name, value)):
+                (loras if folder == "loras" else models).append(value)
+            else:
+                continue
+            told.add(key)
+        return JobTerms(
+            prompt="\n".join(prompts["positive"]),
+            negative="\n".join(prompts["negative"]),
+            seeds=tuple(seeds),
+            models=tuple(models),
+            loras=tuple(loras),
+            values=tuple(_varied({k: v for k, v in params.items() if k not in told})),
+        )
 
 
-def _literals(workflow: Mapping[str, Any]) -> Iterator[tuple[str, str, str, Any]]:
-    """(node id, class type, input, value) of each literal input, in workflow order."""
-    for node_id, node in workflow.items():
-        class_type = str(node.get("class_type"))
+def _every_input(api: Mapping[str, Any]) -> Iterator[tuple[str, str, str, Any]]:
+    """(node id, class type, input, value) of each input, in workflow order (a link's value
+    None: a job's values may set one)."""
+    for node_id, node in api.items():
+        class_type = str(node.get("class_type")) if isinstance(node, dict) else ""
         for name, value in _inputs(node).items():
-            if not _is_link(value):
-                yield node_id, class_type, name, value
+            yield str(node_id), class_type, name, None if _is_link(value) else value
 
 
 def _inputs(node: Any) -> Mapping[str, Any]:

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
+MAX_OFFSET = 10**9
 
 __all__ = [
     "DEFAULT_LIMIT",
     "MAX_LIMIT",
+    "MAX_OFFSET",
     "PictureHit",
     "delete_search",
     "save_search",
@@ -57,8 +59,8 @@ def search(
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"a search's limit is 1 to {MAX_LIMIT} pictures, not {limit}")
-    if offset < 0:
-        raise InputError(f"a search's offset cannot be negative ({offset})")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InputError(f"a search's offset is 0 to {MAX_OFFSET}, not {offset}")
     compiled = parse_query(query)
     hits = ledger.picture_index.search(compiled, requester=requester, limit=limit, offset=offset)
     placed = [_placed(hit, output_dir) for hit in hits]

@@ -1,10 +1,10 @@
 """A picture moved to the system trash: the file goes, the job and its attempts stay (history).
 
 A job whose recorded pictures are all gone (`pictures.recorded_outputs`, none a file) is shown
-as deleted; the job is not written, only the picture search's index forgets the picture. A starred picture is refused: the star says "keep
-this", so it has to be taken off first (the viewer's key 1), and a key pressed by mistake never
-loses a pick. A batch's rejected pictures can go all at once (`trash_rejected`), each one
-checked the same way at the moment it moves.
+as deleted; the job is not written, but the picture search's index forgets the picture. A
+starred picture is refused: the star says "keep this", so it has to be taken off first (the
+viewer's key 1), and a key pressed by mistake never loses a pick. A batch's rejected pictures
+can go all at once (`trash_rejected`), each one checked the same way at the moment it moves.
 """
 
 from __future__ import annotations
