@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import LedgerFormatError, LedgerOpenError, NotYours
-from core.ledger import Ledger, PresetContent
+from core.ledger import Ledger, NewJob, PresetContent
 from core.ledger import database as database_module
 from core.ledger.marks import Mark
 from core.ledger.owners import Actor
@@ -317,3 +317,29 @@ def test_a_ledger_others_could_read_becomes_the_owners_only(tmp_path: Path) -> N
     ledger_path(home).chmod(0o644)  # as an older Batchline left it
     with Ledger(home):
         assert mode(ledger_path(home)) == 0o600
+
+
+def test_a_schema_11_ledger_gets_its_pictures_indexed(tmp_path: Path) -> None:
+    """Migration 11 → 12 alone: the jobs that had succeeded with pictures are found by the
+    search, with their marks and batch names; the saved searches table is there."""
+    from core.ledger.picture_index import PictureQuery
+    from tests.core.finished_pictures import add_preset, finished
+
+    with Ledger(tmp_path) as ledger:
+        add_preset(ledger)
+        batch, ids = finished(ledger, tmp_path / "out", [{"3.seed": 1042}, {"3.seed": 7}])
+        ledger.marks.set([ids[0]], Mark.star)
+        ledger.name_batch(batch, "Evening foxes")
+        ledger.create_batch("Portrait", [NewJob({"3.seed": 5})], requester="artist")  # pending
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.executescript(UNDO_12 + "PRAGMA user_version = 11;")
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        index = ledger.picture_index
+        assert [hit.job_id for hit in index.search(PictureQuery())] == ids[::-1]
+        starred = index.search(PictureQuery('mark : "starred" AND batch : "evening"'))
+        assert [hit.job_id for hit in starred] == ids[:1]
+        (hit,) = index.search(PictureQuery('seed : "7" AND prompt : "fox"'))
+        assert hit.path == tmp_path / "out" / f"{ids[1]}_0.png"
+        ledger.saved_searches.save("foxes", "fox")
+    assert schema_version(tmp_path) == SCHEMA_VERSION
