@@ -15,6 +15,7 @@ table's own order (``rowid DESC``): a search stops after one page however many r
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,8 +174,15 @@ class _Plans(dict[str, WorkflowTerms]):
 
     def __missing__(self, workflow_hash: str) -> WorkflowTerms:
         (api_json,) = self._db.execute_sql(_WORKFLOW, (workflow_hash,)).fetchone()
-        plan = self[workflow_hash] = WorkflowTerms(json.loads(api_json), Catalogue.bundled())
+        plan = self[workflow_hash] = _plan(api_json)
         return plan
+
+
+@functools.lru_cache(maxsize=32)
+def _plan(api_json: str) -> WorkflowTerms:
+    """A workflow's terms, kept for the next success of a job of the same workflow (a batch's
+    jobs share it): by its text, since the hashes of tests' ledgers name what they like."""
+    return WorkflowTerms(json.loads(api_json), Catalogue.bundled())
 
 
 class _Rows(NamedTuple):
