@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -293,7 +294,8 @@ def _search_sql(query: PictureQuery, requester: str | None) -> tuple[str, list[A
     conditions: list[str] = []
     params: list[Any] = []
     match = query.match
-    if match is not None and requester is not None:
+    if match is not None and requester is not None and _has_words(requester):
+        # The index narrows to the requester's rows; the equality below makes it exact.
         match = f"({match}) AND requester : {fts_string(requester)}"
     if match is not None and query.exclude is not None:
         match = f"({match}) NOT ({query.exclude})"
@@ -317,6 +319,11 @@ def _search_sql(query: PictureQuery, requester: str | None) -> tuple[str, list[A
         return _BY_ENTRY.format(where=where), params
     where = " AND ".join(["picture_text MATCH ?", *conditions])
     return _BY_TEXT.format(where=where), [match, *params]
+
+
+def _has_words(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit: a word of the index's tokenizer."""
+    return any(unicodedata.category(char)[0] in "LN" for char in text)
 
 
 def fts_string(text: str) -> str:

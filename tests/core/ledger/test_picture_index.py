@@ -158,3 +158,10 @@ def _job(seed: int) -> object:
     from core.ledger import NewJob
 
     return NewJob({"3.seed": seed})
+
+
+def test_a_requester_named_without_letters_finds_its_own(ledger: Ledger, tmp_path: Path) -> None:
+    add_preset(ledger)
+    _, mine = finished(ledger, tmp_path, [{"3.seed": 1}], requester="🦊")
+    finished(ledger, tmp_path, [{"3.seed": 2}], requester="bob")
+    assert jobs_found(ledger, words("prompt", "fox"), requester="🦊") == mine
