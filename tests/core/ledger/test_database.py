@@ -8,6 +8,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -342,4 +343,41 @@ def test_a_schema_11_ledger_gets_its_pictures_indexed(tmp_path: Path) -> None:
         (hit,) = index.search(PictureQuery('seed : "7" AND prompt : "fox"'))
         assert hit.path == tmp_path / "out" / f"{ids[1]}_0.png"
         ledger.saved_searches.save("foxes", "fox")
+    assert schema_version(tmp_path) == SCHEMA_VERSION
+
+
+def test_a_process_finding_the_ledger_being_migrated_waits_past_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migration 12 indexes every picture there: on a big ledger it holds the write lock longer
+    than the busy timeout, and another opener (the window's background controller) waits for
+    it rather than failing with "database is locked"."""
+    import threading
+
+    ids = ledger_one_version_back(tmp_path, "SELECT 1", 11)
+    monkeypatch.setattr(database_module, "BUSY_TIMEOUT_S", 0.2)
+    migrating, opened = threading.Event(), []
+    build = database_module.MIGRATIONS[12]
+
+    def slow_build(db: object, migrator: database_module.SqliteMigrator) -> None:
+        migrating.set()
+        time.sleep(1.0)  # five busy timeouts
+        build(db, migrator)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(database_module.MIGRATIONS, 12, slow_build)
+
+    def open_it() -> None:
+        db, _ = database_module.open_database(ledger_path(tmp_path))
+        opened.append(db)
+
+    first = threading.Thread(target=open_it)
+    first.start()
+    assert migrating.wait(10)
+    open_it()  # waits for the first to finish migrating, then finds nothing to do
+    first.join()
+    for db in opened:
+        db.close()
+    assert len(opened) == 2
+    with Ledger(tmp_path) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
     assert schema_version(tmp_path) == SCHEMA_VERSION
