@@ -40,7 +40,7 @@ pytest: $(STAMP)
 # table of figures, targets and same-run baselines, written to bench/results.json (~10 min);
 # then bench/turbo.py: 90 ms jobs with the old defaults, the adaptive ones, the deep queue (~6 min);
 # then bench/model_order.py: models placed and kept loaded (BENCHMARKS.md "Models", ~3 min).
-# `make bench-more`: the ledger, bulk commands, the picture search over 100,000 jobs (~2 min),
+# `make bench-more`: the ledger, bulk commands, the picture search over 100,000 jobs (~30 s),
 # controller kills, the GUI and its contact sheet.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
