@@ -40,7 +40,8 @@ pytest: $(STAMP)
 # table of figures, targets and same-run baselines, written to bench/results.json (~10 min);
 # then bench/turbo.py: 90 ms jobs with the old defaults, the adaptive ones, the deep queue (~6 min);
 # then bench/model_order.py: models placed and kept loaded (BENCHMARKS.md "Models", ~3 min).
-# `make bench-more`: the ledger, bulk commands, controller kills, the GUI and its contact sheet.
+# `make bench-more`: the ledger, bulk commands, the picture search over 100,000 jobs (~30 s),
+# controller kills, the GUI and its contact sheet.
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
 	$(BIN)/python -m bench.turbo
@@ -49,6 +50,7 @@ bench: $(STAMP)
 bench-more: $(STAMP)
 	$(BIN)/python bench/ledger.py
 	$(BIN)/python bench/bulk.py
+	$(BIN)/python -m bench.search
 	$(BIN)/python -m bench.overhead
 	$(BIN)/python -m bench.controller_kills
 	$(BIN)/python -m bench.controller_kills --servers 2

@@ -12,6 +12,9 @@ from core.batch.wildcard_spec import MODES
 from core.inputs import MAX_PICTURE_BYTES
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import AttemptError, ErrorKind
+from core.pictures.search import DEFAULT_LIMIT as SEARCH_LIMIT
+from core.pictures.search import MAX_LIMIT as SEARCH_MAX
+from core.pictures.search import MAX_OFFSET as SEARCH_MAX_OFFSET
 from core.presets import MAX_FILE_BYTES
 
 Schema = dict[str, Any]
@@ -319,6 +322,25 @@ SCHEMAS: dict[str, Schema] = {
             "transitions": {"type": "array", "items": _ref("Transition")},
         }
     ),
+    "PictureFound": _object(
+        {
+            "job": {"type": "string"},
+            "batch": {"type": "string"},
+            "index": {"type": "integer", "minimum": 0, "description": "among the job's pictures"},
+            "url": {"type": "string", "description": "where to GET it: /v1/jobs/JOB/outputs/N"},
+            "finished_at": {"type": "string", "description": "when its job finished (UTC)"},
+        }
+    ),
+    "PictureList": _object(
+        {
+            "query": {"type": "string"},
+            "pictures": {"type": "array", "items": _ref("PictureFound")},
+            "next": {
+                "type": ["integer", "null"],
+                "description": "pass as `offset` for the next page; null on the last page",
+            },
+        }
+    ),
     "JobList": _object(
         {
             "jobs": {"type": "array", "items": _ref("Job")},
@@ -560,6 +582,33 @@ PATHS: dict[str, Schema] = {
         ),
     },
     "/v1/pictures": {
+        "get": _operation(
+            "your pictures that a search finds, newest first, in the window's query language "
+            '(words, "phrases", prompt: negative: seed:42 seed:*42 model: lora: preset: '
+            "batch: server: value:cfg=7.5 is:starred date: after: before:, -negation)",
+            {"200": _json(_ref("PictureList"), "a page of the pictures")},
+            parameters=[
+                {
+                    "name": "q",
+                    "in": "query",
+                    "description": "the search (none: all your pictures); 400 names a part "
+                    "that cannot be read",
+                    "schema": {"type": "string"},
+                },
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "description": f"pictures in one answer (default {SEARCH_LIMIT})",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX},
+                },
+                {
+                    "name": "offset",
+                    "in": "query",
+                    "description": "the `next` of the page before",
+                    "schema": {"type": "integer", "minimum": 0, "maximum": SEARCH_MAX_OFFSET},
+                },
+            ],
+        ),
         "post": _operation(
             "send a picture for a batch's picture inputs (the API reads no path on this "
             "computer): checked as a picture, kept by its content",
@@ -587,7 +636,7 @@ PATHS: dict[str, Schema] = {
                     "image/*": {"schema": {"type": "string", "format": "binary"}},
                 },
             },
-        )
+        ),
     },
     "/v1/events": {
         "get": _operation(

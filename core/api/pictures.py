@@ -1,5 +1,7 @@
 """Pictures through the API: a token holder is not the artist, so the API never reads a path on
-this computer's disk. ``POST /v1/pictures?file=NAME.png`` takes the picture's bytes as the body
+this computer's disk. ``GET /v1/pictures?q=QUERY`` finds the requester's own pictures in the
+window's query language (``core.pictures.search``), newest first, each with the URL that
+serves it. ``POST /v1/pictures?file=NAME.png`` takes the picture's bytes as the body
 (at most ``MAX_PICTURE_BYTES``, 413 past it while reading), checks and keeps them as the
 artist's own pictures are kept (``PictureStore.add_bytes``) and answers the picture's value; a
 batch body may then set an input to that value, and only to a picture the store holds
@@ -12,17 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from core.api.auth import LEDGER
+from core.api.auth import LEDGER, requester_of
 from core.api.bodies import picture_file, read_body
 from core.api.errors import ApiError
 from core.api.reads import off_the_loop
 from core.inputs import MAX_PICTURE_BYTES, PictureRef, PictureStore, pictures_json
+from core.ledger.job_json import iso
+from core.pictures.search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, search
+from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from core.batch.request import BatchRequest
-    from core.ledger import JobRecord
+    from core.ledger import JobRecord, Ledger
+    from core.ledger.picture_index import PictureHit
 
 
 async def add_picture(request: web.Request) -> web.Response:
@@ -33,6 +39,54 @@ async def add_picture(request: web.Request) -> web.Response:
     store = PictureStore.of(request.app[LEDGER])
     ref = await off_the_loop(request, partial(store.add_bytes, data, file))
     return web.json_response(ref.to_param(), status=201)
+
+
+async def find_pictures(request: web.Request) -> web.Response:
+    """The requester's own pictures that ``?q=`` finds (none: all), newest first, a page of
+    ``?limit=`` (default 100, at most 1000) from ``?offset=``; ``next`` is the offset of the
+    next page, null on the last. A query that cannot be read is a 400 naming its part."""
+    ledger, requester = request.app[LEDGER], requester_of(request)
+    query = request.query.get("q", "")
+    limit = _whole(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    offset = _whole(request, "offset", 0, 0, MAX_OFFSET)
+
+    def read() -> list[dict[str, Any]]:
+        hits = search(ledger, query, requester=requester, limit=limit, offset=offset)
+        return _hits_json(ledger, hits)
+
+    pictures = await off_the_loop(request, read)
+    following = offset + limit if len(pictures) == limit else None
+    return web.json_response({"query": query, "pictures": pictures, "next": following})
+
+
+def _whole(request: web.Request, name: str, default: int, low: int, high: int) -> int:
+    text = request.query.get(name)
+    if text is None:
+        return default
+    value = parse_whole(text, low, high)
+    if value is None:
+        raise ApiError(400, f"{name}: must be a whole number from {low} to {high}")
+    return value
+
+
+def _hits_json(ledger: Ledger, hits: list[PictureHit]) -> list[dict[str, Any]]:
+    """Each picture found, with the URL of it (``/v1/jobs/JOB/outputs/N``, N its place among
+    the job's outputs as ``GET /v1/jobs/JOB`` lists them)."""
+    attempts = ledger.attempts_of(list(dict.fromkeys(hit.job_id for hit in hits)))
+    found = []
+    for hit in hits:
+        outputs = [path for a in attempts.get(hit.job_id, []) for path in a.outputs]
+        n = outputs.index(str(hit.path)) if str(hit.path) in outputs else hit.index
+        found.append(
+            {
+                "job": hit.job_id,
+                "batch": hit.batch_id,
+                "index": hit.index,
+                "url": f"/v1/jobs/{hit.job_id}/outputs/{n}",
+                "finished_at": iso(hit.finished_at),
+            }
+        )
+    return found
 
 
 def check_pictures(store: PictureStore, asked: BatchRequest) -> None:

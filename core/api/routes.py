@@ -18,7 +18,7 @@ from core.api.config import COMMANDS, CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
 from core.api.openapi import openapi
-from core.api.pictures import add_picture, check_pictures, with_pictures
+from core.api.pictures import add_picture, check_pictures, find_pictures, with_pictures
 from core.api.reads import off_the_loop
 from core.controller.placing_said import WaitingReasons, batch_placement, with_waiting
 from core.errors import UnknownRecord
@@ -53,6 +53,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/v1/presets", list_presets)
     app.router.add_post("/v1/presets", add_preset)
     app.router.add_post("/v1/pictures", add_picture)
+    app.router.add_get("/v1/pictures", find_pictures)
     app.router.add_get("/v1/events", events)
 
 

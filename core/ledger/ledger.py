@@ -18,6 +18,7 @@ from core.ledger.handle import LedgerHandle
 from core.ledger.lease import ControllerLease
 from core.ledger.marks import MarkStore
 from core.ledger.owners import Actor
+from core.ledger.picture_index import PictureIndex
 from core.ledger.records import (
     AttemptRecord,
     AttemptRow,
@@ -28,6 +29,7 @@ from core.ledger.records import (
     PendingJob,
     TransitionRecord,
 )
+from core.ledger.saved_searches import SavedSearchStore
 from core.ledger.server_offers import ServerOfferStore
 from core.ledger.server_pictures import ServerPictureStore
 from core.ledger.stores import PresetStore, SettingsStore
@@ -55,8 +57,9 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``
-    and ``server_pictures`` share one ``LedgerHandle``, ``handle``.
+    ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``,
+    ``server_pictures``, ``picture_index`` and ``saved_searches`` share one ``LedgerHandle``,
+    ``handle``.
     """
 
     def __init__(self, folder: Path, *, create: bool = True) -> None:
@@ -78,6 +81,8 @@ class Ledger(TransitionVerbs):
         self.tokens = TokenStore(self.handle)
         self.server_offers = ServerOfferStore(self.handle)
         self.server_pictures = ServerPictureStore(self.handle)
+        self.picture_index = PictureIndex(self.handle)
+        self.saved_searches = SavedSearchStore(self.handle)
 
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -248,6 +248,20 @@ class Mark(BaseModel):
         table_name = "mark"
 
 
+class SavedSearch(BaseModel):
+    """A search the artist keeps under a name, shown as a board beside the batches (schema 12)."""
+
+    name = CharField(primary_key=True)
+    query = TextField()  # in the query language of core.pictures.search_query
+    created_at = FloatField()
+    updated_at = FloatField()
+
+    class Meta:
+        table_name = "saved_search"
+
+
+# The picture search's own tables (picture_entry, picture_file, the FTS5 table picture_text and
+# its triggers) are SQL, made by core.ledger.picture_index.create_tables (schema 12).
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -262,4 +276,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     Mark,
     ServerOffer,
     ServerPicture,
+    SavedSearch,
 )

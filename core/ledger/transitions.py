@@ -29,6 +29,7 @@ from core.job_state import (
 )
 from core.ledger import schema
 from core.ledger.attempt_error import AttemptError, ErrorKind
+from core.ledger.picture_index import index_job
 from core.ledger.records import (
     AttemptRecord,
     AttemptRow,
@@ -271,6 +272,7 @@ class TransitionVerbs:
                 reason=None,
                 **times,
             )
+            index_job(job.id, outputs, attempt.server)  # found by the picture search from now
             return True
 
     def observe_outputs_gone(

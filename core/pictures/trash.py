@@ -1,10 +1,10 @@
 """A picture moved to the system trash: the file goes, the job and its attempts stay (history).
 
 A job whose recorded pictures are all gone (`pictures.recorded_outputs`, none a file) is shown
-as deleted; the ledger is not written. A starred picture is refused: the star says "keep
-this", so it has to be taken off first (the viewer's key 1), and a key pressed by mistake never
-loses a pick. A batch's rejected pictures can go all at once (`trash_rejected`), each one
-checked the same way at the moment it moves.
+as deleted; the job is not written, but the picture search's index forgets the picture. A
+starred picture is refused: the star says "keep this", so it has to be taken off first (the
+viewer's key 1), and a key pressed by mistake never loses a pick. A batch's rejected pictures
+can go all at once (`trash_rejected`), each one checked the same way at the moment it moves.
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ def trash_picture(ledger: Ledger, job_id: str, path: Path) -> None:
     """
     check_trashable(ledger, job_id, path)
     move_to_trash(path)
+    ledger.picture_index.forget(job_id, path)  # the search finds it no more
 
 
 def trash_rejected(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> Trashed:

@@ -162,3 +162,39 @@ async def test_pictures_need_a_token_as_batches_do(api: Api, tmp_path: Path) -> 
         answer = await http.post("/v1/pictures", params={"file": "a.png"}, content=png(tmp_path, 1))
     assert answer.status_code == 401
     assert kept(api) == []
+
+
+async def test_a_search_finds_the_requesters_own_pictures_only(api: Api, tmp_path: Path) -> None:
+    """GET /v1/pictures?q=: the window's query language over the token's own pictures, each
+    with the URL that serves it; bob's fox is never alice's to find."""
+    from tests.core.finished_pictures import add_preset, finished
+
+    add_preset(api.ledger)
+    _, mine = finished(
+        api.ledger, tmp_path / "a", [{"3.seed": 1042}, {"3.seed": 7}], requester="alice"
+    )
+    _, theirs = finished(api.ledger, tmp_path / "b", [{"3.seed": 42}], requester="bob")
+    async with api.client("alice") as http:
+        answer = await http.get("/v1/pictures", params={"q": "fox seed:*42"})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert [(p["job"], p["index"]) for p in body["pictures"]] == [(mine[0], 0)]
+        assert body["pictures"][0]["url"] == f"/v1/jobs/{mine[0]}/outputs/0"
+        assert body["next"] is None
+        picture = await http.get(body["pictures"][0]["url"])
+        assert picture.content == (tmp_path / "a" / f"{mine[0]}_0.png").read_bytes()
+        every = (await http.get("/v1/pictures", params={"limit": "1"})).json()
+        assert ([p["job"] for p in every["pictures"]], every["next"]) == ([mine[1]], 1)
+        second = (await http.get("/v1/pictures", params={"limit": "1", "offset": "1"})).json()
+        assert [p["job"] for p in second["pictures"]] == [mine[0]]
+        assert (await http.get("/v1/pictures", params={"q": "seed:42"})).json()["pictures"] == []
+        refused = await http.get("/v1/pictures", params={"q": "colour:red"})
+        assert refused.status_code == 400
+        assert "there is no field 'colour'" in refused.json()["message"]
+        bad_limit = await http.get("/v1/pictures", params={"limit": "0"})
+        assert bad_limit.status_code == 400
+    async with api.client("bob") as http:
+        found = (await http.get("/v1/pictures", params={"q": "fox"})).json()["pictures"]
+        assert [p["job"] for p in found] == theirs
+    async with api.client(None) as http:
+        assert (await http.get("/v1/pictures")).status_code == 401

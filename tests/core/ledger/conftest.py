@@ -49,6 +49,15 @@ def make_jobs(ledger: Ledger, count: int, requester: str = "alice") -> list[str]
     return ledger.create_batch("demo", jobs, requester=requester)[1]
 
 
+# What schema 12 added (the picture search's index and the saved searches), taken away to make
+# an older ledger.
+UNDO_12 = """
+    DROP TRIGGER picture_mark_set; DROP TRIGGER picture_mark_cleared;
+    DROP TRIGGER picture_batch_named; DROP TRIGGER picture_job_gone;
+    DROP TRIGGER picture_entry_gone; DROP TABLE picture_text; DROP TABLE picture_file;
+    DROP TABLE picture_entry; DROP TABLE saved_search;
+"""
+
 SCHEMA_1_REQUESTS = """
     CREATE TABLE request (
         id INTEGER NOT NULL PRIMARY KEY, kind VARCHAR(255) NOT NULL,
@@ -65,6 +74,7 @@ def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
         ids = make_jobs(ledger, jobs)
     conn = sqlite3.connect(ledger_path(folder))
     try:
+        conn.executescript(UNDO_12)
         conn.execute("DROP INDEX attempt_result")
         conn.execute("DROP INDEX job_pending_line")
         conn.execute("ALTER TABLE job DROP COLUMN started_at")

@@ -8,18 +8,20 @@ import hashlib
 import os
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 import pytest
 
 from core.errors import LedgerFormatError, LedgerOpenError, NotYours
-from core.ledger import Ledger, PresetContent
+from core.ledger import Ledger, NewJob, PresetContent
 from core.ledger import database as database_module
 from core.ledger.marks import Mark
 from core.ledger.owners import Actor
 from core.ledger.schema import APPLICATION_ID, SCHEMA_VERSION
 from core.paths import ledger_path
 from tests.core.ledger.conftest import (
+    UNDO_12,
     WORKFLOW,
     make_jobs,
     make_schema_1_ledger,
@@ -180,6 +182,7 @@ def ledger_one_version_back(folder: Path, undo: str, version: int) -> list[str]:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
         ids = make_jobs(ledger, 2)
     conn = sqlite3.connect(ledger_path(folder))
+    conn.executescript(UNDO_12)
     conn.execute(undo)
     conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
@@ -233,7 +236,7 @@ def test_a_schema_8_ledgers_presets_become_the_artists(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         ledger.presets.add("demo", PresetContent("hash-demo", WORKFLOW))
     conn = sqlite3.connect(ledger_path(tmp_path))
-    conn.executescript(undo + "; PRAGMA user_version = 8;")
+    conn.executescript(UNDO_12 + undo + "; PRAGMA user_version = 8;")
     conn.close()
     with Ledger(tmp_path) as ledger:
         record = ledger.presets.get("demo")
@@ -315,3 +318,66 @@ def test_a_ledger_others_could_read_becomes_the_owners_only(tmp_path: Path) -> N
     ledger_path(home).chmod(0o644)  # as an older Batchline left it
     with Ledger(home):
         assert mode(ledger_path(home)) == 0o600
+
+
+def test_a_schema_11_ledger_gets_its_pictures_indexed(tmp_path: Path) -> None:
+    """Migration 11 → 12 alone: the jobs that had succeeded with pictures are found by the
+    search, with their marks and batch names; the saved searches table is there."""
+    from core.ledger.picture_index import PictureQuery
+    from tests.core.finished_pictures import add_preset, finished
+
+    with Ledger(tmp_path) as ledger:
+        add_preset(ledger)
+        batch, ids = finished(ledger, tmp_path / "out", [{"3.seed": 1042}, {"3.seed": 7}])
+        ledger.marks.set([ids[0]], Mark.star)
+        ledger.name_batch(batch, "Evening foxes")
+        ledger.create_batch("Portrait", [NewJob({"3.seed": 5})], requester="artist")  # pending
+    conn = sqlite3.connect(ledger_path(tmp_path))
+    conn.executescript(UNDO_12 + "PRAGMA user_version = 11;")
+    conn.close()
+    with Ledger(tmp_path) as ledger:
+        index = ledger.picture_index
+        assert [hit.job_id for hit in index.search(PictureQuery())] == ids[::-1]
+        starred = index.search(PictureQuery('mark : "starred" AND batch : "evening"'))
+        assert [hit.job_id for hit in starred] == ids[:1]
+        (hit,) = index.search(PictureQuery('seed : "7" AND prompt : "fox"'))
+        assert hit.path == tmp_path / "out" / f"{ids[1]}_0.png"
+        ledger.saved_searches.save("foxes", "fox")
+    assert schema_version(tmp_path) == SCHEMA_VERSION
+
+
+def test_a_process_finding_the_ledger_being_migrated_waits_past_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migration 12 indexes every picture there: on a big ledger it holds the write lock longer
+    than the busy timeout, and another opener (the window's background controller) waits for
+    it rather than failing with "database is locked"."""
+    import threading
+
+    ids = ledger_one_version_back(tmp_path, "SELECT 1", 11)
+    monkeypatch.setattr(database_module, "BUSY_TIMEOUT_S", 0.2)
+    migrating, opened = threading.Event(), []
+    build = database_module.MIGRATIONS[12]
+
+    def slow_build(db: object, migrator: database_module.SqliteMigrator) -> None:
+        migrating.set()
+        time.sleep(1.0)  # five busy timeouts
+        build(db, migrator)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(database_module.MIGRATIONS, 12, slow_build)
+
+    def open_it() -> None:
+        db, _ = database_module.open_database(ledger_path(tmp_path))
+        opened.append(db)
+
+    first = threading.Thread(target=open_it)
+    first.start()
+    assert migrating.wait(10)
+    open_it()  # waits for the first to finish migrating, then finds nothing to do
+    first.join()
+    for db in opened:
+        db.close()
+    assert len(opened) == 2
+    with Ledger(tmp_path) as ledger:
+        assert [job.id for job in ledger.jobs()] == ids
+    assert schema_version(tmp_path) == SCHEMA_VERSION

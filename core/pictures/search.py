@@ -1,0 +1,106 @@
+"""Searching every picture of the ledger (the library, `batchline search`, `GET /v1/pictures`),
+and the searches kept by name.
+
+One query language for every door (``search_query``, docs/search.md); the ledger's full-text
+index answers it (``core.ledger.picture_index``), newest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from core.errors import InputError
+from core.ledger.picture_index import PictureHit
+from core.pictures.search_query import parse_query
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.ledger import Ledger
+    from core.ledger.saved_searches import SavedSearch
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+MAX_OFFSET = 10**9
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "MAX_OFFSET",
+    "PictureHit",
+    "delete_search",
+    "save_search",
+    "saved_search",
+    "saved_searches",
+    "search",
+]
+
+
+def search(
+    ledger: Ledger,
+    query: str,
+    *,
+    requester: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+    output_dir: Path | None = None,
+) -> list[PictureHit]:
+    """The pictures ``query`` finds, newest first (the order their jobs finished in), a job's
+    several pictures in their order; ``requester``'s own alone when given (the API's).
+
+    A page is ``limit`` pictures from the ``offset``-th; pictures whose file is gone (deleted
+    outside Batchline) are left out of it, so a page may hold fewer. Relative paths are read
+    under ``output_dir``.
+
+    Raises:
+        InputError: the query cannot be read (the message quotes the part), or the limit or
+            offset is out of range.
+    """
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InputError(f"a search's limit is 1 to {MAX_LIMIT} pictures, not {limit}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InputError(f"a search's offset is 0 to {MAX_OFFSET}, not {offset}")
+    compiled = parse_query(query)
+    hits = ledger.picture_index.search(compiled, requester=requester, limit=limit, offset=offset)
+    placed = [_placed(hit, output_dir) for hit in hits]
+    return [hit for hit in placed if hit.path.is_file()]
+
+
+def _placed(hit: PictureHit, output_dir: Path | None) -> PictureHit:
+    if output_dir is None or hit.path.is_absolute():
+        return hit
+    return replace(hit, path=output_dir / hit.path)
+
+
+def save_search(ledger: Ledger, name: str, query: str) -> SavedSearch:
+    """Keep ``query`` under ``name`` (replacing that name's query), once it reads.
+
+    Raises:
+        InputError: the query cannot be read, or the name breaks a rule of ``checked_name``.
+    """
+    parse_query(query)
+    return ledger.saved_searches.save(name, query.strip())
+
+
+def saved_searches(ledger: Ledger) -> list[SavedSearch]:
+    """Every saved search, by name."""
+    return ledger.saved_searches.all()
+
+
+def saved_search(ledger: Ledger, name: str) -> SavedSearch:
+    """The saved search ``name``.
+
+    Raises:
+        UnknownRecord: none by that name.
+    """
+    return ledger.saved_searches.get(name)
+
+
+def delete_search(ledger: Ledger, name: str) -> None:
+    """Forget the saved search ``name``.
+
+    Raises:
+        UnknownRecord: none by that name.
+    """
+    ledger.saved_searches.delete(name)
