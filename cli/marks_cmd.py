@@ -29,10 +29,17 @@ def register(subparsers: Any) -> None:
         "starred",
         help="copy a batch's starred pictures to a folder",
         description="Copy the pictures of the batch's starred jobs into DIR under their own "
-        "names; nothing is written over (a taken name gets -2, -3 ...).",
+        "names; nothing is written over (a taken name gets -2, -3 ...). Each PNG keeps "
+        "ComfyUI's workflow and gets the A1111 `parameters` text image browsers and Civitai "
+        "read; its pixels are not touched.",
     )
     starred.add_argument("batch", help="the batch id")
     starred.add_argument("--to", type=Path, required=True, metavar="DIR", help="the folder")
+    starred.add_argument(
+        "--sidecar",
+        action="store_true",
+        help="also write each picture's parameters as <name>.json beside its copy",
+    )
     starred.set_defaults(func=copy_starred)
     rejected = subparsers.add_parser(
         "rejected",
@@ -56,7 +63,7 @@ def set_marks(args: argparse.Namespace) -> int:
 def copy_starred(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger, names_from_user():
         ledger.batch(args.batch)  # an unknown batch is said as such, not as "none starred"
-        copies = export_marked(ledger, args.batch, args.to)
+        copies = export_marked(ledger, args.batch, args.to, sidecar=args.sidecar)
     for path in copies:
         print(path)
     if not copies:

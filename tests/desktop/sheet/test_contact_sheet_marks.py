@@ -81,8 +81,13 @@ def test_export_starred_copies_the_starred_pictures(
     out = tmp_path / "chosen"
     copies = sheet.export_starred_to(out)
     assert sorted(p.name for p in out.iterdir()) == ["picture-0.png", "picture-2.png"]
-    assert [p.read_bytes() for p in copies] == [pictures[0].read_bytes(), pictures[2].read_bytes()]
+    for copy, picture in zip(copies, (pictures[0], pictures[2]), strict=True):
+        with Image.open(copy) as copied, Image.open(picture) as original:
+            assert copied.tobytes() == original.tobytes()
+            seed = ledger.job(ids[0 if picture is pictures[0] else 2]).params["3.seed"]
+            assert f"Seed: {seed}," in copied.info["parameters"]
     assert told == [f"Copied 2 starred pictures to {out}"]
+    assert sorted(out.iterdir()) == sorted(copies), "no sidecar unless set"
     sheet.stop()
 
 
