@@ -140,7 +140,10 @@ def recall_png(
     """
     if not is_png(data):
         raise PresetError(f"{escape_invalid(source.name)}: not a PNG")
-    texts = read_text_chunks(data)
+    try:
+        texts = read_text_chunks(data)
+    except PresetError:
+        texts = {}  # a damaged file: said below, naming it
     if "prompt" not in texts and "workflow" not in texts and "parameters" in texts:
         return recall_parameters(ledger, texts["parameters"], source, current)
     loaded = preset_from_bytes(data, source, catalogue)

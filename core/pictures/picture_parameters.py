@@ -64,6 +64,7 @@ def export_picture(
     the ``parameters`` text added (its pixels and ComfyUI's chunks as they are), any other
     file as it is; with `sidecar`, its values as ``<stem>.json`` beside the copy. The copy's
     path and the sidecar's (None: none written)."""
+    folder.mkdir(parents=True, exist_ok=True)
     data = picture.path.read_bytes()
     if not data.startswith(SIGNATURE):
         return write_new(folder / picture.path.name, partial(_write, data)), None

@@ -246,9 +246,9 @@ def _literal(
         if name in inputs and not is_link(inputs[name]):
             return f"{node_id}.{name}"
         primitive = _source(api, inputs.get(name))  # PrimitiveInt and the like: its value
-        if primitive is not None and "value" in node_inputs(api[primitive]):
-            if not is_link(node_inputs(api[primitive])["value"]):
-                return f"{primitive}.value"
+        held = node_inputs(api[primitive]) if primitive is not None else {}
+        if "value" in held and not is_link(held["value"]):
+            return f"{primitive}.value"
     for link_name in via:
         source = _source(api, inputs.get(link_name))
         if source is not None:
