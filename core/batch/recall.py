@@ -57,16 +57,13 @@ class Recall:
     unmapped: tuple[str, ...] = ()
     parameters_only: bool = False
 
-    def unmapped_text(self, file_name: str) -> str:
-        """One sentence naming what of an A1111 picture's parameters was not put in ("" when
-        everything was)."""
+    def parameters_text(self, file_name: str) -> str:
+        """One sentence on an A1111 picture's parameters put in: where, and what of them had
+        no place there."""
+        used = f"Used the values of {file_name} in “{self.preset}”"
         if not self.unmapped:
-            return ""
-        return (
-            f"From {file_name}, not used (no place for it in “{self.preset}”): "
-            + ", ".join(self.unmapped)
-            + "."
-        )
+            return used + "."
+        return f"{used}; it has no place for {', '.join(self.unmapped)}."
 
     def seed_refs(self, inputs: Iterable[SeedInput]) -> list[str]:
         """The `NODE_ID.INPUT` keys of the seed `inputs` that have a recalled value, in order."""

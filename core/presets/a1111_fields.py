@@ -22,13 +22,17 @@ from core.presets.infotext import Infotext, number_text
 from core.presets.sampler_names import a1111_sampler, a1111_schedule, comfy_sampler
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
 _TEXTS = ("text", "text_g", "prompt")
 _SEEDS = ("seed", "noise_seed")
 _MODELS = ("ckpt_name", "unet_name")
 _STRENGTHS = ("strength_model", "strength")
 _MAX_HOPS = 64  # a chain of nodes followed for one field; workflows are checked acyclic
+_KNOWN = frozenset(
+    {"Steps", "Sampler", "Schedule type", "CFG scale", "Seed", "Size", "Model"}
+    | {"Denoising strength"}
+)
 
 
 @dataclass(frozen=True)
@@ -126,48 +130,62 @@ def mapped_values(
     found = places(api)
     refs = dict(found.refs) if found else {}
     values: dict[str, Any] = {}
-    left: list[str] = []
+    left: dict[str, str] = {}  # by the key it is read from ("" for the prompts): in words
 
-    def put(field: str, value: Any, label: str) -> None:
+    def put(field: str, value: Any, key: str, label: str) -> None:
         if field in refs and value is not None:
             values[refs[field]] = value
         else:
-            left.append(label)
+            left.setdefault(key, label)
 
-    if info.prompt:
-        put("prompt", info.prompt, "the prompt")
-    if info.negative:
-        put("negative", info.negative, "the negative prompt")
-    known = {"Steps", "Sampler", "Schedule type", "CFG scale", "Seed", "Size", "Model"}
-    known.add("Denoising strength")
     params = info.params
-    if "Steps" in params:
-        put("steps", _int(params["Steps"]), "Steps")
-    if "Seed" in params:
-        put("seed", _int(params["Seed"]), "Seed")
-    if "CFG scale" in params:
-        put("cfg", _float(params["CFG scale"]), "CFG scale")
-    if "Denoising strength" in params:
-        put("denoise", _float(params["Denoising strength"]), "Denoising strength")
+    if info.prompt:
+        put("prompt", info.prompt, "", "the prompt")
+    if info.negative:
+        put("negative", info.negative, " ", "the negative prompt")
+    for key, field, read in _NUMBERS:
+        if key in params:
+            put(field, read(params[key]), key, key)
     if "Sampler" in params:
-        sampler, scheduler = comfy_sampler(params["Sampler"], params.get("Schedule type"))
-        put("sampler", sampler, f"Sampler {params['Sampler']}")
+        schedule = params.get("Schedule type")
+        sampler, scheduler = comfy_sampler(params["Sampler"], schedule)
+        put("sampler", sampler, "Sampler", f"Sampler {params['Sampler']}")
         if scheduler is not None:
-            put("scheduler", scheduler, f"Schedule type {params.get('Schedule type', '')}")
-        elif params.get("Schedule type", "").casefold() not in ("", "automatic"):
-            left.append(f"Schedule type {params['Schedule type']}")
+            put("scheduler", scheduler, "Schedule type", f"Schedule type {schedule or ''}")
+        elif schedule is not None and schedule.casefold() != "automatic":
+            left["Schedule type"] = f"Schedule type {schedule}"
     if "Size" in params:
         size = info.size()
-        put("width", size[0] if size else None, "Size")
+        put("width", size[0] if size else None, "Size", "Size")
         if size and "width" in refs:
-            put("height", size[1], "Size")
+            put("height", size[1], "Size", "Size")
     if "Model" in params:
         wanted = params["Model"].casefold()
         model = next((m for m in models if file_stem(m).casefold() == wanted), None)
-        put("model", model, f"Model {params['Model']}")
-    left += [key for key in params if key not in known]
-    left += [f"LoRA {name}" for name, _ in info.loras]
-    return values, left
+        put("model", model, "Model", f"Model {params['Model']}")
+    said = [left[key] for key in ("", " ") if key in left]
+    said += [left.get(key, key) for key in params if key in left or key not in _KNOWN]
+    return values, said + [f"LoRA {name}" for name, _ in info.loras]
+
+
+def _int(text: str) -> int | None:
+    return int(text) if re.fullmatch(r"-?\d+", text.strip()) else None
+
+
+def _float(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+_NUMBERS: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
+    ("Steps", "steps", _int),
+    ("Seed", "seed", _int),
+    ("CFG scale", "cfg", _float),
+    ("Denoising strength", "denoise", _float),
+)
 
 
 def file_stem(name: str) -> str:
@@ -325,18 +343,6 @@ def _whole(value: Any) -> bool:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
-
-
-def _int(text: str) -> int | None:
-    return int(text) if re.fullmatch(r"-?\d+", text.strip()) else None
-
-
-def _float(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _natural(text: str) -> list[Any]:

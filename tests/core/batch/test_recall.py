@@ -194,8 +194,8 @@ def test_an_a1111_picture_gives_what_has_a_place_in_the_current_preset(
         "4.ckpt_name": "sd15/dreamshaper_8.safetensors",
     }
     assert recall.unmapped == ("Model hash", "Clip skip", "Version", "LoRA furry_detail")
-    assert recall.unmapped_text("leopard.png") == (
-        "From leopard.png, not used (no place for it in “portrait”): "
+    assert recall.parameters_text("leopard.png") == (
+        "Used the values of leopard.png in “portrait”; it has no place for "
         "Model hash, Clip skip, Version, LoRA furry_detail."
     )
     preset = stored_preset(ledger.presets.get("portrait"))

@@ -154,10 +154,10 @@ def test_what_has_no_place_or_no_comfyui_name_is_left(portrait) -> None:
     )
     values, left = mapped_values(portrait, info, ["v1-5-pruned-emaonly.safetensors"])
     assert values == {"6.text": "a cat", "3.steps": 20}
-    assert left == [
-        "Seed",
+    assert left == [  # in the text's order
         "Sampler Restart",
         "Schedule type Align Your Steps",
+        "Seed",
         "Model unknown_model",
     ]
 
