@@ -58,12 +58,12 @@ class Recall:
     parameters_only: bool = False
 
     def parameters_text(self, file_name: str) -> str:
-        """One sentence on an A1111 picture's parameters put in: where, and what of them had
-        no place there."""
+        """One sentence on an A1111 picture's parameters put in: where, and what of them was
+        not (no place for it in the preset, or no such model or sampler here)."""
         used = f"Used the values of {file_name} in “{self.preset}”"
         if not self.unmapped:
             return used + "."
-        return f"{used}; it has no place for {', '.join(self.unmapped)}."
+        return f"{used}; not used: {', '.join(self.unmapped)}."
 
     def seed_refs(self, inputs: Iterable[SeedInput]) -> list[str]:
         """The `NODE_ID.INPUT` keys of the seed `inputs` that have a recalled value, in order."""

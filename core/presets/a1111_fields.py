@@ -162,7 +162,8 @@ def mapped_values(
     if "Model" in params:
         wanted = params["Model"].casefold()
         model = next((m for m in models if file_stem(m).casefold() == wanted), None)
-        put("model", model, "Model", f"Model {params['Model']}")
+        unlisted = " (no server lists it)" if "model" in refs else ""
+        put("model", model, "Model", f"Model {params['Model']}{unlisted}")
     said = [left[key] for key in ("", " ") if key in left]
     said += [left.get(key, key) for key in params if key in left or key not in _KNOWN]
     return values, said + [f"LoRA {name}" for name, _ in info.loras]

@@ -195,7 +195,7 @@ def test_an_a1111_picture_gives_what_has_a_place_in_the_current_preset(
     }
     assert recall.unmapped == ("Model hash", "Clip skip", "Version", "LoRA furry_detail")
     assert recall.parameters_text("leopard.png") == (
-        "Used the values of leopard.png in “portrait”; it has no place for "
+        "Used the values of leopard.png in “portrait”; not used: "
         "Model hash, Clip skip, Version, LoRA furry_detail."
     )
     preset = stored_preset(ledger.presets.get("portrait"))

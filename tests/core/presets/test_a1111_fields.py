@@ -158,7 +158,7 @@ def test_what_has_no_place_or_no_comfyui_name_is_left(portrait) -> None:
         "Sampler Restart",
         "Schedule type Align Your Steps",
         "Seed",
-        "Model unknown_model",
+        "Model unknown_model (no server lists it)",
     ]
 
 

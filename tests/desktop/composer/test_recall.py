@@ -214,8 +214,8 @@ def test_a_dropped_picture_of_another_tool_puts_what_fits_into_the_preset(
     assert overrides.get("6.text") == "a snow leopard on a cliff"
     assert overrides.get("7.text") == "lowres"
     assert window.banner.text() == (
-        f"Used the values of leopard.png in “{preset_name}”; it has no place for "
-        "Model hash, Model dreamshaper_8, Clip skip."
+        f"Used the values of leopard.png in “{preset_name}”; not used: "
+        "Model hash, Model dreamshaper_8 (no server lists it), Clip skip."
     )
 
 
