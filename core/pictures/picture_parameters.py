@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.batch.workflow import build_workflow
-from core.errors import BatchlineError
+from core.errors import BatchlineError, InputError
 from core.files import write_new
 from core.pictures.png_text import SIGNATURE, with_texts
 from core.presets.a1111_fields import infotext_of
@@ -69,12 +69,22 @@ def export_picture(
     if not data.startswith(SIGNATURE):
         return write_new(folder / picture.path.name, partial(_write, data)), None
     found = carried(ledger, picture, data)
-    copy_bytes = with_texts(data, {PARAMETERS: found.text}) if found.text else data
+    copy_bytes = _with_parameters(data, found.text)
     copy = write_new(folder / picture.path.name, partial(_write, copy_bytes))
     if not sidecar:
         return copy, None
     values = json.dumps(found.sidecar, ensure_ascii=False, indent=2).encode() + b"\n"
     return copy, write_new(copy.with_suffix(SIDECAR_SUFFIX), partial(_write, values))
+
+
+def _with_parameters(data: bytes, text: str | None) -> bytes:
+    """The PNG with its parameters text; a damaged one is copied as it is."""
+    if text is None:
+        return data
+    try:
+        return with_texts(data, {PARAMETERS: text})
+    except InputError:
+        return data
 
 
 def png_size(data: bytes) -> tuple[int, int] | None:

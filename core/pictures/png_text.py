@@ -33,7 +33,9 @@ def with_texts(data: bytes, texts: Mapping[str, str]) -> bytes:
     new = b"".join(_text_chunk(k, v) for k, v in texts.items() if k not in have)
     if not new:
         return data
-    first_idat = next(start for kind, _, start in chunks if kind == b"IDAT")
+    first_idat = next((start for kind, _, start in chunks if kind == b"IDAT"), None)
+    if first_idat is None:
+        raise InputError("the PNG holds no image data")
     return data[:first_idat] + new + data[first_idat:]
 
 

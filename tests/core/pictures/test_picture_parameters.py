@@ -183,3 +183,11 @@ def test_an_exported_picture_recalls_exactly_the_values_it_was_made_with(
             portrait_ledger.workflow(portrait_ledger.batch(job.batch).workflow_hash), job.params
         )
         assert recall.values == literal_values(ran)
+
+
+def test_a_damaged_png_is_copied_as_it_is(portrait_ledger, starred, tmp_path) -> None:
+    _batch, ids, pictures = starred
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(pictures[0].read_bytes()[:-30])
+    copy, _ = export_picture(portrait_ledger, Picture(ids[0], cut), tmp_path / "c")
+    assert copy.read_bytes() == cut.read_bytes()

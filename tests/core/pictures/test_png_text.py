@@ -56,3 +56,6 @@ def test_not_a_png_or_a_cut_one_is_refused() -> None:
         with_texts(b"GIF89a", {"parameters": "x"})
     with pytest.raises(InputError, match="truncated"):
         with_texts(COMFY_PNG.read_bytes()[:-20], {"parameters": "x"})
+    header_only = COMFY_PNG.read_bytes()[:33] + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+    with pytest.raises(InputError, match="no image data"):
+        with_texts(header_only, {"parameters": "x"})
