@@ -54,7 +54,7 @@ def places(api: Mapping[str, Any]) -> Places | None:
     inputs = node_inputs(api[sampler])
     for role in ("positive", "negative"):
         found = _text_ref(api, inputs.get(role), role)
-        if found:
+        if found and found not in refs.values():  # a zeroed-out positive is no negative
             refs["prompt" if role == "positive" else "negative"] = found
     _put(refs, "seed", _literal(api, sampler, _SEEDS, ("noise",)))
     _put(refs, "steps", _literal(api, sampler, ("steps",), ("sigmas",)))
@@ -234,6 +234,8 @@ def _text_ref(api: Mapping[str, Any], link: Any, role: str) -> str | None:
         if not is_link(link) or str(link[0]) not in api:
             return None
         node_id = str(link[0])
+        if api[node_id].get("class_type") == "ConditioningZeroOut":
+            return None  # no text: nothing (Flux's empty negative)
         inputs = node_inputs(api[node_id])
         for name in _TEXTS:
             if isinstance(inputs.get(name), str):

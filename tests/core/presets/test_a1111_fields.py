@@ -183,3 +183,13 @@ def test_model_names_lose_folder_and_extension() -> None:
         "y",
         "plain",
     ]
+
+
+def test_a_zeroed_out_negative_is_no_negative_prompt(portrait) -> None:
+    """Flux workflows feed the sampler's negative a ConditioningZeroOut of the positive."""
+    portrait["7"] = {"class_type": "ConditioningZeroOut", "inputs": {"conditioning": ["6", 0]}}
+    info = infotext_of(portrait)
+    assert info is not None
+    assert (info.prompt, info.negative) == (portrait["6"]["inputs"]["text"], "")
+    portrait["7"] = {"class_type": "ConditioningCombine", "inputs": {"conditioning_1": ["6", 0]}}
+    assert infotext_of(portrait).negative == ""
