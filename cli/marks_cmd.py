@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cli.common import names_from_user, open_ledger
 from core.controller.commands import LedgerCommands
 from core.ledger.marks import Mark
+from core.ledger.settings import EXPORT_SIDECAR
 from core.pictures.picks import export_marked, marked_pictures
 from core.pictures.trash import trash_rejected
 
@@ -29,10 +30,18 @@ def register(subparsers: Any) -> None:
         "starred",
         help="copy a batch's starred pictures to a folder",
         description="Copy the pictures of the batch's starred jobs into DIR under their own "
-        "names; nothing is written over (a taken name gets -2, -3 ...).",
+        "names; nothing is written over (a taken name gets -2, -3 ...). Each PNG keeps "
+        "ComfyUI's workflow and gets the A1111 `parameters` text image browsers and Civitai "
+        "read; its pixels are not touched.",
     )
     starred.add_argument("batch", help="the batch id")
     starred.add_argument("--to", type=Path, required=True, metavar="DIR", help="the folder")
+    starred.add_argument(
+        "--sidecar",
+        action="store_true",
+        help="also write each picture's parameters as <name>.json beside its copy (always, "
+        "with the export.sidecar setting)",
+    )
     starred.set_defaults(func=copy_starred)
     rejected = subparsers.add_parser(
         "rejected",
@@ -56,7 +65,8 @@ def set_marks(args: argparse.Namespace) -> int:
 def copy_starred(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger, names_from_user():
         ledger.batch(args.batch)  # an unknown batch is said as such, not as "none starred"
-        copies = export_marked(ledger, args.batch, args.to)
+        sidecar = args.sidecar or EXPORT_SIDECAR.get(ledger)
+        copies = export_marked(ledger, args.batch, args.to, sidecar=sidecar)
     for path in copies:
         print(path)
     if not copies:

@@ -3,7 +3,9 @@
 A job's values come from the ledger (its batch's workflow with the job's params applied); a
 PNG's from the workflow ComfyUI (or Batchline, through ComfyUI) wrote into it. Either is
 offered as the values of the stored preset with the same workflow apart from its literal
-values, or else as a new preset.
+values, or else as a new preset. A PNG that carries only A1111's ``parameters`` text (made by
+another tool) gives what of it has a place in the composer's preset (prompts, seed, steps,
+cfg, sampler, size; `core.presets.a1111_fields`), and says what had none.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from core.batch.spec import SeedMode
 from core.batch.workflow import build_workflow
 from core.errors import PresetError
 from core.presets import preset_from_api, preset_from_bytes
+from core.presets.a1111_fields import mapped_values
 from core.presets.api_format import is_link
 from core.presets.checks import escape_invalid
-from core.presets.png import is_png
+from core.presets.infotext import parse_infotext
+from core.presets.png import is_png, read_text_chunks
 from core.presets.storing import free_name, store_preset
 
 if TYPE_CHECKING:
@@ -50,6 +54,16 @@ class Recall:
     preset: str | None
     workflow: Preset
     name: str
+    unmapped: tuple[str, ...] = ()
+    parameters_only: bool = False
+
+    def parameters_text(self, file_name: str) -> str:
+        """One sentence on an A1111 picture's parameters put in: where, and what of them was
+        not (no place for it in the preset, or no such model or sampler here)."""
+        used = f"Used the values of {file_name} in “{self.preset}”"
+        if not self.unmapped:
+            return used + "."
+        return f"{used}; not used: {', '.join(self.unmapped)}."
 
     def seed_refs(self, inputs: Iterable[SeedInput]) -> list[str]:
         """The `NODE_ID.INPUT` keys of the seed `inputs` that have a recalled value, in order."""
@@ -115,11 +129,20 @@ def recall_png(
     `current` (the composer's preset) is preferred when it matches. The folder Batchline puts
     a batch's pictures in is taken off `filename_prefix` again.
 
+    A PNG with no workflow but A1111's ``parameters`` text gives its values for `current`
+    (`recall_parameters`).
+
     Raises:
         PresetError: naming the file, when it is no PNG or carries no workflow.
     """
     if not is_png(data):
         raise PresetError(f"{escape_invalid(source.name)}: not a PNG")
+    try:
+        texts = read_text_chunks(data)
+    except PresetError:
+        texts = {}  # a damaged file: said below, naming it
+    if "prompt" not in texts and "workflow" not in texts and "parameters" in texts:
+        return recall_parameters(ledger, texts["parameters"], source, current)
     loaded = preset_from_bytes(data, source, catalogue)
     api = _without_batch_folders(loaded.api_workflow)
     preset = replace(
@@ -129,6 +152,45 @@ def recall_png(
         notices=loaded.notices,
     )
     return _recall(ledger, preset, current, source.stem)
+
+
+def recall_parameters(
+    ledger: Ledger, text: str, source: Path, current: str | None, catalogue: Catalogue | None = None
+) -> Recall:
+    """The values of an A1111 ``parameters`` text that have a place in preset `current`'s
+    workflow (the model by the checkpoint files the servers list), the others named in
+    ``unmapped``.
+
+    Raises:
+        PresetError: naming the file, when no preset is chosen or none of its values fits.
+    """
+    file_name = escape_invalid(source.name)
+    if current is None or current not in ledger.presets.names():
+        raise PresetError(
+            f"{file_name} holds another tool's parameters and no workflow: "
+            "choose a preset, then drop it again to use its values there"
+        )
+    record = ledger.presets.get(current)
+    values, unmapped = mapped_values(
+        record.api_workflow, parse_infotext(text), _checkpoints(ledger)
+    )
+    if not values:
+        raise PresetError(f"{file_name}: none of its parameters has a place in “{current}”")
+    api = build_workflow(record.api_workflow, values)
+    preset = preset_from_api(api, Path(current), catalogue, _seed_inputs_of(ledger, current))
+    name = free_name(ledger.presets.names(), source.stem)
+    return Recall(values, current, preset, name, tuple(unmapped), parameters_only=True)
+
+
+def _checkpoints(ledger: Ledger) -> list[str]:
+    """The checkpoint files the servers listed when last read."""
+    return sorted(
+        {
+            name
+            for stored in ledger.server_offers.all().values()
+            for name in stored.offer.folder_files("checkpoints")
+        }
+    )
 
 
 def add_recalled(ledger: Ledger, recall: Recall, name: str) -> Stored:

@@ -327,6 +327,15 @@ MAX_BACKLOG: Setting[int] = Setting(
     _limit,
 )
 
+EXPORT_SIDECAR: Setting[bool] = Setting(
+    "export.sidecar",
+    False,
+    "Exporting starred pictures (the window's Export starred, `batchline starred`) also "
+    "writes each one's parameters (prompt, seed, sampler, size, model, the job's values) as "
+    "<name>.json beside its copy; `batchline starred --sidecar` asks for it once.",
+    _flag,
+)
+
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
@@ -335,6 +344,7 @@ EVERY_SETTING: tuple[Setting[Any], ...] = (
     PAUSED,
     MAX_PENDING_PER_REQUESTER,
     MAX_BACKLOG,
+    EXPORT_SIDECAR,
 )
 
 

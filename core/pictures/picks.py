@@ -3,13 +3,11 @@ choice, the rejected ones listed (to go to the trash)."""
 
 from __future__ import annotations
 
-import shutil
-from functools import partial
 from typing import TYPE_CHECKING
 
-from core.files import write_new
 from core.job_state import JobState
 from core.ledger.marks import Mark
+from core.pictures.picture_parameters import export_picture
 from core.pictures.pictures import Picture, recorded_outputs
 
 if TYPE_CHECKING:
@@ -41,13 +39,20 @@ def marked_pictures(ledger: Ledger, batch_id: str, mark: Mark = Mark.star) -> li
 
 
 def export_marked(
-    ledger: Ledger, batch_id: str, folder: Path, mark: Mark = Mark.star
+    ledger: Ledger,
+    batch_id: str,
+    folder: Path,
+    mark: Mark = Mark.star,
+    *,
+    sidecar: bool = False,
 ) -> list[Path]:
     """Copy the batch's pictures marked ``mark`` into ``folder`` under their own names, never
     over another file (a taken name gets -2, -3 ...; the same picture again is not copied
-    twice); the copies' paths."""
+    twice); the copies' paths. Each PNG copy carries its A1111 ``parameters`` text beside
+    ComfyUI's chunks, its pixels untouched; with ``sidecar``, a ``<stem>.json`` of the same
+    values is written beside each copy (`core.pictures.picture_parameters`)."""
     folder.mkdir(parents=True, exist_ok=True)
     return [
-        write_new(folder / picture.name, partial(shutil.copyfile, picture))
-        for picture in marked_pictures(ledger, batch_id, mark)
+        export_picture(ledger, picture, folder, sidecar=sidecar)[0]
+        for picture in marked(ledger, batch_id, mark)
     ]

@@ -115,11 +115,14 @@ class PresetsPanel(QWidget):
         values_recalled(str, dict): recalled values for a preset's composer: its name and a
             composer state (`desktop.composer.recall.apply_recalled` applies it).
         failed(str): files that did not load, or an action refused, one line each.
+        notice(str): something to tell the artist in passing (what of a picture made by
+            another tool was not used).
     """
 
     preset_selected = Signal(str)
     values_recalled = Signal(str, dict)
     failed = Signal(str)
+    notice = Signal(str)
     FILTER = "ComfyUI workflows (*.json *.png);;All files (*)"
 
     def __init__(self, ledger: Ledger, parent: Any = None) -> None:
@@ -185,11 +188,14 @@ class PresetsPanel(QWidget):
         return names
 
     def _recall_picture(self, path: Path) -> AddResult:
-        """A dropped PNG: a new preset, or (when asked) its values for the matching one."""
+        """A dropped PNG: a new preset, or (when asked) its values for the matching one; one
+        with only another tool's A1111 parameters: those that fit, in the current preset."""
         try:
             recall = recall_png(self._ledger, path.read_bytes(), path, self.current_name())
             choice: RecallChoice | None = RecallChoice.add
-            if recall.preset is not None:
+            if recall.parameters_only:
+                choice = RecallChoice.apply
+            elif recall.preset is not None:
                 choice = self.ask_recall(self, recall, path.name)
             if choice is RecallChoice.add:
                 add_recalled(self._ledger, recall, recall.name)
@@ -200,6 +206,8 @@ class PresetsPanel(QWidget):
             return AddResult(path, error=f"{path.name}: {exc.strerror or exc}")
         if choice is RecallChoice.apply and recall.preset is not None:
             self._recalled(recall.preset, recall)
+            if recall.parameters_only:
+                self.notice.emit(recall.parameters_text(path.name))
         return AddResult(path)
 
     def recall_job(self, job_id: str, *, seed_only: bool = False) -> str | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -28,6 +29,7 @@ from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
 from core.errors import BatchlineError
 from core.ledger.settings import (
     DEFAULT_SERVER,
+    EXPORT_SIDECAR,
     WILDCARDS_FOLDER,
     Settings,
     server_list,
@@ -90,6 +92,13 @@ class SettingsDialog(QDialog):
         browse_wildcards = QPushButton("Browse…", self)
         browse_wildcards.setAccessibleName("Choose wildcards folder")
         browse_wildcards.clicked.connect(self.browse_wildcards)
+        self.sidecar = QCheckBox("Also write each picture's values as a .json file", self)
+        self.sidecar.setAccessibleName("Write a sidecar file on export")
+        self.sidecar.setToolTip(
+            "Export starred: beside each copied picture, its prompt, seed, sampler, size and "
+            "model as <name>.json (the picture itself always carries them)"
+        )
+        self.sidecar.setChecked(_sidecar_set(ledger))
         wildcards_row = QHBoxLayout()
         wildcards_row.addWidget(self.wildcards, 1)
         wildcards_row.addWidget(browse_wildcards)
@@ -123,6 +132,7 @@ class SettingsDialog(QDialog):
         form.addRow("&Automatic attempts", self.max_attempts)
         form.addRow(_buddy("&Output folder", self.output), row)
         form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
+        form.addRow("Exports", self.sidecar)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
@@ -161,6 +171,8 @@ class SettingsDialog(QDialog):
         wildcards = self.wildcards.text().strip()
         if wildcards and Path(wildcards).expanduser() != _wildcards_folder(self._ledger):
             WILDCARDS_FOLDER.set(self._ledger, Path(wildcards).expanduser())  # else as it was
+        if self.sidecar.isChecked() != _sidecar_set(self._ledger):
+            EXPORT_SIDECAR.set(self._ledger, self.sidecar.isChecked())
         if self.token.text():
             for server in server_list(settings.server):
                 save_token(server_address(server), self.token.text())
@@ -289,3 +301,11 @@ def _buddy(text: str, widget: QWidget) -> QLabel:
     label = QLabel(text, widget.parentWidget())
     label.setBuddy(widget)
     return label
+
+
+def _sidecar_set(ledger: Ledger) -> bool:
+    """Whether exports write sidecars; a value stored wrong reads as not (saving mends it)."""
+    try:
+        return EXPORT_SIDECAR.get(ledger)
+    except BatchlineError:
+        return False

@@ -44,7 +44,7 @@ from core.controller.line_now import LineCache
 from core.errors import BatchlineError
 from core.job_state import JobState
 from core.ledger.marks import Mark
-from core.ledger.settings import Settings
+from core.ledger.settings import EXPORT_SIDECAR, Settings
 from core.pictures import grid_sheet
 from core.pictures.picks import export_marked, marked
 from core.pictures.trash import Trashed, trash_rejected
@@ -653,7 +653,8 @@ class ContactSheetWidget(QWidget):
         if batch_id is None:
             return []
         try:
-            copies = export_marked(self._ledger, batch_id, folder)
+            sidecar = EXPORT_SIDECAR.get(self._ledger)
+            copies = export_marked(self._ledger, batch_id, folder, sidecar=sidecar)
         except (OSError, BatchlineError) as exc:
             self.failed.emit(f"Could not export to {folder}: {_why(exc)}")
             return []

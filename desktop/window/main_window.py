@@ -254,6 +254,7 @@ class MainWindow(QMainWindow):
         self.composer.message.connect(self.show_banner)
         self.composer.failed.connect(self.show_error)
         self.presets.failed.connect(self.show_error)
+        self.presets.notice.connect(self.show_banner)
         self.table.selectionModel().selectionChanged.connect(self.on_selection)
         self.model.dataChanged.connect(self.on_model_changed)
         self.model.rowsInserted.connect(self.on_rows_inserted)

@@ -3,9 +3,13 @@ by the simulator."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PIL import Image
+
+from tests.cli.conftest import REPO
 from tests.trash_home import use_trash
 
 if TYPE_CHECKING:
@@ -31,6 +35,32 @@ def test_starred_pictures_are_copied_and_marks_survive(
     name = Path(picture).name
     assert copied.out == f"{tmp_path / 'picks' / name}\n"
     assert (tmp_path / "picks" / name).read_bytes() == Path(picture).read_bytes()
+
+
+def test_starred_copies_carry_their_parameters_and_sidecar_on_request(
+    cli: Cli, sim_thread: SimulatorThread, tmp_path: Path
+) -> None:
+    """A job of the portrait preset run by the simulator (a real KSampler workflow): its copy
+    keeps ComfyUI's chunks and its pixels, and gets the A1111 text; --sidecar adds the JSON."""
+    portrait = REPO / "resources" / "presets" / "Portrait txt2img (SD 1.5).json"
+    assert cli("preset", "add", str(portrait)).code == 0
+    (job,) = cli("queue", portrait.stem, "--seeds", "4242", "--set", "3.cfg=5.5").out.split()
+    cli.server = sim_thread.url
+    assert cli("run", "--until-idle", "--poll-interval", "0.05").code == 0
+    cli("mark", job, "--star")
+    batch = cli("jobs", "--json").json()[0]["batch"]
+    copied = cli("starred", batch, "--to", str(tmp_path / "picks"), "--sidecar")
+    assert copied.code == 0, copied.err
+    (picture,) = cli("show", job, "--json").json()["outputs"]
+    copy = tmp_path / "picks" / Path(picture).name
+    with Image.open(copy) as copied_image, Image.open(picture) as original:
+        assert copied_image.tobytes() == original.tobytes()
+        assert copied_image.info["prompt"] == original.info["prompt"]
+        text = copied_image.info["parameters"]
+    assert "Seed: 4242, " in text
+    assert "CFG scale: 5.5, " in text
+    sidecar = json.loads(copy.with_suffix(".json").read_text("utf-8"))
+    assert (sidecar["parameters"], sidecar["seed"], sidecar["job"]) == (text, 4242, job)
 
 
 def test_unknown_jobs_and_batches_are_one_line(cli: Cli, noise: str, tmp_path: Path) -> None:

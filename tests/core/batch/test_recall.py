@@ -138,3 +138,80 @@ def test_seeds_that_differed_per_input_are_recalled_one_per_input(ledger: Ledger
         ["2.seed", "4.seed"],
     )
     assert recall_job(ledger, job_id).seed_state(()) == {}
+
+
+# --- a picture with only A1111's parameters (another tool's) ------------------------------------
+
+PORTRAIT = Path(__file__).parents[3] / "resources" / "presets" / "Portrait txt2img (SD 1.5).json"
+A1111_TEXT = (
+    "a snow leopard on a cliff, <lora:furry_detail:0.6>\n"
+    "Negative prompt: lowres, watermark\n"
+    "Steps: 28, Sampler: DPM++ 2M, Schedule type: Karras, CFG scale: 6.5, Seed: 3141592653, "
+    "Size: 640x896, Model hash: 6ce0161689, Model: dreamshaper_8, Clip skip: 2, Version: v1.10.1"
+)
+
+
+def a1111_png(path: Path, text: str = A1111_TEXT) -> Path:
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    info.add_text("parameters", text)
+    Image.new("RGB", (8, 8)).save(path, pnginfo=info)
+    return path
+
+
+def with_portrait(ledger: Ledger, *checkpoints: str) -> None:
+    import json
+
+    from core.catalogue import Catalogue
+    from core.placement.server_offer import offer_from_object_info
+
+    api = json.loads(PORTRAIT.read_text("utf-8"))
+    ledger.presets.add("portrait", PresetContent(workflow_hash(api), api))
+    offer = offer_from_object_info(Catalogue.bundled()).with_folder("checkpoints", checkpoints)
+    ledger.server_offers.store("http://gpu-1:8188", offer)
+
+
+def test_an_a1111_picture_gives_what_has_a_place_in_the_current_preset(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    with_portrait(ledger, "v1-5-pruned-emaonly.safetensors", "sd15/dreamshaper_8.safetensors")
+    picture = a1111_png(tmp_path / "leopard.png")
+    recall = recall_png(ledger, picture.read_bytes(), picture, "portrait")
+    assert recall.parameters_only
+    assert recall.preset == "portrait"
+    assert recall.values == {
+        "6.text": "a snow leopard on a cliff",
+        "7.text": "lowres, watermark",
+        "3.steps": 28,
+        "3.seed": 3141592653,
+        "3.cfg": 6.5,
+        "3.sampler_name": "dpmpp_2m",
+        "3.scheduler": "karras",
+        "5.width": 640,
+        "5.height": 896,
+        "4.ckpt_name": "sd15/dreamshaper_8.safetensors",
+    }
+    assert recall.unmapped == ("Model hash", "Clip skip", "Version", "LoRA furry_detail")
+    assert recall.parameters_text("leopard.png") == (
+        "Used the values of leopard.png in “portrait”; not used: "
+        "Model hash, Clip skip, Version, LoRA furry_detail."
+    )
+    preset = stored_preset(ledger.presets.get("portrait"))
+    state = recall.composer_state(preset.seed_inputs)
+    assert state["seeds"]["list"] == "3141592653"
+
+
+def test_an_a1111_picture_needs_a_preset_to_go_to(ledger: Ledger, tmp_path: Path) -> None:
+    picture = a1111_png(tmp_path / "leopard.png")
+    with pytest.raises(PresetError, match=r"^leopard.png holds another tool's parameters"):
+        recall_png(ledger, picture.read_bytes(), picture, None)
+
+
+def test_an_a1111_picture_with_nothing_for_the_preset_is_refused(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    picture = a1111_png(tmp_path / "leopard.png")
+    with pytest.raises(PresetError, match="none of its parameters has a place in “noise”"):
+        recall_png(ledger, picture.read_bytes(), picture, "noise")

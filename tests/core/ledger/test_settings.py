@@ -95,6 +95,7 @@ BAD_SETTINGS = [
     ("limits.max_pending_per_requester", 1e400, "it must be a whole number, not Infinity"),
     ("limits.max_pending_per_requester", 0, "it must be at least 1"),
     ("dispatch.paused", "yes", "it must be true or false"),
+    ("export.sidecar", 1, "it must be true or false"),
 ]
 
 
@@ -173,6 +174,7 @@ def test_every_option_is_declared_once_with_a_description() -> None:
         "limits.max_backlog",
         "servers.models_asked_at",
         "wildcards_dir",
+        "export.sidecar",
     }
     assert len({s.key for s in declared}) == len(declared)
     assert all(len(s.description) > 20 for s in declared)

@@ -6,18 +6,21 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from PIL.PngImagePlugin import PngInfo
 
 from core.batch import BatchSpec, SeedMode, SeedPlan, queue_batch
 from core.batch.compose import compose
 from core.batch.prompt import prompt_for
 from core.batch.queueing import stored_preset
 from core.batch.workflow import build_workflow
+from core.ledger.marks import Mark
+from core.pictures.picks import export_marked
 from core.presets import workflow_hash
 from desktop.composer.recall import RecallChoice
 from desktop.presets.presets_panel import PresetsPanel
 from desktop.window.main_window import MainWindow
 from simulator.images import pnginfo
-from tests.desktop.helpers import StubDropEvent
+from tests.desktop.helpers import StubDropEvent, succeed_job
 
 COMFY_PNG = Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png"
 
@@ -170,3 +173,77 @@ def test_a_seedless_job_recalled_is_one_job_not_the_last_count(window, ledger, p
     window.presets.recall_job(job_id)
     assert composer.queue_button.text() == "Queue 1 job"
     assert composed_hashes(window, ledger, "plain") == [sent_workflow_hash(ledger, job_id)]
+
+
+def test_a_dropped_picture_batchline_exported_recalls_its_exact_values(
+    window, ledger, preset_name, job_ids, tmp_path, monkeypatch
+) -> None:
+    """The copy `Export starred` writes (ComfyUI's chunks and the A1111 text added) is read by
+    its workflow: the composer queues exactly the job it was made by."""
+    made = picture_of(ledger, job_ids[2], tmp_path)
+    succeed_job(ledger, job_ids[2], [str(made)])
+    ledger.marks.set([job_ids[2]], Mark.star)
+    (copy,) = export_marked(ledger, ledger.job(job_ids[2]).batch, tmp_path / "picks")
+    with Image.open(copy) as image:
+        assert "parameters" in image.info
+    window.presets.select(preset_name)
+    editor_for(window.composer, "3.steps").setValue(12)
+    monkeypatch.setattr(PresetsPanel, "ask_recall", staticmethod(lambda *a: RecallChoice.apply))
+    window.dropEvent(StubDropEvent([copy]))
+    assert composed_hashes(window, ledger, preset_name) == [sent_workflow_hash(ledger, job_ids[2])]
+    assert window.composer.seeds.plan().values == (79,)
+
+
+def a1111_picture(path: Path, text: str) -> Path:
+    info = PngInfo()
+    info.add_text("parameters", text)
+    Image.new("RGB", (8, 8)).save(path, pnginfo=info)
+    return path
+
+
+def test_a_dropped_picture_of_another_tool_puts_what_fits_into_the_preset(
+    window, ledger, preset_name, tmp_path, monkeypatch
+) -> None:
+    """Only A1111's `parameters` text (no workflow): prompts, seed, steps, cfg, sampler and size
+    go into the current preset's composer without a question; what had no place is said."""
+    picture = a1111_picture(
+        tmp_path / "leopard.png",
+        "a snow leopard on a cliff\nNegative prompt: lowres\n"
+        "Steps: 28, Sampler: Euler a, Schedule type: Karras, CFG scale: 6.5, Seed: 31415, "
+        "Size: 640x896, Model hash: 6ce0161689, Model: dreamshaper_8, Clip skip: 2",
+    )
+    monkeypatch.setattr(PresetsPanel, "ask_recall", staticmethod(lambda *a: pytest.fail("asked")))
+    window.presets.select(preset_name)
+    window.dropEvent(StubDropEvent([picture]))
+    assert ledger.presets.names() == [preset_name]  # no new preset
+    composer = window.composer
+    assert composer.preset_name == preset_name
+    assert composer.seeds.plan().values == (31415,)
+    overrides = composer.spec().overrides
+    assert {k: overrides.get(k) for k in ("3.steps", "3.cfg", "3.sampler_name", "3.scheduler")} == {
+        "3.steps": 28,
+        "3.cfg": 6.5,
+        "3.sampler_name": "euler_ancestral",
+        "3.scheduler": "karras",
+    }
+    assert (overrides.get("5.width"), overrides.get("5.height")) == (640, 896)
+    assert overrides.get("6.text") == "a snow leopard on a cliff"
+    assert overrides.get("7.text") == "lowres"
+    assert window.banner.text() == (
+        f"Used the values of leopard.png in “{preset_name}”; not used: "
+        "Model hash, Model dreamshaper_8 (no server lists it), Clip skip."
+    )
+
+
+def test_a_dropped_picture_of_another_tool_with_no_preset_chosen_says_what_to_do(
+    window, ledger, preset_name, tmp_path
+) -> None:
+    window.presets.list.clearSelection()
+    window.presets.list.setCurrentIndex(window.presets.model.index(-1))
+    picture = a1111_picture(tmp_path / "leopard.png", "a cat\nSteps: 20, Seed: 1, CFG scale: 7")
+    window.dropEvent(StubDropEvent([picture]))
+    assert ledger.presets.names() == [preset_name]
+    assert window.banner.text() == (
+        "leopard.png holds another tool's parameters and no workflow: choose a preset, "
+        "then drop it again to use its values there"
+    )

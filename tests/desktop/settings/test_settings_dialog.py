@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from core.comfy.token_store import load_token, save_token
 from core.ledger import Ledger
-from core.ledger.settings import CONTROLLER, WILDCARDS_FOLDER, Settings
+from core.ledger.settings import CONTROLLER, EXPORT_SIDECAR, WILDCARDS_FOLDER, Settings
 from desktop.app.session import server_configured
 from desktop.settings.settings_dialog import SettingsDialog
 from tests.desktop.helpers import shown_ampersands
@@ -149,3 +149,25 @@ def test_the_dialog_goes_with_its_answer(qtbot, tmp_path) -> None:
         assert SettingsDialog.ask(ledger, parent) is None
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert parent.findChildren(SettingsDialog) == []
+
+
+def test_writing_sidecars_on_export_is_a_setting_kept(qtbot, ledger) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert not dialog.sidecar.isChecked()
+    assert dialog.sidecar.accessibleName() == "Write a sidecar file on export"
+    dialog.apply()
+    assert ledger.settings.get(EXPORT_SIDECAR.key) is None  # the default is not stored
+    dialog.sidecar.setChecked(True)
+    dialog.apply()
+    assert EXPORT_SIDECAR.get(ledger) is True
+    again = SettingsDialog(ledger)
+    qtbot.addWidget(again)
+    assert again.sidecar.isChecked()
+
+
+def test_a_sidecar_setting_stored_wrong_shows_unchecked(qtbot, ledger) -> None:
+    ledger.settings.set(EXPORT_SIDECAR.key, "yes")
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert not dialog.sidecar.isChecked()

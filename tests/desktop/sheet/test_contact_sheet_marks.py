@@ -3,6 +3,8 @@ starred pictures exported, the rejected ones moved to the trash."""
 
 from __future__ import annotations
 
+import json
+
 from PIL import Image
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QMessageBox
@@ -10,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from core.controller.commands import LedgerCommands
 from core.ledger import Ledger
 from core.ledger.marks import Mark
+from core.ledger.settings import EXPORT_SIDECAR
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.sheet.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE
 from tests.desktop.conftest import make_jobs
@@ -81,8 +84,17 @@ def test_export_starred_copies_the_starred_pictures(
     out = tmp_path / "chosen"
     copies = sheet.export_starred_to(out)
     assert sorted(p.name for p in out.iterdir()) == ["picture-0.png", "picture-2.png"]
-    assert [p.read_bytes() for p in copies] == [pictures[0].read_bytes(), pictures[2].read_bytes()]
+    for copy, picture in zip(copies, (pictures[0], pictures[2]), strict=True):
+        with Image.open(copy) as copied, Image.open(picture) as original:
+            assert copied.tobytes() == original.tobytes()
+            seed = ledger.job(ids[0 if picture is pictures[0] else 2]).params["3.seed"]
+            assert f"Seed: {seed}," in copied.info["parameters"]
     assert told == [f"Copied 2 starred pictures to {out}"]
+    assert sorted(out.iterdir()) == sorted(copies), "no sidecar unless set"
+    EXPORT_SIDECAR.set(ledger, True)
+    again = sheet.export_starred_to(tmp_path / "with sidecars")
+    sidecars = [copy.with_suffix(".json") for copy in again]
+    assert [json.loads(s.read_text("utf-8"))["job"] for s in sidecars] == [ids[0], ids[2]]
     sheet.stop()
 
 
