@@ -109,7 +109,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--requester", default="", help="who asks (default: your user name)")
     parser.add_argument("--priority", type=whole(), default=0, help="higher runs first (default 0)")
-    parser.add_argument("--name", default="", help="a name for the batch (default: none)")
+    parser.add_argument(
+        "--name",
+        default="",
+        help='a name for the batch (default: its preset and what varies, "Portrait · 40 seeds")',
+    )
     parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
     parser.add_argument(
         "--dry-run",
