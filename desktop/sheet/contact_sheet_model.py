@@ -506,10 +506,11 @@ class ContactSheetModel(QAbstractTableModel):
                 place = self._line.get(job.id)
                 return (f"#{place} in line" if place else "waiting"), "muted"
             case JobState.queued:
-                # Its place in ComfyUI's own queue on its server (1: next there), said as such:
-                # a "#N in line" counts every prompt done before it, this does not.
+                # Counted as "#N in line" is, every prompt to run before it plus one: ComfyUI's
+                # place (0: running, 1: next there) plus one, so the sheet reads running, #2,
+                # #3 and on into the pending "#4 in line" (it read #1, #2, #4).
                 place = self._positions.get(job.id)
-                return (f"in ComfyUI · #{place}" if place else "queued"), "muted"
+                return (f"in ComfyUI · #{place + 1}" if place else "queued"), "muted"
             case JobState.running:
                 return "running", "active"
             case JobState.cancelling:

@@ -83,8 +83,8 @@ def test_cells_follow_the_jobs_as_they_move(
     ledger.submit_attempt(waiting, "p-waiting", "http://127.0.0.1:9", "wf")
     ledger.observe_queued("p-waiting", 2)
     controller.push(positions={running: 0, waiting: 1}, server_queue=2, servers=(server,))
-    # ComfyUI's own place, named as such: not a place in the line ("#2 in line" reads alike).
-    qtbot.waitUntil(lambda: status(window, waiting) == ("in ComfyUI · #1", "muted"))
+    # Next in ComfyUI, behind the running one: the second to run, counted as "#N in line" is.
+    qtbot.waitUntil(lambda: status(window, waiting) == ("in ComfyUI · #2", "muted"))
 
     succeed_job(ledger, done, [picture(tmp_path / "done.png", (200, 30, 30))])
     qtbot.waitUntil(lambda: status(window, done) == ("", "done"))
@@ -97,7 +97,7 @@ def test_cells_follow_the_jobs_as_they_move(
     ledger.request_cancel(cancelled)
     qtbot.waitUntil(lambda: status(window, cancelled)[1] == "cancelled")
     window.sheet.refresh_estimate()
-    assert status(window, waiting) == ("in ComfyUI · #1", "muted"), "behind the running one"
+    assert status(window, waiting) == ("in ComfyUI · #2", "muted"), "behind the running one"
     assert (
         "1 of 5 done · 1 failed · 1 cancelled · 1 running" in window.sheet.progress.summary.text()
     )
