@@ -21,7 +21,7 @@ from core.batch.wildcard_spec import prompt_inputs
 from core.catalogue import Catalogue
 from core.inputs import PictureRef
 from core.names import MAX_NAME
-from core.presets.input_names import JOIN, input_names
+from core.presets.input_names import JOIN, input_names, name_hints
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -216,39 +216,9 @@ def _twin_hints(words: Mapping[str, str], facts: AxisFacts) -> dict[str, str]:
     hints: dict[str, str] = {}
     for group in twins.values():
         if len(group) > 1:
-            hints.update({key: f" ({hint})" for key, hint in _hints(group, facts).items()})
+            named = {key: _clean(facts.names.get(key, "")) for key in group}
+            hints.update({key: f" ({hint})" for key, hint in name_hints(group, named).items()})
     return hints
-
-
-def _hints(keys: Sequence[str], facts: AxisFacts) -> dict[str, str]:
-    """What tells these keys' nodes apart: the words in which the composer's names of their
-    nodes differ ("Positive prompt (base)" -> "base", "KSampler - REFINER" -> "refiner"),
-    else the node's id ("node 6")."""
-    words = {key: _clean(facts.names.get(key, "").rpartition(JOIN)[0]).split() for key in keys}
-    if all(words.values()):
-        start = _common_prefix(list(words.values()))
-        end = _common_prefix([w[start:][::-1] for w in words.values()])
-        hints = {key: _hint_text(w[start : len(w) - end]) for key, w in words.items()}
-        if all(hints.values()) and len(set(hints.values())) == len(hints):
-            return hints
-    return {key: f"node {key.partition('.')[0]}" for key in keys}
-
-
-def _common_prefix(lists: list[list[str]]) -> int:
-    count = 0
-    while all(len(words) > count for words in lists) and len({w[count] for w in lists}) == 1:
-        count += 1
-    return count
-
-
-def _hint_text(words: list[str]) -> str:
-    """The words that differ, without the punctuation around them: "(base)" -> "base",
-    "- REFINER" -> "refiner"."""
-    text = " ".join(words).strip(" -–—·:|,")
-    if len(text) > 1 and text[0] + text[-1] in ("()", "[]", "{}") and text.count(text[0]) == 1:
-        text = text[1:-1].strip()
-    one_word = text.istitle() and " " not in text  # "Positive", "BASE": said in lowercase
-    return text.lower() if text.isupper() or one_word else text
 
 
 def _seeds_term(plan: Any, seeds: int | None, alone: bool) -> str:

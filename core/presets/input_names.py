@@ -18,7 +18,7 @@ from core.presets.api_format import is_link, node_inputs
 from core.presets.prompt_roles import prompt_roles
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from core.catalogue import Catalogue
 
@@ -150,6 +150,32 @@ def _common_prefix(lists: list[list[str]]) -> int:
 def _hint_text(words: list[str]) -> str:
     text = " ".join(words).strip(_PUNCTUATION)
     return text.lower() if text.isupper() else text
+
+
+def name_hints(keys: Sequence[str], names: Mapping[str, str]) -> dict[str, str]:
+    """What tells these inputs apart, from their full names (``names``: key -> "title ·
+    input"): the words in which their nodes' titles differ ("Positive prompt (base)" ->
+    "base", "KSampler (Advanced) - REFINER" -> "refiner"), else each node's id ("node 6").
+    Where a short label names an input by itself and two share that name (the batch's title,
+    a sheet cell), this is what follows it in brackets."""
+    words = {key: names.get(key, "").rpartition(JOIN)[0].split() for key in keys}
+    if all(words.values()):
+        start = _common_prefix(list(words.values()))
+        end = _common_prefix([w[start:][::-1] for w in words.values()])
+        hints = {key: _twin_text(w[start : len(w) - end]) for key, w in words.items()}
+        if all(hints.values()) and len(set(hints.values())) == len(hints):
+            return hints
+    return {key: f"node {key.partition('.')[0]}" for key in keys}
+
+
+def _twin_text(words: list[str]) -> str:
+    """The words that differ, without the punctuation around them: "(base)" -> "base",
+    "- REFINER" -> "refiner"."""
+    text = " ".join(words).strip(" -–—·:|,")
+    if len(text) > 1 and text[0] + text[-1] in ("()", "[]", "{}") and text.count(text[0]) == 1:
+        text = text[1:-1].strip()
+    one_word = text.istitle() and " " not in text  # "Positive", "BASE": said in lowercase
+    return text.lower() if text.isupper() or one_word else text
 
 
 def _sort_key(node_id: str) -> tuple[int, ...]:

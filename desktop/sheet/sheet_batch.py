@@ -5,7 +5,6 @@ and column). Plain Python (no Qt), so a big batch can be read off the GUI thread
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from core.ledger.attempt_error import current_errors
 from core.pictures.grid_pages import smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
 from core.pictures.sheet_order import batch_grid, job_order, retries
+from core.presets.input_names import name_hints
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -202,12 +202,17 @@ def _labels(
 
 def _cell_names(keys: list[str], names: Mapping[str, str]) -> dict[str, str]:
     """How a cell's label names each input: by the input alone ("color #3366FF"), so that a
-    cell's narrow label keeps the value in sight, and by its full name where two inputs share
-    it ("KSampler (Advanced) - BASE · noise_seed")."""
-    bare = Counter(input_name(key) for key in keys)
-    return {
-        key: input_name(key) if bare[input_name(key)] == 1 else names.get(key, key) for key in keys
-    }
+    cell's narrow label keeps the value in sight, with what tells them apart where two inputs
+    share it ("noise_seed (base)", "noise_seed (refiner)": `core.presets.input_names`)."""
+    twins: dict[str, list[str]] = {}
+    for key in keys:
+        twins.setdefault(input_name(key), []).append(key)
+    shown = {key: input_name(key) for key in keys}
+    for name, group in twins.items():
+        if len(group) > 1:
+            hints = name_hints(group, names)
+            shown.update({key: f"{name} ({hints[key]})" for key in group})
+    return shown
 
 
 def _short(value: Any, colour: bool) -> str:

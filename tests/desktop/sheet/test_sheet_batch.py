@@ -108,7 +108,11 @@ def test_an_sdxl_grid_names_its_axes_pages_and_cells_as_the_composer(
     assert BASE_SEED in view.grid.page_names
     assert all(BASE_SEED in page for page in view.grid.pages), view.grid.pages
     plain = read_batch(ledger, queue_batch(ledger, "sdxl", BatchSpec(SeedPlan(count=2)))[0].id)
-    assert all(label.startswith(f"{BASE_SEED} ") for label in plain.labels.values()), plain.labels
+    # a cell's narrow label: the input by itself, with the composer's hint where two share it
+    assert sorted(plain.labels.values()) == [
+        "noise_seed (base) 0 · noise_seed (refiner) 0",
+        "noise_seed (base) 1 · noise_seed (refiner) 1",
+    ]
 
 
 def test_a_plain_batchs_retry_sits_after_its_original_saying_what_it_made_smaller(
