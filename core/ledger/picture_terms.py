@@ -3,9 +3,8 @@ and varied values, read from its batch's workflow with the job's values applied.
 
 The ledger indexes a job when it succeeds (``picture_index``), so this reads only what the
 ledger floor may: the bundled node catalogue and the model-input table of ``core.placement``.
-Telling a positive prompt from a negative one follows ``core.presets.prompt_roles`` (the
-conditioning that reaches a sampler's ``positive`` or ``negative`` input); a test checks that
-the two agree on the bundled presets.
+A positive prompt is told from a negative one by ``core.workflow_graph.conditioning_roles``,
+as the composer tells them (``core.presets.prompt_roles``).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.placement.model_inputs import ModelInput, is_model_file, known_folder
+from core.workflow_graph import conditioning_roles, is_link, node_inputs
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from core.catalogue import Catalogue
 
 SEED_INPUTS = frozenset({"seed", "noise_seed"})  # as core.presets.seeds.SEED_NAMES
-_ROLES = ("positive", "negative")
-_CONDITIONING = "CONDITIONING"
 # Text inputs of node classes the catalogue does not know (custom nodes).
 _TEXT_INPUTS = frozenset({"text", "prompt", "text_g", "text_l", "positive", "negative"})
 
@@ -51,7 +49,7 @@ class WorkflowTerms:
     node classes), applied to each job's values (``of``)."""
 
     def __init__(self, api: Mapping[str, Any], catalogue: Catalogue) -> None:
-        roles = _prompt_roles(api, catalogue)
+        roles = conditioning_roles(api, catalogue)
         self._inputs: list[tuple[str, str, str, str | None, Any]] = [
             (
                 f"{node_id}.{name}",
@@ -98,22 +96,8 @@ def _every_input(api: Mapping[str, Any]) -> Iterator[tuple[str, str, str, Any]]:
     None: a job's values may set one)."""
     for node_id, node in api.items():
         class_type = str(node.get("class_type")) if isinstance(node, dict) else ""
-        for name, value in _inputs(node).items():
-            yield str(node_id), class_type, name, None if _is_link(value) else value
-
-
-def _inputs(node: Any) -> Mapping[str, Any]:
-    inputs = node.get("inputs") if isinstance(node, dict) else None
-    return inputs if isinstance(inputs, dict) else {}
-
-
-def _is_link(value: object) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], int)
-    )
+        for name, value in node_inputs(node).items():
+            yield str(node_id), class_type, name, None if is_link(value) else value
 
 
 def _is_text_box(class_type: str, name: str, catalogue: Catalogue) -> bool:
@@ -131,35 +115,6 @@ def _model_folder(class_type: str, name: str, value: str) -> str | None:
     if folder is not None or not is_model_file(value):
         return folder
     return "loras" if "lora" in f"{class_type} {name}".lower() else "checkpoints"
-
-
-def _prompt_roles(workflow: Mapping[str, Any], catalogue: Catalogue) -> dict[str, str]:
-    """ "positive" or "negative" for each node whose conditioning reaches only one kind of
-    sampler input (through conditioning nodes too)."""
-    found: dict[str, set[str]] = {}
-    for node in workflow.values():
-        for name, value in _inputs(node).items():
-            if name in _ROLES and _is_link(value):
-                for node_id in _upstream(workflow, catalogue, str(value[0])):
-                    found.setdefault(node_id, set()).add(name)
-    return {node_id: roles.pop() for node_id, roles in found.items() if len(roles) == 1}
-
-
-def _upstream(workflow: Mapping[str, Any], catalogue: Catalogue, start: str) -> set[str]:
-    """``start`` and every node feeding it conditioning, directly or not."""
-    seen: set[str] = set()
-    todo = [start]
-    while todo:
-        node_id = todo.pop()
-        if node_id in seen or node_id not in workflow:
-            continue
-        seen.add(node_id)
-        cls = catalogue.get(str(workflow[node_id].get("class_type")))
-        for name, value in _inputs(workflow[node_id]).items():
-            spec = cls.input(name) if cls else None
-            if _is_link(value) and spec is not None and spec.type == _CONDITIONING:
-                todo.append(str(value[0]))
-    return seen
 
 
 def _varied(params: Mapping[str, Any]) -> Iterator[str]:

@@ -6,6 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.errors import PresetError
+from core.workflow_graph import is_link, node_inputs
+
+__all__ = [
+    "is_api_workflow",
+    "is_link",
+    "node_inputs",
+    "validate_api_workflow",
+    "wrap_value",
+]
 
 
 def is_api_workflow(data: object) -> bool:
@@ -15,23 +24,6 @@ def is_api_workflow(data: object) -> bool:
         and bool(data)
         and all(isinstance(n, Mapping) and "class_type" in n for n in data.values())
     )
-
-
-def is_link(value: object) -> bool:
-    """A link is `[source_node_id, output_index]`."""
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], int)
-        and not isinstance(value[1], bool)
-    )
-
-
-def node_inputs(node: object) -> Mapping[str, Any]:
-    """A node's `inputs` (none when the node or its inputs are not a mapping)."""
-    inputs = node.get("inputs") if isinstance(node, Mapping) else None
-    return inputs if isinstance(inputs, Mapping) else {}
 
 
 def validate_api_workflow(data: Mapping[str, Any]) -> dict[str, Any]:
