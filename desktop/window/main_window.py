@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.batch import shrink_choices
-from core.batch.batch_title import batch_titles
+from core.batch.batch_title import batch_title, batch_titles
 from core.batch.memory_told import memory_told
 from core.errors import BatchlineError, LedgerError
 from desktop.common.icon import app_icon
@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabBar().setAccessibleName("Side pane tabs")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
-        self.notifier = BatchNotifier(app_icon(), self)
+        self.notifier = BatchNotifier(app_icon(), self, self._batch_title)
         self.job_actions = JobActions(
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
@@ -526,6 +526,10 @@ class MainWindow(QMainWindow):
         self.model.set_batch_names(names)
         self.filter_bar.set_batches(batches, names)
         self.sheet.set_batches(batches, names, current)
+
+    def _batch_title(self, batch_id: str) -> str:
+        """What a notice calls a batch: the artist's name, else its preset and what varies."""
+        return batch_title(self.ledger, self.ledger.batch(batch_id))
 
     @Slot(str)
     def show_banner(self, text: str) -> None:

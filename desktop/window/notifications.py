@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QSystemTrayIcon
 from desktop.common.batch_counts import BatchCounts
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtGui import QIcon
 
     from core.job_state import JobState
@@ -26,8 +28,12 @@ class BatchNotifier(QObject):
 
     banner = Signal(str)
 
-    def __init__(self, icon: QIcon, parent: Any = None) -> None:
+    def __init__(
+        self, icon: QIcon, parent: Any = None, title: Callable[[str], str] | None = None
+    ) -> None:
+        """``title`` names a batch in the notice (its id when not given)."""
         super().__init__(parent)
+        self._title = title or str
         self._states: dict[str, dict[str, JobState]] = {}  # batch -> job -> state
         self._announced: set[str] = set()
         self._tray: QSystemTrayIcon | None = None
@@ -51,7 +57,7 @@ class BatchNotifier(QObject):
         over = [b for b in sorted(touched) if b not in self._announced and self._counts(b).over]
         for batch in over:
             self._announced.add(batch)
-            self.announce(*self._counts(batch).finished_message(batch))
+            self.announce(*self._counts(batch).finished_message(self._title(batch)))
         return over
 
     def _counts(self, batch: str) -> BatchCounts:

@@ -28,3 +28,16 @@ def test_batches_over_before_start_are_not_announced(qapp, ledger, preset_name) 
     notifier = BatchNotifier(app_icon())
     notifier.seed(ledger.jobs())
     assert notifier.observe(ledger.jobs()) == []
+
+
+def test_the_window_names_a_finished_batch_by_its_title(qtbot, window, ledger, preset_name):
+    """Seen at 1600x1000 on a real ComfyUI: "Batch batch_20261202_0001 finished"; the notice
+    calls a batch what the batch lists call it."""
+    ids = make_jobs(ledger, preset_name, 1)
+    batch = ledger.job(ids[0]).batch
+    ledger.name_batch(batch, "Dusk study")
+    window.notifier.seed(ledger.jobs())
+    succeed_job(ledger, ids[0], [])
+    with qtbot.waitSignal(window.notifier.banner) as blocker:
+        window.notifier.observe(ledger.jobs())
+    assert blocker.args[0] == "Batch Dusk study finished: 1 succeeded"
