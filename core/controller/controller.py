@@ -32,12 +32,15 @@ from core.errors import (
     TransientComfyError,
 )
 from core.ledger.settings import CONTROLLER, MODELS_ASKED, PAUSED, ControllerConfig
+from core.notify.notifier import BatchNotifier
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient
     from core.ledger import AttemptRecord, Ledger
+    from core.notify.desktop import DesktopNotices
+    from core.notify.webhooks import WebhookLimits
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,8 @@ _CONNECTION_RANK = [
 FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes act this fast
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
 FEED_LOOP = "changes from other processes"
+NOTICES_LOOP = "batch notices"
+WEBHOOKS_LOOP = "webhooks"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 _T = TypeVar("_T")
 
@@ -72,7 +77,10 @@ class Controller(LedgerCommands):
         config: ControllerConfig | None = None,
         output_dir: Path,
         origin: str = TERMINAL,
+        desktop: DesktopNotices | None = None,
+        webhook_limits: WebhookLimits | None = None,
     ) -> None:
+        """``desktop`` and ``webhook_limits``: how batch ends are told (``BatchNotifier``)."""
         clients = list(clients) if isinstance(clients, Sequence) else [clients]
         urls = [client.base_url for client in clients]
         if not urls or len(set(urls)) != len(urls):
@@ -94,6 +102,13 @@ class Controller(LedgerCommands):
         self._seen_seq = 0
         self._ledger_read = False
         self.publisher = StatusPublisher(ledger, origin)
+        self.notifier = BatchNotifier(
+            ledger,
+            output_dir,
+            desktop=desktop,
+            webhook_limits=webhook_limits,
+            on_problem=self._notice_problem,
+        )
         self.stop_requested = asyncio.Event()  # a client asked it to stop, through the ledger
         self.stop_reason = ""
         self.status = ControllerStatus(
@@ -123,6 +138,8 @@ class Controller(LedgerCommands):
             self._spawn(f"work on {link.url}", partial(self._main_loop, link))
             self._spawn(f"events from {link.url}", partial(self._follow_events, link))
         self._spawn(FEED_LOOP, self._change_feed_loop)
+        self._spawn(NOTICES_LOOP, self.notifier.run)
+        self._spawn(WEBHOOKS_LOOP, self.notifier.webhooks.run)
 
     async def stop(self) -> None:
         """Stop talking to the server; jobs already in ComfyUI keep running there.
@@ -323,6 +340,10 @@ class Controller(LedgerCommands):
                 task.cancel()
         self._emit(replace(self.status, stopped=str(error)))
 
+    def _notice_problem(self, text: str) -> None:
+        """A webhook failing (or delivered again: empty), for the status line."""
+        self._emit(replace(self.status, notice_error=text))
+
     def _healthy(self, loop: str) -> None:
         """``loop`` went round without error: clear the local error it had, if any."""
         if self._health.ok(loop):
@@ -360,6 +381,7 @@ class Controller(LedgerCommands):
                 ),
                 local_error=self._health.message,
                 output_full=self._health.output_full,
+                notice_error=self.status.notice_error,
                 stopped=str(self._fatal or ""),
                 servers=servers,
                 started_at=self.status.started_at,

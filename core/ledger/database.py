@@ -22,6 +22,7 @@ from core.ledger.schema import (
     MODELS,
     SCHEMA_VERSION,
     ApiToken,
+    BatchNotice,
     ControllerRun,
     Mark,
     ServerOffer,
@@ -115,6 +116,11 @@ def _server_pictures(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     ServerPicture.create_table(safe=True)
 
 
+def _batch_notices(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 12: what each batch's end tells the artist (desktop, webhook) and has told."""
+    BatchNotice.create_table(safe=True)
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -126,6 +132,7 @@ MIGRATIONS: dict[int, Migration] = {
     9: _preset_owners,
     10: _placement,
     11: _server_pictures,
+    12: _batch_notices,
 }
 
 

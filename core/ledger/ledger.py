@@ -12,6 +12,7 @@ from peewee import SQL, fn
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
+from core.ledger.batch_notices import BatchNoticeStore
 from core.ledger.controller_runs import ControllerRunStore
 from core.ledger.database import make_data_folder, never_held_a_ledger
 from core.ledger.handle import LedgerHandle
@@ -55,8 +56,8 @@ class Ledger(TransitionVerbs):
 
     Every write is one short transaction (``BEGIN IMMEDIATE``), never spanning an ``await``.
     The transition verbs (``TransitionVerbs``), the queries below and the stores in attributes
-    ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``
-    and ``server_pictures`` share one ``LedgerHandle``, ``handle``.
+    ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``,
+    ``server_pictures`` and ``notices`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path, *, create: bool = True) -> None:
@@ -78,6 +79,7 @@ class Ledger(TransitionVerbs):
         self.tokens = TokenStore(self.handle)
         self.server_offers = ServerOfferStore(self.handle)
         self.server_pictures = ServerPictureStore(self.handle)
+        self.notices = BatchNoticeStore(self.handle)
 
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""

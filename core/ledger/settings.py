@@ -327,6 +327,15 @@ MAX_BACKLOG: Setting[int] = Setting(
     _limit,
 )
 
+NOTIFY_DESKTOP: Setting[bool] = Setting(
+    "notify.desktop",
+    True,
+    "Say on the desktop when a batch ends or needs attention (the system's notifications, else "
+    "the tray while a window is open); a batch's own choice (`queue --no-notify`) can turn it "
+    "off for that batch. Webhooks are sent either way.",
+    _flag,
+)
+
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
@@ -335,6 +344,7 @@ EVERY_SETTING: tuple[Setting[Any], ...] = (
     PAUSED,
     MAX_PENDING_PER_REQUESTER,
     MAX_BACKLOG,
+    NOTIFY_DESKTOP,
 )
 
 
