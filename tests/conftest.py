@@ -35,6 +35,7 @@ os.environ["XDG_CONFIG_HOME"] = str(SANDBOX / "config")
 # none (tests.notification_bus makes a bus of the test's own where a test wants one).
 os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={SANDBOX}/no-session-bus"
 
+
 @pytest.fixture
 def notification_server(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -7,6 +7,7 @@ It runs on an event loop in a thread of its own, so that asyncio tests and Qt te
 use it.
 """
 
+# ruff: noqa: F722, F821, UP037 (dbus-fast reads D-Bus signatures from the annotations)
 from __future__ import annotations
 
 import asyncio
@@ -78,25 +79,25 @@ class _Notifications(ServiceInterface):
         self._server = server
 
     @method()
-    def GetCapabilities(self) -> "as":  # type: ignore[name-defined]  # noqa: F821, UP037
+    def GetCapabilities(self) -> "as":
         return ["body"]
 
     @method()
-    def Notify(  # noqa: PLR0913
+    def Notify(
         self,
-        app_name: "s",  # type: ignore[name-defined]  # noqa: F821, UP037
-        replaces_id: "u",  # type: ignore[name-defined]  # noqa: F821, UP037
-        app_icon: "s",  # type: ignore[name-defined]  # noqa: F821, UP037
-        summary: "s",  # type: ignore[name-defined]  # noqa: F821, UP037
-        body: "s",  # type: ignore[name-defined]  # noqa: F821, UP037
-        actions: "as",  # type: ignore[name-defined]  # noqa: F821, UP037
-        hints: "a{sv}",  # type: ignore[name-defined]  # noqa: F821, UP037
-        expire_timeout: "i",  # type: ignore[name-defined]  # noqa: F821, UP037
-    ) -> "u":  # type: ignore[name-defined]  # noqa: F821, UP037
+        app_name: "s",
+        replaces_id: "u",
+        app_icon: "s",
+        summary: "s",
+        body: "s",
+        actions: "as",
+        hints: "a{sv}",
+        expire_timeout: "i",
+    ) -> "u":
         return self._server.record(Shown(app_name, summary, body, dict(hints)))
 
     @method()
-    def GetServerInformation(self) -> "ssss":  # type: ignore[name-defined]  # noqa: F821, UP037
+    def GetServerInformation(self) -> "ssss":
         return ["fake", "batchline-tests", "1", "1.2"]
 
 

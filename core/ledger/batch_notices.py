@@ -144,7 +144,9 @@ def _kinds(text: str) -> set[str]:
 
 
 def _default(batch_id: str) -> NoticeRecord:
-    return NoticeRecord(batch_id, NoticeChoice(), None, None, None, frozenset(), None, None, 0, None)
+    return NoticeRecord(
+        batch_id, NoticeChoice(), None, None, None, frozenset(), None, None, 0, None
+    )
 
 
 def _record(row: schema.BatchNotice) -> NoticeRecord:

@@ -85,7 +85,7 @@ class DesktopNotices:
             return NO_SERVER
         finally:
             bus.disconnect()
-            await bus.wait_for_disconnect()
+            await bus.wait_for_disconnect()  # type: ignore[no-untyped-call]
 
     async def _platform(self, title: str, text: str) -> str:  # pragma: no cover (not Linux)
         from desktop_notifier import DesktopNotifier

@@ -23,7 +23,7 @@ from core.notify.messages import BatchNews, Counts, EndState, batch_title
 from core.notify.webhooks import WebhookLimits, WebhookSender
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from pathlib import Path
 
     from core.ledger import Ledger

@@ -31,7 +31,9 @@ def checked_webhook(url: str, template: str = "json") -> tuple[str, str]:
     """
     url = url.strip()
     if template not in TEMPLATES:
-        raise InputError(f"webhook template must be one of {', '.join(TEMPLATES)}, not {template!r}")
+        raise InputError(
+            f"webhook template must be one of {', '.join(TEMPLATES)}, not {template!r}"
+        )
     if len(url) > MAX_URL:
         raise InputError(f"the webhook address is longer than {MAX_URL} characters")
     if any(ch.isspace() or ord(ch) < 32 for ch in url):

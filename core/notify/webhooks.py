@@ -11,11 +11,11 @@ delivery after it clears it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,8 @@ from core.ledger.batch_notices import GIVEN_UP, PENDING, SENT
 from core.notify.webhook_bodies import webhook_request
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -66,10 +68,8 @@ class WebhookSender:
             while True:
                 self._woken.clear()
                 wait = await self.send_due(session)
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._woken.wait(), wait)
-                except TimeoutError:
-                    pass
 
     async def send_due(self, session: aiohttp.ClientSession) -> float:
         """Try each waiting body whose time has come; how long until the next is due."""
@@ -100,7 +100,9 @@ class WebhookSender:
             if not again or tries >= limits.tries:
                 self.ledger.notices.webhook_tried(record.batch_id, GIVEN_UP, error)
                 self._due.pop(record.batch_id, None)
-                self._said(f"The webhook for {title} failed ({error}); gave up after {tries} tries.")
+                self._said(
+                    f"The webhook for {title} failed ({error}); gave up after {tries} tries."
+                )
                 continue
             self.ledger.notices.webhook_tried(record.batch_id, PENDING, error)
             wait = min(limits.max_wait_s, limits.first_wait_s * 2 ** (tries - 1))

@@ -49,7 +49,10 @@ async def test_a_batch_that_ends_is_told_once_with_its_counts_and_not_again_afte
     await make_controller(ledger, simulator)
     await wait_for(all_done(ledger, more), 30)
     await wait_for(lambda: ledger.notices.get(second).desktop_how == "sent")
-    assert [s.body for s in notification_server.shown] == ["Portrait · 3 seeds: 3 done", f"{second}: 1 done"]
+    assert [s.body for s in notification_server.shown] == [
+        "Portrait · 3 seeds: 3 done",
+        f"{second}: 1 done",
+    ]
 
 
 async def test_a_batch_whose_jobs_all_failed_is_told_as_failed(
@@ -75,7 +78,7 @@ async def test_off_for_the_batch_or_in_the_settings_nothing_is_shown(
     make_controller: MakeController,
     notification_server: FakeNotificationServer,
 ) -> None:
-    quiet, quiet_ids = queue(ledger, 1, notice=NoticeChoice(desktop=False))
+    quiet, _ = queue(ledger, 1, notice=NoticeChoice(desktop=False))
     await make_controller(ledger, simulator)
     await wait_for(lambda: ledger.notices.get(quiet).desktop_how == "off", 30)
     NOTIFY_DESKTOP.set(ledger, False)
@@ -91,7 +94,7 @@ async def test_off_for_the_batch_or_in_the_settings_nothing_is_shown(
 async def test_without_a_notification_server_the_end_waits_for_a_window_s_tray(
     ledger: Ledger, simulator: Simulator, make_controller: MakeController
 ) -> None:
-    batch, ids = queue(ledger, 1)
+    batch, _ = queue(ledger, 1)
     await make_controller(ledger, simulator)
     await wait_for(lambda: ledger.notices.get(batch).desktop_how == "no_server", 30)
     (taken,) = ledger.notices.take_tray()
