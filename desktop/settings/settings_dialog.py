@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -28,6 +29,7 @@ from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
 from core.errors import BatchlineError
 from core.ledger.settings import (
     DEFAULT_SERVER,
+    NOTIFY_DESKTOP,
     WILDCARDS_FOLDER,
     Settings,
     server_list,
@@ -123,6 +125,8 @@ class SettingsDialog(QDialog):
         form.addRow("&Automatic attempts", self.max_attempts)
         form.addRow(_buddy("&Output folder", self.output), row)
         form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
+        self.notify = _notify_box(ledger, self)
+        form.addRow("", self.notify)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
@@ -158,6 +162,7 @@ class SettingsDialog(QDialog):
         """Save the settings to the ledger and the token to the keyring."""
         settings = self.settings()
         settings.save(self._ledger)
+        NOTIFY_DESKTOP.set(self._ledger, self.notify.isChecked())
         wildcards = self.wildcards.text().strip()
         if wildcards and Path(wildcards).expanduser() != _wildcards_folder(self._ledger):
             WILDCARDS_FOLDER.set(self._ledger, Path(wildcards).expanduser())  # else as it was
@@ -289,3 +294,15 @@ def _buddy(text: str, widget: QWidget) -> QLabel:
     label = QLabel(text, widget.parentWidget())
     label.setBuddy(widget)
     return label
+
+
+def _notify_box(ledger: Ledger, parent: QWidget) -> QCheckBox:
+    """Notifications on the desktop when a batch ends (`NOTIFY_DESKTOP`)."""
+    box = QCheckBox("&Notify me when a batch ends or needs me", parent)
+    box.setChecked(NOTIFY_DESKTOP.get(ledger))
+    box.setAccessibleName("Notify when a batch ends")
+    box.setToolTip(
+        "A notification on the desktop, even with this window closed. A batch queued with "
+        "--no-notify stays quiet; webhooks are sent either way."
+    )
+    return box

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self.confirm_close: Callable[[], bool] | None = None
         self._syncing_selection = False
         self.viewer: PictureViewer | None = None
+        self._notice_error = ""
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
 
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(_scrolled(self.details), "&Details")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
-        self.notifier = BatchNotifier(app_icon(), self)
+        self.notifier = BatchNotifier(app_icon(), self.ledger, self)
         self.job_actions = JobActions(
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
@@ -290,6 +291,7 @@ class MainWindow(QMainWindow):
         """Start following the ledger (the first chunk is read at once)."""
         self.model.refresh()
         self.model.start()
+        self.notifier.start()
         if self.presets.model.rowCount():
             self.presets.select(self.presets.model.data(self.presets.model.index(0)))
 
@@ -309,6 +311,7 @@ class MainWindow(QMainWindow):
         self.banner.dismiss()
         self.presets.stop()
         self.model.stop()
+        self.notifier.stop()
         self.sheet.stop()
         if self.viewer is not None:
             self.viewer.close()
@@ -341,6 +344,9 @@ class MainWindow(QMainWindow):
     # --- slots ----------------------------------------------------------------------------------
 
     def show_status(self, status: ControllerStatus) -> None:
+        if status.notice_error and status.notice_error != self._notice_error:
+            self.show_banner(status.notice_error)  # once a spell, not once a try
+        self._notice_error = status.notice_error
         self.model.set_status(status)
         self.status.show_status(status)
         self.job_actions.show_status(status)
