@@ -110,7 +110,7 @@ class FakeNotificationServer:
         self.shown: list[Shown] = []
         self._lock = threading.Lock()
         self._ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
+        self._loop = asyncio.SelectorEventLoop()  # a plain one, whatever the policy (qasync)
         self._stopped: asyncio.Event | None = None
         self._thread = threading.Thread(target=self._serve, name="fake notifications", daemon=True)
         self._thread.start()
