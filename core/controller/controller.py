@@ -54,6 +54,7 @@ _CONNECTION_RANK = [
 
 FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes act this fast
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
+NOTICE_FLUSH_S = 3.0  # stop() first tells the batch ends not yet told, this long at most
 FEED_LOOP = "changes from other processes"
 NOTICES_LOOP = "batch notices"
 WEBHOOKS_LOOP = "webhooks"
@@ -149,6 +150,8 @@ class Controller(LedgerCommands):
         """
         if not self._tasks and not self.ledger.lease.held:
             return  # never started, or stopped already
+        if self._tasks and self._fatal is None:
+            await self._last_notices()
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -167,6 +170,17 @@ class Controller(LedgerCommands):
         self._stopping = stuck
         for task in stuck:
             task.add_done_callback(self._ended_late)
+
+    async def _last_notices(self) -> None:
+        """Tell the batch ends the notices' loop has not read yet (a controller that stops when
+        idle stops right after the last one), within ``NOTICE_FLUSH_S``; what is left (a
+        webhook not answered in time) waits in the ledger for the next controller."""
+        try:
+            async with asyncio.timeout(NOTICE_FLUSH_S):
+                await self.notifier.step()
+                await self.notifier.webhooks.flush()
+        except (TimeoutError, BatchlineError) as exc:
+            log.info("batch notices left for the next controller: %s", exc or "no time left")
 
     def _ended_late(self, task: asyncio.Task[None]) -> None:
         self._stopping.discard(task)

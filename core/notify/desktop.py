@@ -47,7 +47,9 @@ class DesktopNotices:
         from dbus_fast.errors import AuthError, InvalidAddressError
 
         try:
-            bus = await asyncio.wait_for(MessageBus(self.bus_address).connect(), TIMEOUT_S)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for may swallow a cancellation.
+            async with asyncio.timeout(TIMEOUT_S):
+                bus = await MessageBus(self.bus_address).connect()
         except (OSError, EOFError, ValueError, TimeoutError, DBusError, AuthError) as exc:
             log.info("no session bus for notifications: %s", exc or type(exc).__name__)
             return NO_SERVER
@@ -65,7 +67,8 @@ class DesktopNotices:
                     signature=signature,
                     body=body or [],
                 )
-                return await asyncio.wait_for(bus.call(message), TIMEOUT_S)
+                async with asyncio.timeout(TIMEOUT_S):
+                    return await bus.call(message)
 
             caps = await call("GetCapabilities")
             if caps is None or caps.message_type is MessageType.ERROR:

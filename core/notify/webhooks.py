@@ -55,6 +55,7 @@ class WebhookSender:
         self.limits = limits or WebhookLimits()
         self.on_problem = on_problem
         self._due: dict[str, float] = {}  # batch -> when its next try may be (monotonic)
+        self._in_flight: set[str] = set()  # batches whose POST awaits its answer
         self._woken = asyncio.Event()
         self._problem = ""
 
@@ -69,7 +70,15 @@ class WebhookSender:
                 self._woken.clear()
                 wait = await self.send_due(session)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._woken.wait(), wait)
+                    async with asyncio.timeout(wait):  # not wait_for: it may swallow a cancel
+                        await self._woken.wait()
+
+    async def flush(self) -> None:
+        """One round now, on a session of its own, for what no POST is awaiting (the
+        controller stopping: its caller bounds the time)."""
+        timeout = aiohttp.ClientTimeout(total=self.limits.timeout_s)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            await self.send_due(session)
 
     async def send_due(self, session: aiohttp.ClientSession) -> float:
         """Try each waiting body whose time has come; how long until the next is due."""
@@ -82,6 +91,8 @@ class WebhookSender:
         now, next_due = time.monotonic(), limits.idle_s
         for record in waiting[max(0, excess) :]:
             due = self._due.get(record.batch_id, 0.0)
+            if record.batch_id in self._in_flight:
+                continue
             if due > now:
                 next_due = min(next_due, due - now)
                 continue
@@ -89,7 +100,11 @@ class WebhookSender:
             if not url or record.webhook_body is None:
                 continue
             request = webhook_request(url, template, json.loads(record.webhook_body))
-            error, again = await _post(session, request.url, request.body)
+            self._in_flight.add(record.batch_id)
+            try:
+                error, again = await _post(session, request.url, request.body)
+            finally:
+                self._in_flight.discard(record.batch_id)
             title = json.loads(record.webhook_body).get("batch", {}).get("name", record.batch_id)
             if error is None:
                 self.ledger.notices.webhook_tried(record.batch_id, SENT, None)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from core.errors import BatchlineError
 from core.ledger.settings import NOTIFY_DESKTOP
 from core.notify.messages import BatchNews, Counts, EndState, batch_title
 from desktop.common.batch_counts import BatchCounts
@@ -94,10 +95,15 @@ class BatchNotifier(QObject):
         """Show in the tray each batch end no notification server showed; their ids."""
         if self.ledger is None:
             return []
-        taken = self.ledger.notices.take_tray()
-        if taken and NOTIFY_DESKTOP.get(self.ledger):
-            for record in taken:
-                self.announce(*heading_and_text(self.ledger, record))
+        try:
+            taken = self.ledger.notices.take_tray()
+            said = [heading_and_text(self.ledger, r) for r in taken]
+            shown = NOTIFY_DESKTOP.get(self.ledger)
+        except BatchlineError:  # the ledger gone, busy, a setting broken: said elsewhere
+            return []
+        if shown:
+            for title, text in said:
+                self.announce(title, text)
         return [record.batch_id for record in taken]
 
     @Slot(str, str)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.controller.status import Connection
+from core.errors import BatchlineError
 from core.ledger.settings import NOTIFY_DESKTOP
 from desktop.common.batch_counts import BatchCounts
 from desktop.common.icon import app_icon
@@ -96,9 +97,12 @@ class ProgressTray(QObject):
 
     def unshown(self) -> list[tuple[str, str]]:
         """The batch ends no notification server showed, taken from the ledger (once)."""
-        if not NOTIFY_DESKTOP.get(self.ledger):
+        try:
+            if not NOTIFY_DESKTOP.get(self.ledger):
+                return []
+            return [heading_and_text(self.ledger, r) for r in self.ledger.notices.take_tray()]
+        except BatchlineError:  # the ledger gone, busy, a setting broken: said elsewhere
             return []
-        return [heading_and_text(self.ledger, record) for record in self.ledger.notices.take_tray()]
 
     def say(self, title: str, message: str) -> None:
         self.icon.showMessage(title, message)

@@ -3,9 +3,13 @@ notification server on it (tests/notification_bus.py): no window, the controller
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.batch import BatchSpec, SeedPlan
+from core.comfy import ComfyClient
+from core.controller import Controller
 from core.controller.commands import LedgerCommands
 from core.job_state import JobState
 from core.ledger import Ledger
@@ -14,7 +18,8 @@ from core.ledger.settings import NOTIFY_DESKTOP, PAUSED
 from simulator import Simulator
 from tests.core.controller.conftest import MakeController
 from tests.core.controller.test_controller import all_done
-from tests.core.helpers import wait_for
+from tests.core.helpers import FAST, wait_for
+from tests.core.notify.webhook_server import WebhookServer
 from tests.notification_bus import FakeNotificationServer
 
 pytestmark = pytest.mark.asyncio
@@ -123,3 +128,24 @@ async def test_a_pause_with_jobs_waiting_needs_attention_once(
         "Batch needs attention",
         "Batch finished",
     ]
+
+
+async def test_a_controller_that_stops_once_idle_still_tells_the_last_batch_and_its_webhook(
+    ledger: Ledger,
+    simulator: Simulator,
+    tmp_path: Path,
+    notification_server: FakeNotificationServer,
+) -> None:
+    hooks = WebhookServer()
+    await hooks.start()
+    try:
+        batch, _ = queue(ledger, 1, notice=NoticeChoice(webhook_url=hooks.url))
+        client = ComfyClient(simulator.url)
+        controller = Controller(ledger, client, config=FAST, output_dir=tmp_path / "out")
+        await controller.run_until_idle()  # it stops as soon as the last job ended
+        await client.aclose()
+    finally:
+        await hooks.stop()
+    assert ledger.notices.get(batch).desktop_how == "sent"
+    assert notification_server.count() == 1
+    assert [body["batch"]["id"] for body in hooks.bodies] == [batch]
