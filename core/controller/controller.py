@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.controller.commands import LedgerCommands, worker
 from core.controller.fleet import Fleet
+from core.controller.placing import why_waiting
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient
-    from core.ledger import AttemptRecord, Ledger
+    from core.ledger import AttemptRecord, JobRecord, Ledger
     from core.notify.desktop import DesktopNotices
     from core.notify.webhooks import WebhookLimits
 
@@ -109,6 +110,7 @@ class Controller(LedgerCommands):
             desktop=desktop,
             webhook_limits=webhook_limits,
             on_problem=self._notice_problem,
+            why_waiting=self._why_waiting,
         )
         self.stop_requested = asyncio.Event()  # a client asked it to stop, through the ledger
         self.stop_reason = ""
@@ -130,6 +132,7 @@ class Controller(LedgerCommands):
             raise LedgerError("the controller is still stopping (a task has not ended yet)")
         self.ledger.lease.acquire(wait_s=LEASE_WAIT_S)
         self._seen_seq = self.ledger.latest_seq()
+        self.notifier.begin()
         self._fatal = None
         self.stop_requested.clear()
         self.publisher.new_run()
@@ -353,6 +356,10 @@ class Controller(LedgerCommands):
             if task is not current:
                 task.cancel()
         self._emit(replace(self.status, stopped=str(error)))
+
+    def _why_waiting(self, job: JobRecord) -> str:
+        """Why a pending job waits, as every door says it ("" when a server can run it)."""
+        return why_waiting(self.ledger, job)
 
     def _notice_problem(self, text: str) -> None:
         """A webhook failing (or delivered again: empty), for the status line."""

@@ -1,8 +1,10 @@
 """The controller's watch on batch ends: it reads the change feed, and for each batch whose jobs
 have all ended takes its end in the ledger (``BatchNoticeStore.take_end``: once, whichever
 controller or restart sees it), shows it on the desktop (unless turned off: globally,
-`NOTIFY_DESKTOP`, or for the batch) and hands its webhook to the sender. A batch with jobs
-waiting while sending is paused needs attention, said once.
+`NOTIFY_DESKTOP`, or for the batch) and hands its webhook to the sender. A batch needs
+attention, said once for each cause: its jobs wait while sending is paused, or nothing of it
+runs and its jobs wait for what no server has (a model: ``why_waiting``, the controller's
+placing, for ``WAITS_FOR_S`` at least).
 
 Where the feed was read up to is kept in the ledger (``notify.seen_seq``): a controller started
 again reads on from there, so a batch that ended just before a crash is still told.
@@ -26,13 +28,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from core.ledger import Ledger
+    from core.ledger import JobRecord, Ledger
 
 log = logging.getLogger(__name__)
 
 SEEN_SEQ = "notify.seen_seq"
 POLL_S = 0.25
 FEED_PAGE = 5000
+WAITS_FOR_S = 10.0  # a batch whose jobs wait this long for what no server has needs attention
+LOOK_AGAIN_S = 2.0  # how often a batch whose jobs all wait is looked at again
+MAX_WATCHED = 200  # batches looked at again at once (the newest touched)
 
 
 class BatchNotifier:
@@ -47,8 +52,14 @@ class BatchNotifier:
         desktop: DesktopNotices | None = None,
         webhook_limits: WebhookLimits | None = None,
         on_problem: Callable[[str], None] = lambda text: None,
+        why_waiting: Callable[[JobRecord], str] | None = None,
     ) -> None:
+        """``why_waiting``: why a pending job waits ("no server has X"; "" when some server
+        can run it), from the controller's placing."""
         self.ledger = ledger
+        self.why_waiting = why_waiting
+        # batch -> (when to look again, since when its jobs wait for the same want, that want)
+        self._watched: dict[str, tuple[float, float | None, str]] = {}
         self.output_dir = output_dir
         self.desktop = desktop or DesktopNotices()
         self.webhooks = WebhookSender(ledger, webhook_limits, on_problem)
@@ -60,15 +71,22 @@ class BatchNotifier:
             await self.step()
             await asyncio.sleep(POLL_S)
 
+    def begin(self) -> None:
+        """Read the feed from where it was read last (the first time: from now on, the batches
+        already over are not told). Called as the controller starts, before any command."""
+        stored = self.ledger.settings.get(SEEN_SEQ)
+        self._seq = stored if isinstance(stored, int) else self.ledger.latest_seq()
+
     async def step(self) -> None:
         """Read the feed on from where it was read, and tell what ended there."""
         if self._seq is None:
-            stored = self.ledger.settings.get(SEEN_SEQ)
-            self._seq = stored if isinstance(stored, int) else self.ledger.latest_seq()
+            self.begin()
+        assert self._seq is not None
         jobs, seq = self.ledger.changes_since(self._seq, FEED_PAGE)
         touched = list(dict.fromkeys(job.batch for job in jobs))
         for batch_id in touched:
             await self._ended(batch_id)
+        await self._waiting_ones()
         paused = PAUSED.get(self.ledger)
         if paused and not self._paused:
             await self._paused_batches()
@@ -81,7 +99,12 @@ class BatchNotifier:
         counts = Counts.of_states(self.ledger.count_by_state(batch=batch_id))
         end = counts.end
         if end is None:
+            if self.why_waiting is not None and batch_id not in self._watched:
+                self._watched[batch_id] = (0.0, None, "")
+                while len(self._watched) > MAX_WATCHED:
+                    del self._watched[next(iter(self._watched))]
             return
+        self._watched.pop(batch_id, None)
         news = self._news(batch_id, end, counts)
         record = self.ledger.notices.take_end(batch_id, end.value, json.dumps(news.to_json()))
         if record is None:
@@ -89,6 +112,34 @@ class BatchNotifier:
         await self._show(news, record.choice.desktop)
         if record.webhook_state is not None:
             self.webhooks.wake()
+
+    async def _waiting_ones(self) -> None:
+        """Look again at the batches whose jobs may all be waiting for what no server has."""
+        now = time.monotonic()
+        for batch_id, (due, since, said) in list(self._watched.items()):
+            if due > now or self.why_waiting is None:
+                continue
+            counts = self.ledger.count_by_state(batch=batch_id)
+            moving = counts.get(JobState.running, 0) + counts.get(JobState.queued, 0)
+            pending = counts.get(JobState.pending, 0)
+            if moving or not pending:  # it runs (a change will be read), or it has ended
+                del self._watched[batch_id]
+                continue
+            first = self.ledger.jobs(batch=batch_id, states=[JobState.pending], limit=1)
+            why = self.why_waiting(first[0]) if first else ""
+            if not why or PAUSED.get(self.ledger):
+                self._watched[batch_id] = (now + LOOK_AGAIN_S, None, "")
+                continue
+            if since is None or why != said:  # the same want, WAITS_FOR_S long
+                self._watched[batch_id] = (now + LOOK_AGAIN_S, now, why)
+                continue
+            if now - since < WAITS_FOR_S:
+                self._watched[batch_id] = (now + LOOK_AGAIN_S, since, why)
+                continue
+            del self._watched[batch_id]
+            if self.ledger.notices.take_attention(batch_id, "waits"):
+                news = self._news(batch_id, EndState.attention, Counts.of_states(counts), why=why)
+                await self._show(news, self.ledger.notices.get(batch_id).choice.desktop)
 
     async def _paused_batches(self) -> None:
         """Sending was paused: each batch with jobs still waiting needs attention."""

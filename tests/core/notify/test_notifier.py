@@ -8,15 +8,19 @@ from pathlib import Path
 import pytest
 
 from core.batch import BatchSpec, SeedPlan
+from core.batch.spec import GridAxis
 from core.comfy import ComfyClient
 from core.controller import Controller
 from core.controller.commands import LedgerCommands
 from core.job_state import JobState
 from core.ledger import Ledger
 from core.ledger.batch_notices import NoticeChoice
-from core.ledger.settings import NOTIFY_DESKTOP, PAUSED
+from core.ledger.settings import NOTIFY_DESKTOP, PAUSED, SERVER
+from core.notify import notifier
 from simulator import Simulator
+from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController
+from tests.core.controller.model_servers import BASE, NOWHERE, add_ckpt_preset
 from tests.core.controller.test_controller import all_done
 from tests.core.helpers import FAST, wait_for
 from tests.core.notify.webhook_server import WebhookServer
@@ -149,3 +153,25 @@ async def test_a_controller_that_stops_once_idle_still_tells_the_last_batch_and_
     assert ledger.notices.get(batch).desktop_how == "sent"
     assert notification_server.count() == 1
     assert [body["batch"]["id"] for body in hooks.bodies] == [batch]
+
+
+async def test_a_batch_whose_jobs_wait_for_a_model_no_server_has_needs_attention_once(
+    ledger: Ledger,
+    make_simulator: MakeSimulator,
+    make_controller: MakeController,
+    notification_server: FakeNotificationServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(notifier, "WAITS_FOR_S", 1.0)
+    monkeypatch.setattr(notifier, "LOOK_AGAIN_S", 0.1)
+    simulator = await make_simulator(models={"checkpoints": [BASE]})
+    SERVER.set(ledger, simulator.url)
+    add_ckpt_preset(ledger)
+    spec = BatchSpec(seeds=SeedPlan(count=2), grid=(GridAxis("4.ckpt_name", (NOWHERE,)),))
+    controller = await make_controller(ledger, simulator)
+    batch, _ = controller.queue_batch("ckpt", spec, name="Fox")
+    await wait_for(lambda: notification_server.count() == 1, 30)
+    (shown,) = notification_server.shown
+    assert shown.summary == "Batch needs attention"
+    assert shown.body == f"Fox: 0 done, 2 waiting (no server has {NOWHERE})"
+    assert ledger.notices.get(batch.id).attention == {"waits"}
