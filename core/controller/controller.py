@@ -55,7 +55,7 @@ _CONNECTION_RANK = [
 
 FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes act this fast
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
-NOTICE_FLUSH_S = 3.0  # stop() first tells the batch ends not yet told, this long at most
+NOTICE_FLUSH_S = 3.0  # stop() then tells the batch ends not yet told, this long at most
 FEED_LOOP = "changes from other processes"
 NOTICES_LOOP = "batch notices"
 WEBHOOKS_LOOP = "webhooks"
@@ -148,13 +148,12 @@ class Controller(LedgerCommands):
     async def stop(self) -> None:
         """Stop talking to the server; jobs already in ComfyUI keep running there.
 
-        The lease is released once every task has ended. A task still running after
+        The lease is released once every task has ended, and the batch ends the notices had
+        not read yet were told (``_last_notices``). A task still running after
         ``STOP_TIMEOUT_S`` is logged, and the lease is kept until it ends.
         """
         if not self._tasks and not self.ledger.lease.held:
             return  # never started, or stopped already
-        if self._tasks and self._fatal is None:
-            await self._last_notices()
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -162,6 +161,8 @@ class Controller(LedgerCommands):
         if tasks:
             _, stuck = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
         if not stuck:
+            if tasks and self._fatal is None:
+                await self._last_notices()
             self._release()
             return
         log.error(

@@ -13,6 +13,7 @@ from core.ledger import schema
 if TYPE_CHECKING:
     from core.ledger.handle import LedgerHandle
 
+READ_KEY = "notices_read"  # the Counter row of where the notices read the change feed to
 PENDING = "pending"  # a webhook body waits to be sent (or sent again)
 SENT = "sent"
 GIVEN_UP = "given_up"
@@ -71,6 +72,19 @@ class BatchNoticeStore:
         with self._handle.read():
             row = schema.BatchNotice.get_or_none(schema.BatchNotice.batch == batch_id)
         return _record(row) if row is not None else _default(batch_id)
+
+    def read_up_to(self) -> int | None:
+        """Where the controller's notices read the change feed to (None: never)."""
+        with self._handle.read():
+            row = schema.Counter.get_or_none(schema.Counter.key == READ_KEY)
+        return None if row is None else int(row.value)
+
+    def read_to(self, seq: int) -> None:
+        """The notices read the change feed up to ``seq``. Kept among the counters, not the
+        settings: a write to the settings' page would hide the ledger's id from ``watch``'s
+        look at a file overwritten in place (the id page would be read from our WAL)."""
+        with self._handle.tx():
+            schema.Counter.insert(key=READ_KEY, value=seq).on_conflict_replace().execute()
 
     def take_end(self, batch_id: str, state: str, webhook_body: str | None) -> NoticeRecord | None:
         """Record that the batch ended in ``state`` and is being announced: its notice, or None

@@ -6,8 +6,9 @@ attention, said once for each cause: its jobs wait while sending is paused, or n
 runs and its jobs wait for what no server has (a model: ``why_waiting``, the controller's
 placing, for ``WAITS_FOR_S`` at least).
 
-Where the feed was read up to is kept in the ledger (``notify.seen_seq``): a controller started
-again reads on from there, so a batch that ended just before a crash is still told.
+Where the feed was read up to is kept in the ledger (``BatchNoticeStore.read_to``): a
+controller started again reads on from there, so a batch that ended just before a crash is
+still told.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SEEN_SEQ = "notify.seen_seq"
 POLL_S = 0.25
 FEED_PAGE = 5000
 WAITS_FOR_S = 10.0  # a batch whose jobs wait this long for what no server has needs attention
@@ -74,8 +74,8 @@ class BatchNotifier:
     def begin(self) -> None:
         """Read the feed from where it was read last (the first time: from now on, the batches
         already over are not told). Called as the controller starts, before any command."""
-        stored = self.ledger.settings.get(SEEN_SEQ)
-        self._seq = stored if isinstance(stored, int) else self.ledger.latest_seq()
+        stored = self.ledger.notices.read_up_to()
+        self._seq = self.ledger.latest_seq() if stored is None else stored
 
     async def step(self) -> None:
         """Read the feed on from where it was read, and tell what ended there."""
@@ -93,7 +93,7 @@ class BatchNotifier:
         self._paused = paused
         if seq != self._seq:
             self._seq = seq
-            self.ledger.settings.set(SEEN_SEQ, seq)
+            self.ledger.notices.read_to(seq)
 
     async def _ended(self, batch_id: str) -> None:
         counts = Counts.of_states(self.ledger.count_by_state(batch=batch_id))

@@ -72,3 +72,11 @@ def test_the_choice_is_kept_with_the_batch_queued(ledger: Ledger) -> None:
     ledger.notices.choose(batch, NoticeChoice(webhook_url="http://h/x"))
     ledger.notices.choose(batch, NoticeChoice(desktop=False))
     assert ledger.notices.get(batch).choice == NoticeChoice(desktop=False)
+
+
+def test_where_the_notices_read_the_feed_to_is_kept(ledger: Ledger) -> None:
+    assert ledger.notices.read_up_to() is None
+    ledger.notices.read_to(42)
+    ledger.notices.read_to(43)
+    assert ledger.notices.read_up_to() == 43
+    assert ledger.settings.all().keys().isdisjoint({"notices_read"}), "not among the settings"
