@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.controller.commands import LedgerCommands, worker
 from core.controller.fleet import Fleet
-from core.controller.placing import why_waiting
+from core.controller.placing import servers_now, why_waiting
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -358,9 +358,10 @@ class Controller(LedgerCommands):
                 task.cancel()
         self._emit(replace(self.status, stopped=str(error)))
 
-    def _why_waiting(self, job: JobRecord) -> str:
-        """Why a pending job waits, as every door says it ("" when a server can run it)."""
-        return why_waiting(self.ledger, job)
+    def _why_waiting(self, jobs: list[JobRecord]) -> list[str]:
+        """Why each pending job waits, as every door says it ("" when a server can run it)."""
+        servers = servers_now(self.ledger)
+        return [why_waiting(self.ledger, job, servers) for job in jobs]
 
     def _notice_problem(self, text: str) -> None:
         """A webhook failing (or delivered again: empty), for the status line."""

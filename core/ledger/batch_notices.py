@@ -126,11 +126,14 @@ class BatchNoticeStore:
 
     def take_tray(self) -> list[NoticeRecord]:
         """The ended batches no notification server showed (``no_server``), now the tray's to
-        show: each is given once (a window that takes them shows them)."""
+        show: each is given once (a window that takes them shows them). Read first: a window
+        asks every second, and a write would take the ledger's write lock each time."""
+        unshown = schema.BatchNotice.desktop_how == "no_server"
+        with self._handle.read():
+            if not schema.BatchNotice.select().where(unshown).exists():
+                return []
         with self._handle.tx():
-            rows = list(
-                schema.BatchNotice.select().where(schema.BatchNotice.desktop_how == "no_server")
-            )
+            rows = list(schema.BatchNotice.select().where(unshown))
             if rows:
                 schema.BatchNotice.update(desktop_how="tray").where(
                     schema.BatchNotice.batch.in_([row.batch_id for row in rows])

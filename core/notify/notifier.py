@@ -52,10 +52,10 @@ class BatchNotifier:
         desktop: DesktopNotices | None = None,
         webhook_limits: WebhookLimits | None = None,
         on_problem: Callable[[str], None] = lambda text: None,
-        why_waiting: Callable[[JobRecord], str] | None = None,
+        why_waiting: Callable[[list[JobRecord]], list[str]] | None = None,
     ) -> None:
-        """``why_waiting``: why a pending job waits ("no server has X"; "" when some server
-        can run it), from the controller's placing."""
+        """``why_waiting``: why each pending job waits ("no server has X"; "" when some server
+        can run it), from the controller's placing (the servers read once for them all)."""
         self.ledger = ledger
         self.why_waiting = why_waiting
         # batch -> (when to look again, since when its jobs wait for the same want, that want)
@@ -116,18 +116,24 @@ class BatchNotifier:
     async def _waiting_ones(self) -> None:
         """Look again at the batches whose jobs may all be waiting for what no server has."""
         now = time.monotonic()
-        for batch_id, (due, since, said) in list(self._watched.items()):
-            if due > now or self.why_waiting is None:
+        if self.why_waiting is None or not any(due <= now for due, _, _ in self._watched.values()):
+            return
+        looked: list[tuple[str, dict[JobState, int], JobRecord]] = []
+        for batch_id, (due, _, _) in list(self._watched.items()):
+            if due > now:
                 continue
             counts = self.ledger.count_by_state(batch=batch_id)
             moving = counts.get(JobState.running, 0) + counts.get(JobState.queued, 0)
-            pending = counts.get(JobState.pending, 0)
-            if moving or not pending:  # it runs (a change will be read), or it has ended
+            first = self.ledger.jobs(batch=batch_id, states=[JobState.pending], limit=1)
+            if moving or not first:  # it runs (a change will be read), or it has ended
                 del self._watched[batch_id]
                 continue
-            first = self.ledger.jobs(batch=batch_id, states=[JobState.pending], limit=1)
-            why = self.why_waiting(first[0]) if first else ""
-            if not why or PAUSED.get(self.ledger):
+            looked.append((batch_id, counts, first[0]))
+        paused = PAUSED.get(self.ledger)
+        wants = self.why_waiting([job for _, _, job in looked]) if looked else []
+        for (batch_id, counts, _), why in zip(looked, wants, strict=True):
+            _, since, said = self._watched[batch_id]
+            if not why or paused:
                 self._watched[batch_id] = (now + LOOK_AGAIN_S, None, "")
                 continue
             if since is None or why != said:  # the same want, WAITS_FOR_S long
