@@ -24,8 +24,11 @@ from core.controller.line_now import line_now
 from core.controller.placing import servers_now
 from core.controller.placing_said import batch_placement
 from core.durations import duration_text
+from core.errors import InputError
 from core.inputs import picture_json
+from core.ledger.batch_notices import NoticeChoice
 from core.ledger.settings import PAUSED, check_every_setting
+from core.notify.webhook_bodies import TEMPLATES, checked_webhook
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -115,6 +118,22 @@ def register(subparsers: Any) -> None:
         help='a name for the batch (default: its preset and what varies, "Portrait · 40 seeds")',
     )
     parser.add_argument("--json", action="store_true", help="print the jobs as JSON")
+    told = parser.add_argument_group("when the batch ends")
+    told.add_argument(
+        "--no-notify",
+        action="store_true",
+        help="no desktop notification for this batch (Settings turns them off for all)",
+    )
+    told.add_argument(
+        "--webhook",
+        metavar="URL",
+        help="POST the batch's end to this http(s) address (tried again while it fails)",
+    )
+    told.add_argument(
+        "--webhook-template",
+        choices=TEMPLATES,
+        help="the webhook's body: json (the default), ntfy (URL is the topic's), discord, slack",
+    )
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -127,6 +146,7 @@ def register(subparsers: Any) -> None:
 def queue(args: argparse.Namespace) -> int:
     # Options that do not go together are refused before any picture is read.
     batch_request(args, placeholder_axes(args.grid), tuple(args.set)).spec(_option)
+    notice = notice_choice(args)
     with open_ledger(args) as ledger:
         check_every_setting(ledger)  # a bad one refuses before a job is written
         with names_from_user():
@@ -139,7 +159,7 @@ def queue(args: argparse.Namespace) -> int:
         commands = queue_commands(args, ledger)
         with names_from_user():
             batch, job_ids = commands.queue_batch(
-                args.preset, spec, args.seed_input or (), name=args.name
+                args.preset, spec, args.seed_input or (), name=args.name, notice=notice
             )
         if args.json:
             print_json([{"id": job_id, "batch": batch.id} for job_id in job_ids])
@@ -203,6 +223,23 @@ def batch_request(
         requester=args.requester,
         priority=args.priority,
     )
+
+
+def notice_choice(args: argparse.Namespace) -> NoticeChoice:
+    """How the batch's end is told (--no-notify, --webhook, --webhook-template).
+
+    Raises:
+        InputError: a webhook address that is not http(s), a template without an address.
+    """
+    if args.webhook is None:
+        if args.webhook_template is not None:
+            raise InputError("--webhook-template goes with --webhook URL")
+        return NoticeChoice(desktop=not args.no_notify)
+    try:
+        url, template = checked_webhook(args.webhook, args.webhook_template or "json")
+    except InputError as exc:
+        raise InputError(f"--webhook: {exc}") from None
+    return NoticeChoice(not args.no_notify, url, template)
 
 
 def _option(field: str) -> str:

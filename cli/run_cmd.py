@@ -215,6 +215,7 @@ async def _serve(
         )
         printer = ChangePrinter(ledger)
         controller.add_status_listener(LocalErrorPrinter())
+        controller.add_status_listener(NoticeErrorPrinter())
         await controller.start()
         feed = asyncio.create_task(printer.follow())
         try:
@@ -311,6 +312,18 @@ class LocalErrorPrinter:
         else:
             warn("the controller works again")
         self.shown = status.local_error
+
+
+class NoticeErrorPrinter:
+    """A status listener printing a webhook's failure once (not once a try)."""
+
+    def __init__(self) -> None:
+        self.shown = ""
+
+    def __call__(self, status: ControllerStatus) -> None:
+        if status.notice_error and status.notice_error != self.shown:
+            warn(status.notice_error)
+        self.shown = status.notice_error
 
 
 # --- the change feed ----------------------------------------------------------------------------

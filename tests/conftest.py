@@ -16,6 +16,8 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends.fail import Keyring as FailKeyring
 
+from tests.notification_bus import FakeNotificationServer, SessionBus, dbus_daemon
+
 # Qt must pick its platform before any QApplication exists.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -29,6 +31,26 @@ atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
 (SANDBOX / "config").mkdir()
 (SANDBOX / "config" / "user-dirs.dirs").write_text(f'XDG_PICTURES_DIR="{SANDBOX}/Pictures"\n')
 os.environ["XDG_CONFIG_HOME"] = str(SANDBOX / "config")
+# No test shows a notification on the desktop of whoever runs the suite: the session bus is
+# none (tests.notification_bus makes a bus of the test's own where a test wants one).
+os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={SANDBOX}/no-session-bus"
+
+
+@pytest.fixture
+def notification_server(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[FakeNotificationServer]:
+    """A real D-Bus session bus of the test's own (dbus-daemon) with a fake freedesktop
+    notification server on it; the session bus of the test (and of what it starts) is it."""
+    if dbus_daemon() is None:
+        pytest.skip("dbus-daemon is not installed (Debian package dbus): no session bus to test on")
+    bus = SessionBus(tmp_path_factory.mktemp("bus"))
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus.address)
+    server = FakeNotificationServer(bus.address)
+    yield server
+    server.stop()
+    bus.stop()
+
 
 # tests.leaks: no asyncio task or QTimer left running after a test.
 pytest_plugins = ["pytester", "tests.leaks"]

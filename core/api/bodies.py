@@ -12,7 +12,10 @@ from core.api.errors import ApiError
 from core.batch.request import BatchRequest
 from core.batch.spec import GridAxis
 from core.batch.wildcard_spec import MODES
+from core.errors import InputError
 from core.inputs import PictureRef
+from core.ledger.batch_notices import NoticeChoice
+from core.notify.webhook_bodies import checked_webhook
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -92,8 +95,28 @@ BATCH_FIELDS = frozenset(
         "zip",
         "wildcards",
         "priority",
+        "notify",
+        "webhook",
+        "webhook_template",
     }
 )
+
+
+def notice_choice(body: dict[str, Any]) -> NoticeChoice:
+    """How the batch's end is told, from a ``POST /v1/batches`` body: ``notify`` (false: no
+    desktop notification), ``webhook`` (an http(s) address), ``webhook_template``."""
+    notify = _optional(body, "notify", bool)
+    url = _optional(body, "webhook", str)
+    template = _optional(body, "webhook_template", str)
+    if url is None:
+        if template is not None:
+            raise ApiError(400, "webhook_template: goes with webhook")
+        return NoticeChoice(desktop=notify is not False)
+    try:
+        url, template = checked_webhook(url, template or "json")
+    except InputError as exc:
+        raise ApiError(400, f"webhook: {exc}") from None
+    return NoticeChoice(notify is not False, url, template)
 
 
 def batch_request(body: dict[str, Any], requester: str) -> tuple[str, BatchRequest]:
@@ -137,7 +160,13 @@ def _optional(body: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
-_KIND_NAMES = {list: "a list", dict: "an object", bool: "true or false", int: "an integer"}
+_KIND_NAMES = {
+    list: "a list",
+    dict: "an object",
+    bool: "true or false",
+    int: "an integer",
+    str: "a string",
+}
 
 
 def _int(body: dict[str, Any], name: str) -> int | None:

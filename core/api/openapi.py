@@ -12,6 +12,7 @@ from core.batch.wildcard_spec import MODES
 from core.inputs import MAX_PICTURE_BYTES
 from core.job_state import AttemptResult, JobState
 from core.ledger.attempt_error import AttemptError, ErrorKind
+from core.notify.webhook_bodies import TEMPLATES
 from core.pictures.search import DEFAULT_LIMIT as SEARCH_LIMIT
 from core.pictures.search import MAX_LIMIT as SEARCH_MAX
 from core.pictures.search import MAX_OFFSET as SEARCH_MAX_OFFSET
@@ -143,6 +144,23 @@ SCHEMAS: dict[str, Schema] = {
                 "additionalProperties": {"enum": list(MODES)},
             },
             "priority": {"type": "integer"},
+            "notify": {
+                "type": "boolean",
+                "description": "false: no desktop notification when the batch ends",
+            },
+            "webhook": {
+                "type": "string",
+                "format": "uri",
+                "pattern": "^https?://",
+                "description": "an http(s) address POSTed once when the batch ends (retried "
+                "while it fails, a while)",
+            },
+            "webhook_template": {
+                "enum": list(TEMPLATES),
+                "description": "the webhook body: json (Batchline's own, the default), ntfy "
+                "(its JSON publishing: the address is the topic's), discord ({content}), "
+                "slack ({text})",
+            },
         },
         "required": ["preset"],
         "additionalProperties": False,

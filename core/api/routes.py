@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from core.api.auth import LEDGER, requester_of
-from core.api.bodies import batch_request, read_body, read_json
+from core.api.bodies import batch_request, notice_choice, read_body, read_json
 from core.api.config import COMMANDS, CONFIG
 from core.api.errors import ApiError
 from core.api.events import events
@@ -83,14 +83,18 @@ def _own_job_json(request: web.Request) -> dict[str, Any]:
 
 
 async def create_batch(request: web.Request) -> web.Response:
-    preset, asked = batch_request(await read_json(request), requester_of(request))
+    body = await read_json(request)
+    preset, asked = batch_request(body, requester_of(request))
+    notice = notice_choice(body)
     # 404 for a preset it may not see; read and queued off the loop.
     visible = _ledger(request).presets_for(asked.requester).get
 
     def queue() -> dict[str, Any]:
         visible(preset)
         check_pictures(PictureStore.of(_ledger(request)), asked)
-        batch, job_ids = _commands(request).queue_batch(preset, asked.spec(), asked.seed_inputs)
+        batch, job_ids = _commands(request).queue_batch(
+            preset, asked.spec(), asked.seed_inputs, notice=notice
+        )
         placement = batch_placement(_ledger(request), job_ids).to_json()
         return {"batch": batch.id, "name": batch.name, "jobs": job_ids, "placement": placement}
 

@@ -10,6 +10,7 @@ make a plain one. A controller acts on what changed from its change feed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import TYPE_CHECKING, TypeVar
 
@@ -17,6 +18,7 @@ from core.batch import queue_batch, queue_smaller
 from core.batch.again import again
 from core.controller.backpressure import Limits, room_check
 from core.job_state import CANCELLABLE_STATES, WAITING_STATES, JobState
+from core.ledger.batch_notices import NoticeChoice
 from core.ledger.settings import MODELS_ASKED, PAUSED
 
 if TYPE_CHECKING:
@@ -85,17 +87,24 @@ class LedgerCommands:
         spec: BatchSpec,
         seed_inputs: Iterable[str] = (),
         name: str | None = None,
+        notice: NoticeChoice | None = None,
     ) -> tuple[BatchRecord, list[str]]:
         """Queue the batch (called ``name``), or refuse it whole past the backpressure limits
-        (QueueBusy: says why, the place in line and the wait, before anything is queued)."""
-        result = queue_batch(
-            self.ledger,
-            preset_name,
-            spec,
-            seed_inputs=list(seed_inputs) or None,
-            check=self.room(),
-            name=name,
-        )
+        (QueueBusy: says why, the place in line and the wait, before anything is queued).
+        ``notice``: how its end is told (its desktop notification, its webhook), written in
+        the same transaction, so no controller sees it end without it."""
+        chosen = notice is not None and notice != NoticeChoice()
+        with self.ledger.handle.joined() if chosen else contextlib.nullcontext():
+            result = queue_batch(
+                self.ledger,
+                preset_name,
+                spec,
+                seed_inputs=list(seed_inputs) or None,
+                check=self.room(),
+                name=name,
+            )
+            if notice is not None and chosen:
+                self.ledger.notices.choose(result[0].id, notice)
         self.acted()
         return result
 

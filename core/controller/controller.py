@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.controller.commands import LedgerCommands, worker
 from core.controller.fleet import Fleet
+from core.controller.placing import servers_now, why_waiting
 from core.controller.published import TERMINAL, StatusPublisher
 from core.controller.server_link import ServerLink
 from core.controller.status import Connection, ControllerStatus, StatusListener, tell
@@ -32,12 +33,15 @@ from core.errors import (
     TransientComfyError,
 )
 from core.ledger.settings import CONTROLLER, MODELS_ASKED, PAUSED, ControllerConfig
+from core.notify.notifier import BatchNotifier
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from core.comfy import ComfyClient
-    from core.ledger import AttemptRecord, Ledger
+    from core.ledger import AttemptRecord, JobRecord, Ledger
+    from core.notify.desktop import DesktopNotices
+    from core.notify.webhooks import WebhookLimits
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +55,10 @@ _CONNECTION_RANK = [
 
 FEED_POLL_S = 0.1  # how often the change feed is read: other processes' changes act this fast
 STOP_TIMEOUT_S = 5.0  # then stop() logs the tasks still running and returns, lease kept
+NOTICE_FLUSH_S = 3.0  # stop() then tells the batch ends not yet told, this long at most
 FEED_LOOP = "changes from other processes"
+NOTICES_LOOP = "batch notices"
+WEBHOOKS_LOOP = "webhooks"
 LEASE_WAIT_S = 0.5  # a CLI command checking for a controller holds the lease for an instant
 _T = TypeVar("_T")
 
@@ -72,7 +79,10 @@ class Controller(LedgerCommands):
         config: ControllerConfig | None = None,
         output_dir: Path,
         origin: str = TERMINAL,
+        desktop: DesktopNotices | None = None,
+        webhook_limits: WebhookLimits | None = None,
     ) -> None:
+        """``desktop`` and ``webhook_limits``: how batch ends are told (``BatchNotifier``)."""
         clients = list(clients) if isinstance(clients, Sequence) else [clients]
         urls = [client.base_url for client in clients]
         if not urls or len(set(urls)) != len(urls):
@@ -94,6 +104,14 @@ class Controller(LedgerCommands):
         self._seen_seq = 0
         self._ledger_read = False
         self.publisher = StatusPublisher(ledger, origin)
+        self.notifier = BatchNotifier(
+            ledger,
+            output_dir,
+            desktop=desktop,
+            webhook_limits=webhook_limits,
+            on_problem=self._notice_problem,
+            why_waiting=self._why_waiting,
+        )
         self.stop_requested = asyncio.Event()  # a client asked it to stop, through the ledger
         self.stop_reason = ""
         self.status = ControllerStatus(
@@ -114,6 +132,7 @@ class Controller(LedgerCommands):
             raise LedgerError("the controller is still stopping (a task has not ended yet)")
         self.ledger.lease.acquire(wait_s=LEASE_WAIT_S)
         self._seen_seq = self.ledger.latest_seq()
+        self.notifier.begin()
         self._fatal = None
         self.stop_requested.clear()
         self.publisher.new_run()
@@ -123,11 +142,14 @@ class Controller(LedgerCommands):
             self._spawn(f"work on {link.url}", partial(self._main_loop, link))
             self._spawn(f"events from {link.url}", partial(self._follow_events, link))
         self._spawn(FEED_LOOP, self._change_feed_loop)
+        self._spawn(NOTICES_LOOP, self.notifier.run)
+        self._spawn(WEBHOOKS_LOOP, self.notifier.webhooks.run)
 
     async def stop(self) -> None:
         """Stop talking to the server; jobs already in ComfyUI keep running there.
 
-        The lease is released once every task has ended. A task still running after
+        The lease is released once every task has ended, and the batch ends the notices had
+        not read yet were told (``_last_notices``). A task still running after
         ``STOP_TIMEOUT_S`` is logged, and the lease is kept until it ends.
         """
         if not self._tasks and not self.ledger.lease.held:
@@ -139,6 +161,8 @@ class Controller(LedgerCommands):
         if tasks:
             _, stuck = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
         if not stuck:
+            if tasks and self._fatal is None:
+                await self._last_notices()
             self._release()
             return
         log.error(
@@ -150,6 +174,17 @@ class Controller(LedgerCommands):
         self._stopping = stuck
         for task in stuck:
             task.add_done_callback(self._ended_late)
+
+    async def _last_notices(self) -> None:
+        """Tell the batch ends the notices' loop has not read yet (a controller that stops when
+        idle stops right after the last one), within ``NOTICE_FLUSH_S``; what is left (a
+        webhook not answered in time) waits in the ledger for the next controller."""
+        try:
+            async with asyncio.timeout(NOTICE_FLUSH_S):
+                await self.notifier.step()
+                await self.notifier.webhooks.flush()
+        except (TimeoutError, BatchlineError) as exc:
+            log.info("batch notices left for the next controller: %s", exc or "no time left")
 
     def _ended_late(self, task: asyncio.Task[None]) -> None:
         self._stopping.discard(task)
@@ -323,6 +358,15 @@ class Controller(LedgerCommands):
                 task.cancel()
         self._emit(replace(self.status, stopped=str(error)))
 
+    def _why_waiting(self, jobs: list[JobRecord]) -> list[str]:
+        """Why each pending job waits, as every door says it ("" when a server can run it)."""
+        servers = servers_now(self.ledger)
+        return [why_waiting(self.ledger, job, servers) for job in jobs]
+
+    def _notice_problem(self, text: str) -> None:
+        """A webhook failing (or delivered again: empty), for the status line."""
+        self._emit(replace(self.status, notice_error=text))
+
     def _healthy(self, loop: str) -> None:
         """``loop`` went round without error: clear the local error it had, if any."""
         if self._health.ok(loop):
@@ -360,6 +404,7 @@ class Controller(LedgerCommands):
                 ),
                 local_error=self._health.message,
                 output_full=self._health.output_full,
+                notice_error=self.status.notice_error,
                 stopped=str(self._fatal or ""),
                 servers=servers,
                 started_at=self.status.started_at,

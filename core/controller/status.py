@@ -66,6 +66,8 @@ class ControllerStatus:
         output_full: the output folder that cannot take pictures (full, or not writable: the
             local error says which), while finished jobs wait for it (their pictures stay on
             the server; no new prompt is sent meanwhile); empty otherwise.
+        notice_error: a batch's webhook failing (said once, until one is delivered again);
+            empty when none fails.
         stopped: why the controller stopped (an error it cannot survive: a refused token, the
             ledger file not writable); empty while it runs.
         servers: each server's own status.
@@ -90,6 +92,7 @@ class ControllerStatus:
     last_error: str = ""
     local_error: str = ""
     output_full: str = ""
+    notice_error: str = ""
     stopped: str = ""
     servers: tuple[ServerStatus, ...] = ()
     started_at: float = 0.0

@@ -23,6 +23,7 @@ from core.ledger.schema import (
     MODELS,
     SCHEMA_VERSION,
     ApiToken,
+    BatchNotice,
     ControllerRun,
     Mark,
     SavedSearch,
@@ -128,6 +129,11 @@ def _picture_search(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     picture_index.rebuild(db)
 
 
+def _batch_notices(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 13: what each batch's end tells the artist (desktop, webhook) and has told."""
+    BatchNotice.create_table(safe=True)
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -140,6 +146,7 @@ MIGRATIONS: dict[int, Migration] = {
     10: _placement,
     11: _server_pictures,
     12: _picture_search,
+    13: _batch_notices,
 }
 
 

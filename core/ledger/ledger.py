@@ -12,6 +12,7 @@ from peewee import SQL, fn
 from core.errors import UnknownRecord
 from core.job_state import AttemptResult, JobState
 from core.ledger import schema
+from core.ledger.batch_notices import BatchNoticeStore
 from core.ledger.controller_runs import ControllerRunStore
 from core.ledger.database import make_data_folder, never_held_a_ledger
 from core.ledger.handle import LedgerHandle
@@ -60,6 +61,7 @@ class Ledger(TransitionVerbs):
     ``presets``, ``settings``, ``controller_runs``, ``tokens``, ``marks``, ``server_offers``,
     ``server_pictures``, ``picture_index`` and ``saved_searches`` share one ``LedgerHandle``,
     ``handle``.
+    ``server_pictures`` and ``notices`` share one ``LedgerHandle``, ``handle``.
     """
 
     def __init__(self, folder: Path, *, create: bool = True) -> None:
@@ -83,6 +85,7 @@ class Ledger(TransitionVerbs):
         self.server_pictures = ServerPictureStore(self.handle)
         self.picture_index = PictureIndex(self.handle)
         self.saved_searches = SavedSearchStore(self.handle)
+        self.notices = BatchNoticeStore(self.handle)
 
     def presets_for(self, requester: str) -> PresetStore:
         """The presets as the API requester ``requester`` sees and may change them."""

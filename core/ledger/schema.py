@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -262,6 +262,30 @@ class SavedSearch(BaseModel):
 
 # The picture search's own tables (picture_entry, picture_file, the FTS5 table picture_text and
 # its triggers) are SQL, made by core.ledger.picture_index.create_tables (schema 12).
+class BatchNotice(BaseModel):
+    """What a batch's end tells the artist, and what it has told (schema 13): its own choices
+    (the desktop notification on or off, a webhook), then, once its end was seen, that it was
+    announced (so no controller, nor a restart, announces it again) and how its webhook went.
+    A batch without a row has the defaults: notified on the desktop, no webhook."""
+
+    batch = ForeignKeyField(Batch, column_name="batch_id", primary_key=True, on_delete="CASCADE")
+    batch_id: str
+    desktop = BooleanField(default=True)  # the artist may turn it off for this batch
+    webhook_url = TextField(null=True)
+    webhook_template = CharField(default="json")  # core.notify.webhook_bodies.TEMPLATES
+    ended_at = FloatField(null=True)  # when a controller saw it end and took it on to announce
+    ended_state = CharField(null=True)  # "finished", "failed", "cancelled"
+    desktop_how = CharField(null=True)  # "sent", "no_server" (a window's tray may), "tray", "off"
+    attention = TextField(default="")  # the attention notices sent, comma-separated kinds
+    webhook_state = CharField(null=True)  # "pending", "sent", "given_up"
+    webhook_body = TextField(null=True)  # the JSON sent, made once at the end
+    webhook_tries = IntegerField(default=0)
+    webhook_error = TextField(null=True)
+
+    class Meta:
+        table_name = "batch_notice"
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
@@ -277,4 +301,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     ServerOffer,
     ServerPicture,
     SavedSearch,
+    BatchNotice,
 )

@@ -336,6 +336,15 @@ EXPORT_SIDECAR: Setting[bool] = Setting(
     _flag,
 )
 
+NOTIFY_DESKTOP: Setting[bool] = Setting(
+    "notify.desktop",
+    True,
+    "Say on the desktop when a batch ends or needs attention (the system's notifications, else "
+    "the tray while a window is open); a batch's own choice (`queue --no-notify`) can turn it "
+    "off for that batch. Webhooks are sent either way.",
+    _flag,
+)
+
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
@@ -345,6 +354,7 @@ EVERY_SETTING: tuple[Setting[Any], ...] = (
     MAX_PENDING_PER_REQUESTER,
     MAX_BACKLOG,
     EXPORT_SIDECAR,
+    NOTIFY_DESKTOP,
 )
 
 

@@ -30,6 +30,7 @@ from core.errors import BatchlineError
 from core.ledger.settings import (
     DEFAULT_SERVER,
     EXPORT_SIDECAR,
+    NOTIFY_DESKTOP,
     WILDCARDS_FOLDER,
     Settings,
     server_list,
@@ -133,6 +134,8 @@ class SettingsDialog(QDialog):
         form.addRow(_buddy("&Output folder", self.output), row)
         form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
         form.addRow("Exports", self.sidecar)
+        self.notify = _notify_box(ledger, self)
+        form.addRow("", self.notify)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
@@ -168,6 +171,7 @@ class SettingsDialog(QDialog):
         """Save the settings to the ledger and the token to the keyring."""
         settings = self.settings()
         settings.save(self._ledger)
+        NOTIFY_DESKTOP.set(self._ledger, self.notify.isChecked())
         wildcards = self.wildcards.text().strip()
         if wildcards and Path(wildcards).expanduser() != _wildcards_folder(self._ledger):
             WILDCARDS_FOLDER.set(self._ledger, Path(wildcards).expanduser())  # else as it was
@@ -309,3 +313,15 @@ def _sidecar_set(ledger: Ledger) -> bool:
         return EXPORT_SIDECAR.get(ledger)
     except BatchlineError:
         return False
+
+
+def _notify_box(ledger: Ledger, parent: QWidget) -> QCheckBox:
+    """Notifications on the desktop when a batch ends (`NOTIFY_DESKTOP`)."""
+    box = QCheckBox("&Notify me when a batch ends or needs me", parent)
+    box.setChecked(NOTIFY_DESKTOP.get(ledger))
+    box.setAccessibleName("Notify when a batch ends")
+    box.setToolTip(
+        "A notification on the desktop, even with this window closed. A batch queued with "
+        "--no-notify stays quiet; webhooks are sent either way."
+    )
+    return box

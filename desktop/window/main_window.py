@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
         self.confirm_close: Callable[[], bool] | None = None
         self._syncing_selection = False
         self.viewer: PictureViewer | None = None
+        self._notice_error = ""
         controller.add_status_listener(self.show_status)
         self.show_status(controller.status)
 
@@ -161,7 +162,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabBar().setAccessibleName("Side pane tabs")
         self.status = JobStatusBar(self.demo, self)
         self.setStatusBar(self.status)
-        self.notifier = BatchNotifier(app_icon(), self, self._batch_title)
+        self.notifier = BatchNotifier(app_icon(), self.ledger, self)
         self.job_actions = JobActions(
             self.controller, self.table.selected_jobs, self.ledger.count_by_state, self
         )
@@ -324,6 +325,7 @@ class MainWindow(QMainWindow):
         last (a restart after Settings keeps it, its composer as the artist left it)."""
         self.model.refresh()
         self.model.start()
+        self.notifier.start()
         last = self.ledger.settings.get(CHOSEN_PRESET_KEY)
         if isinstance(last, str) and self.presets.model.row_of(last) >= 0:
             self.presets.select(last)
@@ -355,6 +357,7 @@ class MainWindow(QMainWindow):
         self.banner.dismiss()
         self.presets.stop()
         self.model.stop()
+        self.notifier.stop()
         self.sheet.stop()
         if self.viewer is not None:
             self.viewer.close()
@@ -387,6 +390,9 @@ class MainWindow(QMainWindow):
     # --- slots ----------------------------------------------------------------------------------
 
     def show_status(self, status: ControllerStatus) -> None:
+        if status.notice_error and status.notice_error != self._notice_error:
+            self.show_banner(status.notice_error)  # once a spell, not once a try
+        self._notice_error = status.notice_error
         self.model.set_status(status)
         self.status.show_status(status)
         self.job_actions.show_status(status)

@@ -53,7 +53,7 @@ def _server_text(status: ControllerStatus, demo: bool) -> tuple[str, str]:
 def connection_tooltip(status: ControllerStatus) -> str:
     """Why the controller stopped or what it is retrying; each server's state when there are
     several; the last error, if any."""
-    lines = [text for text in (status.stopped, status.local_error) if text]
+    lines = [text for text in (status.stopped, status.local_error, status.notice_error) if text]
     if len(status.servers) > 1:
         lines += [
             f"{host_text(s.server)}: {s.connection.value}, queue {s.queue}"

@@ -1,5 +1,7 @@
 """The tray icon, where the desktop has a tray: the batch's progress while Batchline works in
-the background, "Open Batchline" and "Quit Batchline completely"."""
+the background, "Open Batchline" and "Quit Batchline completely"; while the window is hidden,
+the batch ends that no notification server showed (the controller tells each batch's end:
+core/notify)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.controller.status import Connection
+from core.errors import BatchlineError
+from core.ledger.settings import NOTIFY_DESKTOP
 from desktop.common.batch_counts import BatchCounts
 from desktop.common.icon import app_icon
+from desktop.window.notifications import heading_and_text
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
@@ -59,7 +64,6 @@ class ProgressTray(QObject):
         self.quit_action.triggered.connect(self.quit_all_requested)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
-        self._was_active = False
         self.announce_done = False  # set while the window is hidden
         self._counts = BatchCounts()
         self._counted_seq = -1  # the change feed's position the counts are from
@@ -87,11 +91,18 @@ class ProgressTray(QObject):
             self._counts, self._counted_seq = BatchCounts.read(self.ledger), seq
         counts = self._counts
         self.icon.setToolTip(tooltip_text(counts, self.status))
-        active = counts.active > 0
-        if self._was_active and not active and self.announce_done:
-            done, total = counts.succeeded, counts.total
-            self.icon.showMessage("Batchline: all done", f"{done} of {total} jobs succeeded.")
-        self._was_active = active
+        if self.announce_done:  # the window's own notifier stopped with it
+            for title, text in self.unshown():
+                self.icon.showMessage(title, text)
+
+    def unshown(self) -> list[tuple[str, str]]:
+        """The batch ends no notification server showed, taken from the ledger (once)."""
+        try:
+            if not NOTIFY_DESKTOP.get(self.ledger):
+                return []
+            return [heading_and_text(self.ledger, r) for r in self.ledger.notices.take_tray()]
+        except BatchlineError:  # the ledger gone, busy, a setting broken: said elsewhere
+            return []
 
     def say(self, title: str, message: str) -> None:
         self.icon.showMessage(title, message)

@@ -10,6 +10,7 @@ import pytest
 from core.batch.wildcards import expand_random
 from core.controller.placing_said import host_text
 from core.ledger import Ledger
+from core.ledger.batch_notices import NoticeChoice
 from core.ledger.settings import MAX_PENDING_PER_REQUESTER
 from tests.cli.conftest import Cli
 from tests.core.controller.model_servers import (
@@ -395,4 +396,31 @@ def test_a_dry_run_says_the_count_and_the_first_texts_and_queues_nothing(
     ]
     with Ledger(home) as ledger:
         assert ledger.jobs() == []
+        assert ledger.batches() == []
+
+
+def test_a_webhook_and_no_notify_are_kept_with_the_batch(cli: Cli, noise: str, home: Path) -> None:
+    (job,) = queued(cli, "--webhook", "https://hooks.slack.test/x", "--webhook-template", "slack")
+    (quiet,) = queued(cli, "--no-notify")
+    with Ledger(home) as ledger:
+        hooked = ledger.notices.get(ledger.job(job).batch).choice
+        silent = ledger.notices.get(ledger.job(quiet).batch).choice
+    assert hooked == NoticeChoice(True, "https://hooks.slack.test/x", "slack")
+    assert silent == NoticeChoice(desktop=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--webhook", "file:///etc/passwd"], "--webhook: the webhook address must start with"),
+        (["--webhook-template", "discord"], "--webhook-template goes with --webhook URL"),
+    ],
+)
+def test_a_bad_webhook_is_refused_before_anything_is_queued(
+    cli: Cli, noise: str, home: Path, args: list[str], said: str
+) -> None:
+    result = cli("queue", "noise", *args)
+    assert result.code != 0
+    assert said in result.err
+    with Ledger(home) as ledger:
         assert ledger.batches() == []

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.api import bodies
+from core.ledger.batch_notices import NoticeChoice
 from tests.core.api.conftest import Api, read_answer
 
 pytestmark = pytest.mark.asyncio
@@ -193,3 +194,29 @@ async def test_zipped_axes_make_n_jobs_and_every_text_a_job(api: Api) -> None:
     ]
     assert batch.spec["grid"] == [{"input": "3.filename_prefix", "values": ["fox", "owl"]}]
     assert batch.spec["wildcards"] == {"3.filename_prefix": "all"}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"webhook": "ftp://example.org/x"}, "webhook: the webhook address must start with http"),
+        ({"webhook": 5}, "webhook: must be a string"),
+        ({"webhook_template": "slack"}, "webhook_template: goes with webhook"),
+        ({"webhook": "https://example.org/h", "webhook_template": "teams"}, "must be one of"),
+        ({"notify": "no"}, "notify: must be true or false"),
+    ],
+)
+async def test_a_bad_webhook_or_notify_is_400(api: Api, body: dict[str, Any], message: str) -> None:
+    async with api.client() as http:
+        answer = await http.post("/v1/batches", json={"preset": "noise", **body})
+    assert answer.status_code == 400, answer.text
+    assert message in answer.json()["message"]
+
+
+async def test_a_batch_s_webhook_and_notify_are_kept_with_it(api: Api) -> None:
+    body = {"webhook": "https://ntfy.sh/renders", "webhook_template": "ntfy", "notify": False}
+    async with api.client() as http:
+        answer = await http.post("/v1/batches", json={"preset": "noise", **body})
+    assert answer.status_code == 201, answer.text
+    choice = api.ledger.notices.get(answer.json()["batch"]).choice
+    assert choice == NoticeChoice(False, "https://ntfy.sh/renders", "ntfy")

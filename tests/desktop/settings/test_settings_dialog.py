@@ -7,7 +7,13 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from core.comfy.token_store import load_token, save_token
 from core.ledger import Ledger
-from core.ledger.settings import CONTROLLER, EXPORT_SIDECAR, WILDCARDS_FOLDER, Settings
+from core.ledger.settings import (
+    CONTROLLER,
+    EXPORT_SIDECAR,
+    NOTIFY_DESKTOP,
+    WILDCARDS_FOLDER,
+    Settings,
+)
 from desktop.app.session import server_configured
 from desktop.settings.settings_dialog import SettingsDialog
 from tests.desktop.helpers import shown_ampersands
@@ -136,6 +142,19 @@ def test_the_wildcards_folder_is_a_setting(qtbot, ledger, tmp_path) -> None:
     again = SettingsDialog(ledger)
     qtbot.addWidget(again)
     assert again.wildcards.text() == str(tmp_path / "lists")
+
+
+def test_notifications_are_turned_off_and_on_for_every_batch(qtbot, ledger) -> None:
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert dialog.notify.isChecked()
+    assert dialog.notify.accessibleName() == "Notify when a batch ends"
+    dialog.notify.setChecked(False)
+    dialog.apply()
+    assert NOTIFY_DESKTOP.get(ledger) is False
+    again = SettingsDialog(ledger)
+    qtbot.addWidget(again)
+    assert not again.notify.isChecked()
 
 
 def test_the_dialog_goes_with_its_answer(qtbot, tmp_path) -> None:

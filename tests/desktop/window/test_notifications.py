@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.batch.batch_title import batch_title
 from core.job_state import Reason
 from desktop.common.icon import app_icon
 from desktop.window.notifications import BatchNotifier
@@ -41,3 +42,35 @@ def test_the_window_names_a_finished_batch_by_its_title(qtbot, window, ledger, p
     with qtbot.waitSignal(window.notifier.banner) as blocker:
         window.notifier.observe(ledger.jobs())
     assert blocker.args[0] == "Batch Dusk study finished: 1 succeeded"
+
+
+def test_what_no_notification_server_showed_is_said_once_by_the_window(
+    qtbot, ledger, preset_name
+) -> None:
+    notifier = BatchNotifier(app_icon(), ledger)
+    ids = make_jobs(ledger, preset_name, 2)
+    batch = ledger.job(ids[0]).batch
+    succeed_job(ledger, ids[0], [])
+    fail_job(ledger, ids[1], Reason.execution_error)
+    ledger.notices.take_end(batch, "finished", None)
+    assert notifier.show_unshown() == [], "the controller has not tried the desktop yet"
+    ledger.notices.said_on_desktop(batch, "no_server")
+    with qtbot.waitSignal(notifier.banner) as blocker:  # offscreen: no tray, the banner
+        assert notifier.show_unshown() == [batch]
+    assert blocker.args[0] == f"Batch finished: {_title(ledger, batch)}: 1 done, 1 failed"
+    assert notifier.show_unshown() == []
+
+
+def test_a_batch_over_is_said_in_the_window_by_its_name(qtbot, ledger, preset_name) -> None:
+    notifier = BatchNotifier(app_icon(), ledger)
+    ids = make_jobs(ledger, preset_name, 1)
+    ledger.name_batch(ledger.job(ids[0]).batch, "Fox")
+    notifier.seed(ledger.jobs())
+    succeed_job(ledger, ids[0], [])
+    with qtbot.waitSignal(notifier.banner) as blocker:
+        notifier.observe(ledger.jobs())
+    assert blocker.args[0] == "Batch Fox finished: 1 succeeded"
+
+
+def _title(ledger, batch: str) -> str:
+    return batch_title(ledger, ledger.batch(batch))
