@@ -23,7 +23,8 @@ from core.pictures.sheet_order import sheet_pictures
 from core.pictures.trash import check_trashable, trash_picture
 from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
-from desktop.jobs.queue_again import queue_again
+from desktop.jobs.queue_again import MORE_LIKE_THIS, queue_again, queue_more_like
+from desktop.viewer.compare_view import CompareView
 from desktop.viewer.picture_loader import PictureLoader
 from desktop.viewer.viewer_canvas import ZOOM_STEP, PictureCanvas
 from desktop.viewer.viewer_panel import ViewerPanel
@@ -73,6 +74,18 @@ VIEWER_KEYS = (
         "Queue one job with exactly this picture's values and seed",
     ),
     ViewerKey(
+        "more",
+        "More &like this",
+        ("Ctrl+L",),
+        "Queue 4 jobs with this picture's values and new seeds",
+    ),
+    ViewerKey(
+        "pin",
+        "&Pin to compare",
+        ("P",),
+        "Keep this picture on the left and step through the others beside it, in step",
+    ),
+    ViewerKey(
         "composer", "Send to co&mposer", (), "Put this picture's exact values in the composer"
     ),
     ViewerKey("open", "&Open file", (), "Open in the system's viewer"),
@@ -90,6 +103,7 @@ PANEL_ROWS = (  # the panel's buttons, a row of one or two each
     ("star", "reject"),
     ("copy_seed",),
     ("again",),
+    ("more", "pin"),
     ("composer",),
     ("open", "folder"),
     ("trash",),
@@ -132,6 +146,8 @@ class PictureViewer(QWidget):
         self.batch_id: str | None = None
         self.facts: PictureFacts | None = None
         self._values: BatchValues | None = None
+        self._values_of: dict[str, BatchValues] = {}  # the library's: per batch
+        self.compare: CompareView | None = None  # pinned: "Pin to compare"
         self.loader = PictureLoader(self)
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_failed)
@@ -161,6 +177,8 @@ class PictureViewer(QWidget):
             "reject": lambda: self.toggle_mark(Mark.reject),
             "copy_seed": self.copy_seed,
             "again": self.queue_again,
+            "more": self.more_like_this,
+            "pin": self.pin,
             "composer": lambda: self._recall(seed_only=False),
             "open": self.open_file,
             "folder": self.show_folder,
@@ -216,6 +234,27 @@ class PictureViewer(QWidget):
         self.show_index(index)
         return True
 
+    def open_pictures(self, pictures: list[Picture], index: int) -> bool:
+        """Show ``pictures`` (the library's, of many batches) from the ``index``-th; False when
+        there are none."""
+        if not pictures:
+            return False
+        self.batch_id = None  # not one batch's: nothing to read again at the end
+        self._values = None
+        self._values_of.clear()
+        self.pictures = list(pictures)
+        self.show_index(index)
+        return True
+
+    def _batch_values(self, picture: Picture) -> BatchValues:
+        """The values of the picture's batch (the one batch's, or read per batch)."""
+        if self.batch_id is not None and self._values is not None:
+            return self._values
+        batch_id = self.ledger.job(picture.job_id).batch
+        if batch_id not in self._values_of:
+            self._values_of[batch_id] = batch_values(self.ledger, batch_id)
+        return self._values_of[batch_id]
+
     def current(self) -> Picture | None:
         return self.pictures[self.index] if 0 <= self.index < len(self.pictures) else None
 
@@ -231,8 +270,7 @@ class PictureViewer(QWidget):
         picture = self.pictures[self.index]
         path = str(picture.path)
         self._title()
-        assert self._values is not None
-        self.facts = picture_facts(self.ledger, picture.job_id, self._values)
+        self.facts = picture_facts(self.ledger, picture.job_id, self._batch_values(picture))
         image = self.loader.cached(path)
         if image is not None:
             self.canvas.set_image(image)
@@ -332,6 +370,32 @@ class PictureViewer(QWidget):
         if batch_id is not None:
             self.queued.emit(batch_id, 1)
 
+    @Slot()
+    def more_like_this(self) -> None:
+        """Queue a few jobs with this picture's values and new seeds."""
+        picture = self.current()
+        if picture is None:
+            return
+        text, batch_id = queue_more_like(self.controller, self.ledger, picture.job_id)
+        self.toast.show_message(text, error=batch_id is None)
+        if batch_id is not None:
+            self.queued.emit(batch_id, MORE_LIKE_THIS)
+
+    @Slot()
+    def pin(self) -> CompareView | None:
+        """Pin this picture: a compare window shows it beside the others, stepping from the
+        next one."""
+        picture = self.current()
+        if picture is None:
+            return None
+        if self.compare is not None:
+            self.compare.close()
+            self.compare.deleteLater()
+        following = min(self.index + 1, len(self.pictures) - 1)
+        self.compare = CompareView(picture, self.pictures, following, self)
+        self.compare.show()
+        return self.compare
+
     def _recall(self, *, seed_only: bool) -> None:
         picture = self.current()
         if picture is not None:
@@ -368,8 +432,9 @@ class PictureViewer(QWidget):
         except BatchlineError as exc:
             self.toast.show_message(str(exc), error=True)
             return
-        assert self._values is not None
-        self.facts = picture_facts(self.ledger, self.facts.job_id, self._values)
+        shown = self.current()
+        if shown is not None:
+            self.facts = picture_facts(self.ledger, self.facts.job_id, self._batch_values(shown))
         self.panel.show_mark(self.facts.mark)
         self._enable()
         self.changed.emit(self.facts.job_id)
@@ -405,8 +470,9 @@ class PictureViewer(QWidget):
         sheet or the table meanwhile shows."""
         super().changeEvent(event)
         activated = event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
-        if activated and self.facts is not None and self._values is not None:
-            self.facts = picture_facts(self.ledger, self.facts.job_id, self._values)
+        shown = self.current() if activated and self.facts is not None else None
+        if shown is not None and self.facts is not None:
+            self.facts = picture_facts(self.ledger, self.facts.job_id, self._batch_values(shown))
             self._show_facts()
             self._enable()
 

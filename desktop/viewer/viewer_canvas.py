@@ -31,9 +31,11 @@ class PictureCanvas(QWidget):
 
     Signals:
         scale_changed(float): the scale now shown.
+        view_changed(): the scale, the centre or fit mode changed (zoomed, panned, fitted).
     """
 
     scale_changed = Signal(float)
+    view_changed = Signal()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -72,6 +74,7 @@ class PictureCanvas(QWidget):
         self.fitting = True
         self._apply_fit()
         self.update()
+        self.view_changed.emit()
 
     def actual_size(self) -> None:
         """One picture pixel per device pixel, the centre kept."""
@@ -97,6 +100,7 @@ class PictureCanvas(QWidget):
         self.scale = scale
         self.update()
         self.scale_changed.emit(scale)
+        self.view_changed.emit()
 
     def _apply_fit(self) -> None:
         if self._pixmap is None:
@@ -105,6 +109,18 @@ class PictureCanvas(QWidget):
         self.scale = min(self.width() / max(width, 1), self.height() / max(height, 1))
         self.center = QPointF(width / 2, height / 2)
         self.scale_changed.emit(self.scale)
+
+    def follow(self, other: PictureCanvas) -> None:
+        """Show the same view as ``other`` (its scale, centre and fit mode): two canvases in
+        step share one zoom and pan."""
+        if (self.fitting, self.scale, self.center) == (other.fitting, other.scale, other.center):
+            return
+        self.fitting = other.fitting
+        if self.fitting:
+            self._apply_fit()
+        else:
+            self.scale, self.center = other.scale, QPointF(other.center)
+        self.update()
 
     # --- coordinates ----------------------------------------------------------------------------
 
@@ -166,6 +182,7 @@ class PictureCanvas(QWidget):
             self.center = self.center - delta / self.scale  # a new point: never shared
             self.fitting = False
             self.update()
+            self.view_changed.emit()
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:

@@ -61,6 +61,8 @@ from desktop.jobs.retry_smaller_dialog import RetrySmallerDialog
 from desktop.presets.preset_files import is_preset_file
 from desktop.presets.presets_panel import PresetsPanel
 from desktop.sheet.contact_sheet import ContactSheetWidget
+from desktop.sheet.library_view import LibraryWidget
+from desktop.viewer.compare_view import CompareView
 from desktop.viewer.viewer import PictureViewer
 from desktop.window.drop_overlay import DropOverlay
 from desktop.window.notifications import BatchNotifier
@@ -155,6 +157,10 @@ class MainWindow(QMainWindow):
         self.sheet.model.output_dir = output_dir
         self.sheet.model.waiting_for = self.model.waiting_for  # read per refresh, not per cell
         self.model.waits_changed.connect(self.sheet.model.waits_changed)
+        self.library = LibraryWidget(
+            self.ledger, self.thumbnails, self.controller, output_dir, self
+        )
+        self.compare: CompareView | None = None
         self.details = JobDetailsWidget(self.ledger, self.thumbnails, self)
         self.details.output_dir = output_dir
         self.tabs = QTabWidget(self)
@@ -190,6 +196,7 @@ class MainWindow(QMainWindow):
         self.middle.tabBar().setAccessibleName("Pictures or table")
         self.middle.addTab(_scrolled(self.sheet, "Pictures"), "&Pictures")  # each scrolls
         self.middle.addTab(_scrolled(jobs, "Jobs table"), "T&able")
+        self.middle.addTab(self.library, "&Library")  # its cells scroll; read when chosen
         split = QSplitter(Qt.Orientation.Horizontal, self)
         for widget in (_scrolled(left, "Presets and composer"), self.middle, self.tabs):
             split.addWidget(widget)
@@ -276,6 +283,13 @@ class MainWindow(QMainWindow):
         self.sheet.failed.connect(self.show_error)
         self.sheet.pictures_changed.connect(self.on_pictures_changed)
         self.table.activated.connect(self.on_job_activated)
+        self.middle.currentChanged.connect(self.on_middle_tab)
+        self.library.open_requested.connect(self.open_library_viewer)
+        self.library.compare_requested.connect(self.open_compare)
+        self.library.notice.connect(self.show_banner)
+        self.library.failed.connect(self.show_error)
+        self.library.pictures_changed.connect(self.sheet.refresh_job)
+        self.library.pictures_changed.connect(self.on_pictures_changed)
         self.presets.values_recalled.connect(partial(apply_recalled, self.composer))
         self.composer.memory.edited_changed.connect(self.presets.model.set_edited)
         self._batches_timer = QTimer(self)
@@ -359,6 +373,8 @@ class MainWindow(QMainWindow):
         self.model.stop()
         self.notifier.stop()
         self.sheet.stop()
+        if self.compare is not None:
+            self.compare.close()
         if self.viewer is not None:
             self.viewer.close()
             self.viewer.shutdown()
@@ -427,9 +443,35 @@ class MainWindow(QMainWindow):
         if self.presets.recall_job(job_id, seed_only=seed_only) is not None:
             self.focus_composer()
 
-    @Slot(str)
-    def open_viewer(self, job_id: str) -> None:
-        """Show the job's picture in the viewer (one window, reused), among its batch's."""
+    @Slot(int)
+    def on_middle_tab(self, index: int) -> None:
+        """The library is read when its tab is chosen (and again each time: pictures since)."""
+        if self.middle.widget(index) is self.library:
+            self.library.show_library()
+
+    def show_library(self) -> None:
+        self.middle.setCurrentWidget(self.library)
+
+    @Slot(list, int)
+    def open_library_viewer(self, pictures: list[Any], index: int) -> None:
+        """Show the library's pictures in the viewer, from the ``index``-th, in its order."""
+        viewer = self._the_viewer()
+        if viewer.open_pictures(pictures, index):
+            viewer.show()
+            viewer.raise_()
+            viewer.activateWindow()
+
+    @Slot(object, object)
+    def open_compare(self, first: Any, second: Any) -> CompareView:
+        """Two pictures side by side, zoom and pan in step."""
+        if self.compare is not None:
+            self.compare.close()
+            self.compare.deleteLater()
+        self.compare = CompareView(first, [second], 0, self)
+        self.compare.show()
+        return self.compare
+
+    def _the_viewer(self) -> PictureViewer:
         if self.viewer is None:
             self.viewer = PictureViewer(self.ledger, self.controller, self.details.output_dir, self)
             self.viewer.recall_requested.connect(self.recall_from_viewer)
@@ -437,6 +479,13 @@ class MainWindow(QMainWindow):
             self.viewer.changed.connect(self.sheet.refresh_job)
             self.viewer.changed.connect(self.on_pictures_changed)
             self.viewer.fit_to_screen()
+        return self.viewer
+
+    @Slot(str)
+    def open_viewer(self, job_id: str) -> None:
+        """Show the job's picture in the viewer (one window, reused), among its batch's."""
+        self._the_viewer()
+        assert self.viewer is not None
         if not self.viewer.open_job(job_id):
             self.show_banner(f"{job_id} has no pictures to show.")
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.batch.batch_title import batch_title
 from core.job_state import JobState
 from core.ledger import Ledger
 from desktop.app.close_dialog import KEEP_TEXT
@@ -33,8 +34,9 @@ def _told(home: Path, job_id: str) -> str | None:
 
 
 def _batch(home: Path, job_id: str) -> str:
+    """What the notices call the batch of ``job_id``: its title, as the batch lists do."""
     with Ledger(home) as ledger:
-        return ledger.job(job_id).batch
+        return batch_title(ledger, ledger.batch(ledger.job(job_id).batch))
 
 
 def test_a_batch_ending_with_the_window_open_and_one_with_it_closed_are_each_told_once(

@@ -16,11 +16,14 @@ from core.batch.prompt import prompt_for
 from core.job_state import JobState, Reason
 from core.ledger import Ledger, NewJob
 from core.ledger.marks import Mark
-from core.pictures.pictures import job_outputs
+from core.pictures.pictures import Picture, job_outputs
+from core.pictures.search import search
 from desktop.presets.preset_files import add_preset_file
 from desktop.sheet.contact_sheet_model import JOB_ROLE
+from desktop.viewer.viewer import PictureViewer
 from tests.desktop.conftest import GRADIENT
 from tests.desktop.helpers import succeed_job
+from tests.desktop.sheet.library_pictures import fill_library
 from tests.desktop.viewer.viewer_batch import SEEDS, run_batch
 from tests.trash_home import use_trash
 
@@ -306,3 +309,53 @@ def test_the_viewer_steps_through_the_pictures_in_the_sheets_order(
     failed = [j for j in grid_ids if ledger.job(j).state is JobState.failed]
     in_sheet = [job for job in sheet_cells(window) if job not in failed]
     assert stepped(window.viewer) == in_sheet
+
+
+# --- the library's pictures, More like this, Pin ---------------------------------------------
+
+
+def _library_viewer(qtbot, ledger, controller, tmp_path):
+    jobs = fill_library(ledger, tmp_path / "lib")
+    pictures = [Picture(hit.job_id, hit.path) for hit in search(ledger, "")]
+    viewer = PictureViewer(ledger, controller)
+    qtbot.addWidget(viewer)
+    return viewer, jobs, pictures
+
+
+def test_the_library_steps_across_batches_in_its_order(qtbot, ledger, controller, tmp_path):
+    viewer, jobs, pictures = _library_viewer(qtbot, ledger, controller, tmp_path)
+    assert viewer.open_pictures(pictures, 0)
+    shown = []
+    for _ in pictures:
+        shown.append(viewer.current().job_id)
+        assert viewer.facts is not None
+        assert viewer.facts.job_id == shown[-1]
+        viewer.next()
+    assert shown == [jobs["cat"], jobs["snow"], jobs["owl"], jobs["fox"]]
+    assert viewer.current().job_id == jobs["fox"]  # the last stays
+    viewer.toggle_mark(Mark.reject)  # the facts of a library picture's own batch
+    assert ledger.marks.of([jobs["fox"]]) == {jobs["fox"]: Mark.reject}
+
+
+def test_more_like_this_queues_new_seeds_with_the_same_values(qtbot, ledger, controller, tmp_path):
+    viewer, _jobs, pictures = _library_viewer(qtbot, ledger, controller, tmp_path)
+    viewer.open_pictures(pictures, 3)  # the fox: seed 1042, cfg 7.5
+    with qtbot.waitSignal(viewer.queued) as queued:
+        viewer.actions_by_name["more"].trigger()
+    batch_id, count = queued.args
+    new = ledger.jobs(batch=batch_id)
+    assert count == len(new) == 4
+    assert all(job.params["3.cfg"] == 7.5 for job in new)
+    assert len({job.params["3.seed"] for job in new}) == 4
+    assert 1042 not in {job.params["3.seed"] for job in new}
+    viewer.toast.dismiss()
+
+
+def test_pin_compares_the_shown_picture_with_the_next(qtbot, ledger, controller, tmp_path):
+    viewer, _jobs, pictures = _library_viewer(qtbot, ledger, controller, tmp_path)
+    viewer.open_pictures(pictures, 1)
+    compare = viewer.pin()
+    assert compare is not None
+    assert compare.pinned == pictures[1]
+    assert compare.current() == pictures[2]
+    compare.close()

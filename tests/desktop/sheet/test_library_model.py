@@ -1,0 +1,62 @@
+"""The library's model: every picture newest first, read a page at a time as the view asks,
+marks as badges, a bad query refused with the pictures kept."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from PySide6.QtCore import QModelIndex
+
+from core.errors import InputError
+from core.ledger.marks import Mark
+from desktop.sheet import library_model
+from desktop.sheet.contact_sheet_model import MARK_ROLE, PATH_ROLE
+from desktop.sheet.library_model import LibraryModel
+from tests.core.finished_pictures import add_preset, finished
+from tests.desktop.sheet.library_pictures import fill_library
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.fixture
+def library(qtmodeltester, ledger, thumbnails):
+    model = LibraryModel(ledger, thumbnails)
+    yield model
+    qtmodeltester.check(model)
+
+
+def _job_ids(model: LibraryModel) -> list[str]:
+    return [hit.job_id for hit in model.hits()]
+
+
+def test_every_picture_newest_first_with_its_mark(library, ledger, tmp_path: Path) -> None:
+    jobs = fill_library(ledger, tmp_path / "out")
+    library.set_query("")
+    assert _job_ids(library) == [jobs["cat"], jobs["snow"], jobs["owl"], jobs["fox"]]
+    fox = library.index(3)
+    assert fox.data(MARK_ROLE) == Mark.star
+    assert fox.data(PATH_ROLE).endswith(".png")
+    assert "Evening foxes" in fox.data()
+
+
+def test_pages_are_read_as_the_view_scrolls(library, ledger, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(library_model, "PAGE", 2)
+    add_preset(ledger)
+    finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(5)])
+    library.set_query("")
+    assert library.rowCount() == 2
+    while library.canFetchMore(QModelIndex()):
+        library.fetchMore(QModelIndex())
+    assert library.rowCount() == 5
+
+
+def test_a_bad_query_keeps_the_pictures_shown(library, ledger, tmp_path: Path) -> None:
+    fill_library(ledger, tmp_path / "out")
+    library.set_query("fox")
+    before = _job_ids(library)
+    with pytest.raises(InputError, match="seed"):
+        library.set_query("seed:abc")
+    assert _job_ids(library) == before
+    assert library.query == "fox"
