@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-
 class EndState(StrEnum):
     finished = "finished"  # all its jobs ended, some succeeded
     failed = "failed"  # all ended, none succeeded, some failed

@@ -25,6 +25,7 @@ from desktop.sheet.contact_sheet_model import (
     SHOWN_ROLE,
     STATUS_ROLE,
 )
+from desktop.sheet.sheet_batch import job_labels
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,8 +42,8 @@ HIT_ROLE = Qt.ItemDataRole.UserRole + 20  # the PictureHit
 
 class LibraryModel(QAbstractListModel):
     """The pictures of one query (``set_query``), a page at a time; each cell's label is its
-    batch's name, its mark a badge. ``set_query`` raises InputError for a query that does not
-    read, and keeps the pictures shown then."""
+    batch's title and the job's values, its mark a badge. ``set_query`` raises InputError for
+    a query that does not read, and keeps the pictures shown then."""
 
     def __init__(self, ledger: Ledger, thumbnails: ThumbnailLoader, parent: Any = None) -> None:
         super().__init__(parent)
@@ -52,7 +53,8 @@ class LibraryModel(QAbstractListModel):
         self.query = ""
         self._hits: list[PictureHit] = []
         self._marks: dict[str, Mark] = {}
-        self._names: dict[str, str] = {}  # batch id -> what the cell says
+        self._names: dict[str, str] = {}  # batch id -> its title
+        self._job_labels: dict[str, str] = {}  # job id -> its values, as its sheet cell says
         self._rows_of_path: dict[str, list[int]] = {}
         self._offset = 0  # the next page's first row in the index
         self._more = False
@@ -70,6 +72,7 @@ class LibraryModel(QAbstractListModel):
         self.beginResetModel()
         self.query = query
         self._hits, self._marks, self._rows_of_path = [], {}, {}
+        self._names, self._job_labels = {}, {}  # read again: renamed, retried since
         self._offset, self._more = PAGE, True
         self._add(first)
         self.endResetModel()
@@ -106,6 +109,7 @@ class LibraryModel(QAbstractListModel):
             self._rows_of_path.setdefault(str(hit.path), []).append(row)
             if hit.batch_id not in self._names:
                 self._names[hit.batch_id] = self._batch_name(hit.batch_id)
+                self._job_labels.update(job_labels(self._ledger, hit.batch_id))
         if not hits:
             self._more = False
 
@@ -160,11 +164,11 @@ class LibraryModel(QAbstractListModel):
         if hit is None:
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return self._label(hit)
+            return self.label(hit)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             mark = self._marks.get(hit.job_id)
             said = {Mark.star: ", starred", Mark.reject: ", rejected"}.get(mark) if mark else ""
-            return f"{self._label(hit)}{said or ''}"
+            return f"{self.label(hit)}{said or ''}"
         return self._cell_data(hit, role)
 
     def _cell_data(self, hit: PictureHit, role: int) -> Any:
@@ -184,8 +188,10 @@ class LibraryModel(QAbstractListModel):
             return LIST_LABEL_LINES
         return None
 
-    def _label(self, hit: PictureHit) -> str:
-        return f"{self._names.get(hit.batch_id, hit.batch_id)} · {hit.path.name}"
+    def label(self, hit: PictureHit) -> str:
+        """What a cell says: its batch's title and the job's values ("Fox · cfg 8 · seed 2")."""
+        parts = (self._names.get(hit.batch_id, hit.batch_id), self._job_labels.get(hit.job_id))
+        return " · ".join(part for part in parts if part)
 
     def _picture(self, hit: PictureHit) -> QPixmap | None:
         source = str(hit.path)

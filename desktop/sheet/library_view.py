@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QListView,
     QPushButton,
     QSizePolicy,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -75,6 +76,8 @@ class LibraryWidget(QWidget):
         notice(str): something to tell the artist in passing.
         failed(str): what the artist asked for went wrong; why, in one line.
         pictures_changed(str): this job's mark or pictures changed here.
+        selection_changed(list): the jobs of the pictures selected now (the window's actions
+            and details follow them, as they follow the sheet's).
     """
 
     open_requested = Signal(list, int)
@@ -82,6 +85,7 @@ class LibraryWidget(QWidget):
     notice = Signal(str)
     failed = Signal(str)
     pictures_changed = Signal(str)
+    selection_changed = Signal(list)
 
     def __init__(
         self,
@@ -115,6 +119,8 @@ class LibraryWidget(QWidget):
         self.delete = self._button("Delete board", "Forget the board shown", self.delete_board)
         self.scope = self._combo("Act on", "The selected pictures, or every one the search finds")
         self.scope.addItems([SELECTED, ALL_RESULTS])
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.scope.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.star = self._button("★ Star", "Star the pictures", lambda: self.bulk_mark(Mark.star))
         self.reject = self._button(
             "✕ Reject", "Reject the pictures", lambda: self.bulk_mark(Mark.reject)
@@ -169,17 +175,27 @@ class LibraryWidget(QWidget):
         top.addWidget(self.boards, 1)
         top.addWidget(self.save)
         top.addWidget(self.delete)
-        actions = QHBoxLayout()
-        for widget in (self.scope, self.star, self.reject, self.unmark, self.export, self.trash):
+        # A tool bar, not a row: where the pane is narrower than its buttons (1366 pixels with
+        # both side panes open) the last ones go under its » button, not squeezed unreadable.
+        actions = QToolBar("Library actions", self)
+        actions.setAccessibleName("Library actions")
+        # The ones used most come first; Trash, last, is the first to go under ».
+        for widget in (
+            self.scope,
+            self.star,
+            self.reject,
+            self.unmark,
+            self.compare,
+            self.export,
+            self.trash,
+        ):
             actions.addWidget(widget)
-        actions.addStretch(1)
-        actions.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.search_box)
         layout.addWidget(self.why)
-        layout.addLayout(actions)
+        layout.addWidget(actions)
         layout.addWidget(self.view, 1)
         self._enable()
 
@@ -284,6 +300,8 @@ class LibraryWidget(QWidget):
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         self._enable()
+        jobs = dict.fromkeys(hit.job_id for hit in self.selected_hits())
+        self.selection_changed.emit(list(jobs))
 
     def _enable(self) -> None:
         self.compare.setEnabled(len(self.selected_hits()) == 2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from core.batch.batch_title import batch_title
 from core.batch.varied import (
     BatchValues,
     batch_colours,
@@ -22,7 +23,7 @@ from core.pictures.sheet_order import batch_grid, job_order, retries
 from core.presets.input_names import name_hints
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
     from core.ledger import JobRecord, Ledger
@@ -99,14 +100,50 @@ class BatchView:
             self.errors.update(current_errors(jobs, ledger.attempts_of([j.id for j in jobs])))
 
 
+def job_labels(ledger: Ledger, batch_id: str) -> dict[str, str]:
+    """What each job of the batch is told apart by, as its sheet cell in a list says it
+    ("cfg 8 · seed 2"); a retry says its original's values."""
+    jobs = ledger.jobs(batch=batch_id)
+    retried = retries(jobs, ledger.batch(batch_id).created_at)
+    labels = _batch_labels(ledger, batch_id, jobs, retried)
+    return {job.id: labels.get(retried.get(job.id, job.id), "") for job in jobs}
+
+
+def job_captions(ledger: Ledger) -> Callable[[str], str]:
+    """A job's caption where its batch is not in view (the compare window): its batch's title
+    and its values, "Fox portrait · cfg 8 · seed 2"; each batch read once."""
+    labels: dict[str, dict[str, str]] = {}
+
+    def caption(job_id: str) -> str:
+        batch = ledger.batch(ledger.job(job_id).batch)
+        if batch.id not in labels:
+            labels[batch.id] = job_labels(ledger, batch.id)
+        parts = (batch_title(ledger, batch), labels[batch.id].get(job_id, ""))
+        return " · ".join(part for part in parts if part)
+
+    return caption
+
+
+def _batch_labels(
+    ledger: Ledger,
+    batch_id: str,
+    jobs: list[JobRecord],
+    retried: Mapping[str, str],
+    leave_out: set[str] | frozenset[str] = frozenset(),
+) -> dict[str, str]:
+    """The queued jobs' labels (`_labels`); a grid's leave out what its edges say
+    (``leave_out``) and its seeds unless they vary."""
+    colours = batch_colours(ledger, batch_id)
+    names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
+    queued = [job for job in jobs if job.id not in retried]  # what varies is what was queued
+    return _labels(queued, colours, names, leave_out, seeds_always=not leave_out)[1]
+
+
 def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> BatchView:
     """The batch as the sheet shows it (a few reads; in any thread with its own connection)."""
     jobs = ledger.jobs(batch=batch_id)
-    colours = batch_colours(ledger, batch_id)
-    names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
     retried = retries(jobs, ledger.batch(batch_id).created_at)
-    queued = [job for job in jobs if job.id not in retried]  # what varies is what was queued
-    _keys, labels = _labels(queued, colours, names)
+    labels = _batch_labels(ledger, batch_id, jobs, retried)
     grid = batch_grid(ledger, batch_id)
     view = BatchView(
         batch_id,
@@ -123,7 +160,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.grid = _grid_layout(grid) if grid is not None else None
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
-        view.labels = _labels(queued, colours, names, leave_out=told, seeds_always=False)[1]
+        view.labels = _batch_labels(ledger, batch_id, jobs, retried, told)
         view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
     else:  # a retry beside its original: its label, and what it made smaller
         for retry, original in retried.items():

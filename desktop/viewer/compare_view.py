@@ -9,9 +9,14 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
 
+from core.errors import BatchlineError
+from desktop.sheet.sheet_batch import job_captions
 from desktop.viewer.viewer_canvas import ZOOM_STEP, PictureCanvas
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.ledger import Ledger
     from core.pictures.pictures import Picture
 
 PREFERRED_SIZE = (1200, 700)
@@ -28,12 +33,19 @@ COMPARE_KEYS = (  # (name, text, key): bound here and told in the tooltips
 
 class CompareView(QWidget):
     """A window of two canvases in step: the left shows ``pinned``, the right
-    ``pictures[index]``; wheel, drag, +/-, F and A on either move both."""
+    ``pictures[index]``; wheel, drag, +/-, F and A on either move both. ``caption`` says what
+    a picture is ("Fox portrait · cfg 8 · seed 2"; its file's name when not given)."""
 
     def __init__(
-        self, pinned: Picture, pictures: list[Picture], index: int = 0, parent: Any = None
+        self,
+        pinned: Picture,
+        pictures: list[Picture],
+        index: int = 0,
+        parent: Any = None,
+        caption: Callable[[Picture], str] | None = None,
     ) -> None:
         super().__init__(parent)
+        self.caption = caption or (lambda picture: picture.path.name)
         self.setWindowFlag(Qt.WindowType.Window)
         self.pinned = pinned
         self.pictures = list(pictures)
@@ -55,7 +67,7 @@ class CompareView(QWidget):
         self.actions_by_name = self._actions()
         self.resize(*PREFERRED_SIZE)
         self.left.set_image(_image(pinned), "The pinned picture cannot be read.")
-        self.left_name.setText(f"Pinned: {pinned.path.name}")
+        self.left_name.setText(f"Pinned: {self.caption(pinned)}")
         self.show_index(index)
 
     def _canvas(self, name: str) -> PictureCanvas:
@@ -107,8 +119,9 @@ class CompareView(QWidget):
         finally:
             self._following = False
         self.right.follow(self.left)
-        self.right_name.setText(f"{picture.path.name} ({self.index + 1} of {len(self.pictures)})")
-        self.setWindowTitle(f"Compare {self.pinned.path.name} and {picture.path.name} — Batchline")
+        said = self.caption(picture)
+        self.right_name.setText(f"{said} ({self.index + 1} of {len(self.pictures)})")
+        self.setWindowTitle(f"Compare {self.caption(self.pinned)} and {said} — Batchline")
 
     @Slot()
     def _in_step(self, moved: PictureCanvas, other: PictureCanvas) -> None:
@@ -119,6 +132,20 @@ class CompareView(QWidget):
             other.follow(moved)
         finally:
             self._following = False
+
+
+def ledger_captions(ledger: Ledger) -> Callable[[Picture], str]:
+    """Captions from the ledger: a picture's batch title and its job's values; its file's name
+    when its job is gone."""
+    captions = job_captions(ledger)
+
+    def caption(picture: Picture) -> str:
+        try:
+            return captions(picture.job_id)
+        except BatchlineError:
+            return picture.path.name
+
+    return caption
 
 
 def _image(picture: Picture) -> QImage | None:

@@ -24,7 +24,7 @@ from core.pictures.trash import check_trashable, trash_picture
 from desktop.common.questions import confirm
 from desktop.jobs.job_action_scope import plain_text
 from desktop.jobs.queue_again import MORE_LIKE_THIS, queue_again, queue_more_like
-from desktop.viewer.compare_view import CompareView
+from desktop.viewer.compare_view import CompareView, ledger_captions
 from desktop.viewer.picture_loader import PictureLoader
 from desktop.viewer.viewer_canvas import ZOOM_STEP, PictureCanvas
 from desktop.viewer.viewer_panel import ViewerPanel
@@ -392,7 +392,9 @@ class PictureViewer(QWidget):
             self.compare.close()
             self.compare.deleteLater()
         following = min(self.index + 1, len(self.pictures) - 1)
-        self.compare = CompareView(picture, self.pictures, following, self)
+        self.compare = CompareView(
+            picture, self.pictures, following, self, ledger_captions(self.ledger)
+        )
         self.compare.show()
         return self.compare
 

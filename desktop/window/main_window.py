@@ -62,7 +62,7 @@ from desktop.presets.preset_files import is_preset_file
 from desktop.presets.presets_panel import PresetsPanel
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.sheet.library_view import LibraryWidget
-from desktop.viewer.compare_view import CompareView
+from desktop.viewer.compare_view import CompareView, ledger_captions
 from desktop.viewer.viewer import PictureViewer
 from desktop.window.drop_overlay import DropOverlay
 from desktop.window.notifications import BatchNotifier
@@ -290,6 +290,7 @@ class MainWindow(QMainWindow):
         self.library.failed.connect(self.show_error)
         self.library.pictures_changed.connect(self.sheet.refresh_job)
         self.library.pictures_changed.connect(self.on_pictures_changed)
+        self.library.selection_changed.connect(self.on_sheet_selection)
         self.presets.values_recalled.connect(partial(apply_recalled, self.composer))
         self.composer.memory.edited_changed.connect(self.presets.model.set_edited)
         self._batches_timer = QTimer(self)
@@ -467,7 +468,7 @@ class MainWindow(QMainWindow):
         if self.compare is not None:
             self.compare.close()
             self.compare.deleteLater()
-        self.compare = CompareView(first, [second], 0, self)
+        self.compare = CompareView(first, [second], 0, self, ledger_captions(self.ledger))
         self.compare.show()
         return self.compare
 

@@ -23,7 +23,6 @@ from core.notify.messages import BatchNews, Counts, EndState
 from desktop.common.batch_counts import BatchCounts
 
 if TYPE_CHECKING:
-
     from PySide6.QtGui import QIcon
 
     from core.job_state import JobState

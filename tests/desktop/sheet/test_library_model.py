@@ -60,3 +60,16 @@ def test_a_bad_query_keeps_the_pictures_shown(library, ledger, tmp_path: Path) -
         library.set_query("seed:abc")
     assert _job_ids(library) == before
     assert library.query == "fox"
+
+
+def test_a_cell_says_its_batch_and_the_values_its_job_has(library, ledger, tmp_path) -> None:
+    """Seen on a real ComfyUI: cells read "Fox portrait · cfg × 3 seeds · job_2026…_1-4.png";
+    a file's name tells the artist nothing, the values the job was made with do."""
+    jobs = fill_library(ledger, tmp_path / "out")
+    library.set_query("")
+    labels = {hit.job_id: library.label(hit) for hit in library.hits()}
+    assert labels[jobs["fox"]].startswith("Evening foxes · ")
+    assert "seed 1042" in labels[jobs["fox"]]
+    assert "cfg 7.5" in labels[jobs["fox"]]
+    assert "seed 42" in labels[jobs["owl"]]
+    assert not any(".png" in label for label in labels.values())

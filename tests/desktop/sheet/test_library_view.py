@@ -161,3 +161,11 @@ def test_compare_wants_two_selected(library, jobs, qtbot) -> None:
         library.compare.click()
     first, second = signal.args
     assert (first.job_id, second.job_id) == (hits[0].job_id, hits[1].job_id)
+
+
+def test_the_selection_is_told_by_its_jobs(library, jobs, qtbot) -> None:
+    """The window's details and job actions follow the library's selection, as the sheet's."""
+    hits = library.model.hits()
+    with qtbot.waitSignal(library.selection_changed) as signal:
+        library.select_rows([1, 2])
+    assert signal.args[0] == [hits[1].job_id, hits[2].job_id]

@@ -358,4 +358,8 @@ def test_pin_compares_the_shown_picture_with_the_next(qtbot, ledger, controller,
     assert compare is not None
     assert compare.pinned == pictures[1]
     assert compare.current() == pictures[2]
+    # Each side says what its picture is, as the library's cells do, not its file's name.
+    assert compare.left_name.text().startswith("Pinned: Evening foxes · ")
+    assert "seed 7" in compare.left_name.text()
+    assert ".png" not in compare.right_name.text() + compare.windowTitle()
     compare.close()

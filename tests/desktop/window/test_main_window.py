@@ -18,6 +18,7 @@ from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from desktop.window.main_window import MainWindow
 from tests.desktop.conftest import TXT2IMG, make_jobs
 from tests.desktop.helpers import answer_question, run_job, shown_ampersands, succeed_job, until
+from tests.desktop.sheet.library_pictures import fill_library
 from tests.trash_home import use_trash
 
 
@@ -59,6 +60,19 @@ def test_selection_shows_details_and_enables_actions(window, ledger, qtbot, qloo
     qtbot.waitUntil(lambda: "Cancelled" in window.details.header.text())
     assert not window.job_actions.cancel.isEnabled()
     assert window.job_actions.retry.isEnabled()
+
+
+def test_a_picture_chosen_in_the_library_shows_its_job(window, ledger, tmp_path) -> None:
+    """Seen on a real ComfyUI: the Details pane stayed on "Select a job" when a library
+    picture was clicked; it follows the library's selection as it follows the sheet's."""
+    jobs = fill_library(ledger, tmp_path / "lib")
+    window.model.refresh()
+    window.show_library()
+    library = window.library
+    row = next(n for n, hit in enumerate(library.model.hits()) if hit.job_id == jobs["owl"])
+    library.select_rows([row])
+    assert window.details.job_id() == jobs["owl"]
+    assert [job.id for job in window.table.selected_jobs()] == [jobs["owl"]]  # what acts on
 
 
 def test_notices_move_nothing_and_go_away(window, qtbot) -> None:
