@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -190,6 +191,10 @@ class LibraryWidget(QWidget):
             self.trash,
         ):
             actions.addWidget(widget)
+        more = actions.findChild(QToolButton, "qt_toolbar_ext_button")  # "»" when cut
+        if more is not None:
+            more.setAccessibleName("More library actions")
+            more.setToolTip("More library actions")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
