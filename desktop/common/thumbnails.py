@@ -9,6 +9,7 @@ from typing import Any
 
 from PIL import Image
 from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QPixmap, QPixmapCache
 
 from core.paths import cache_dir
 from desktop.common.off_thread import OffThread
@@ -62,6 +63,18 @@ class ThumbnailLoader(QObject):
 
     def cached(self, source: str) -> str | None:
         return self._done.get(source)
+
+    def pixmap(self, source: str) -> QPixmap | None:
+        """The thumbnail of ``source`` to paint now (Qt's pixmap cache keeps it), else None
+        and it is made, off the GUI thread, for a later paint (``ready``)."""
+        thumb = self.cached(source)
+        if thumb is None:
+            self.request(source)  # painted now: worth making
+            return None
+        pixmap = QPixmap()
+        if not QPixmapCache.find(thumb, pixmap) and pixmap.load(thumb):
+            QPixmapCache.insert(thumb, pixmap)
+        return pixmap
 
     def request(self, source: str) -> None:
         if source in self._done or source in self._pending:

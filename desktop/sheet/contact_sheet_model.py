@@ -488,14 +488,7 @@ class ContactSheetModel(QAbstractTableModel):
         source = self._view.pictures.get(job.id)
         if source is None:
             return None
-        thumb = self._thumbnails.cached(source)
-        if thumb is None:
-            self._thumbnails.request(source)  # painted now: worth making
-            return None
-        pixmap = QPixmap()
-        if not QPixmapCache.find(thumb, pixmap) and pixmap.load(thumb):
-            QPixmapCache.insert(thumb, pixmap)
-        return pixmap
+        return self._thumbnails.pixmap(source)
 
     def _status(self, job: JobRecord) -> tuple[str, str]:
         """What the cell says and how (kind: muted, active, failed, cancelled, done)."""

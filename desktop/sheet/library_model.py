@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Slot
-from PySide6.QtGui import QPixmap, QPixmapCache
 
 from core.batch.batch_title import batch_title
 from core.ledger.marks import Mark
@@ -29,6 +28,8 @@ from desktop.sheet.sheet_batch import job_labels
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from PySide6.QtGui import QPixmap
 
     from core.ledger import Ledger
     from core.ledger.picture_index import PictureHit
@@ -194,12 +195,4 @@ class LibraryModel(QAbstractListModel):
         return " · ".join(part for part in parts if part)
 
     def _picture(self, hit: PictureHit) -> QPixmap | None:
-        source = str(hit.path)
-        thumb = self._thumbnails.cached(source)
-        if thumb is None:
-            self._thumbnails.request(source)  # painted now: worth making
-            return None
-        pixmap = QPixmap()
-        if not QPixmapCache.find(thumb, pixmap) and pixmap.load(thumb):
-            QPixmapCache.insert(thumb, pixmap)
-        return pixmap
+        return self._thumbnails.pixmap(str(hit.path))
