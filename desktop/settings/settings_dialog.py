@@ -35,6 +35,7 @@ from core.ledger.settings import (
     server_list,
     wildcards_folder,
 )
+from desktop.settings.extension_row import ExtensionInstaller
 from desktop.settings.server_check import check_servers_waiting
 from desktop.settings.server_models import ModelRefresher, ServerModels, configured_servers
 
@@ -133,6 +134,8 @@ class SettingsDialog(QDialog):
         form.addRow(_buddy("&Output folder", self.output), row)
         form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
         form.addRow("Exports", self.sidecar)
+        self.extension = ExtensionInstaller(fields)
+        form.addRow("ComfyUI editor", self.extension)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
