@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.comfyui_extension import install  # noqa: E402
+from core.ledger import Ledger  # noqa: E402
+from core.ledger.settings import SERVER  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -121,10 +123,13 @@ def run_batchline(home: Path, comfy_url: str, *words: str) -> str:
 
 @contextlib.contextmanager
 def batchline(comfy_url: str) -> Iterator[tuple[str, str, Path]]:
-    """`batchline serve` on a free port in a fresh data folder, with a token for "comfyui"."""
+    """`batchline serve` on a free port in a fresh data folder whose Settings name the ComfyUI,
+    with a token for "comfyui"."""
     with tempfile.TemporaryDirectory(prefix="batchline-ext-") as tmp:
         home = Path(tmp) / "home"
         token = run_batchline(home, comfy_url, "tokens", "create", "comfyui").strip()
+        with Ledger(home) as ledger:  # in Settings, as the artist would: CORS lets it in
+            SERVER.set(ledger, comfy_url)
         log = Path(tmp) / "serve.out"
         command = [sys.executable, "-m", "cli.main", "--data-dir", str(home)]
         command += ["--server", comfy_url, "serve", "--listen", "127.0.0.1:0"]
