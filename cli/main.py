@@ -18,6 +18,7 @@ from peewee import PeeweeException
 from cli import (
     again_cmd,
     batches_cmd,
+    comfyui_extension_cmd,
     control_cmd,
     grid_cmd,
     gui_cmd,
@@ -61,6 +62,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     control_cmd,
     servers_cmd,
     tokens_cmd,
+    comfyui_extension_cmd,
     init_cmd,
 )
 

@@ -36,6 +36,7 @@ from core.ledger.settings import (
     server_list,
     wildcards_folder,
 )
+from desktop.settings.extension_row import ExtensionInstaller
 from desktop.settings.server_check import check_servers_waiting
 from desktop.settings.server_models import ModelRefresher, ServerModels, configured_servers
 
@@ -136,6 +137,8 @@ class SettingsDialog(QDialog):
         form.addRow("Exports", self.sidecar)
         self.notify = _notify_box(ledger, self)
         form.addRow("", self.notify)
+        self.extension = ExtensionInstaller(fields)
+        form.addRow("ComfyUI editor", self.extension)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
