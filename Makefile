@@ -41,7 +41,7 @@ pytest: $(STAMP)
 # then bench/turbo.py: 90 ms jobs with the old defaults, the adaptive ones, the deep queue (~6 min);
 # then bench/model_order.py: models placed and kept loaded (BENCHMARKS.md "Models", ~3 min).
 # `make bench-more`: the ledger, bulk commands, the picture search over 100,000 jobs (~30 s),
-# controller kills, the GUI and its contact sheet.
+# controller kills, the GUI and its contact sheet, the Library tab over 100,000 pictures (~75 s).
 bench: $(STAMP)
 	$(BIN)/python bench/feed.py
 	$(BIN)/python -m bench.turbo
@@ -56,6 +56,7 @@ bench-more: $(STAMP)
 	$(BIN)/python -m bench.controller_kills --servers 2
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.sheet_scroll
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench.library
 
 # `make chaos`: 1,000 jobs against a faulty, restarting simulator while the controller is
 # SIGKILLed 50 times; prints figures and exits 1 if an exactly-once invariant breaks (minutes).
