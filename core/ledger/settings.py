@@ -336,6 +336,15 @@ EXPORT_SIDECAR: Setting[bool] = Setting(
     _flag,
 )
 
+ALLOWED_ORIGINS: Setting[str] = Setting(
+    "api.allowed_origins",
+    "",
+    "Web pages (origins, scheme://host:port) besides the ComfyUI servers in server.url that "
+    "may send workflows to the API's POST /v1/comfyui/workflows from a browser (the "
+    "Send to Batchline extension), separated by commas; every other route answers no page.",
+    _text,
+)
+
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
@@ -345,6 +354,7 @@ EVERY_SETTING: tuple[Setting[Any], ...] = (
     MAX_PENDING_PER_REQUESTER,
     MAX_BACKLOG,
     EXPORT_SIDECAR,
+    ALLOWED_ORIGINS,
 )
 
 
