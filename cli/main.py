@@ -25,6 +25,7 @@ from cli import (
     jobs_cmd,
     marks_cmd,
     name_cmd,
+    origins_cmd,
     preset_cmd,
     queue_cmd,
     run_cmd,
@@ -61,6 +62,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     control_cmd,
     servers_cmd,
     tokens_cmd,
+    origins_cmd,
     init_cmd,
 )
 
