@@ -32,8 +32,8 @@ def origins(args: argparse.Namespace) -> int:
         added = server_list(ALLOWED_ORIGINS.get(ledger))
         if args.verb == "list":
             servers = server_list(SERVER.get(ledger))
-            for origin in sorted(allowed_origins(ledger)):
-                print(f"{origin}\t{'added' if origin in map(origin_of, added) else 'a server'}")
+            for each in sorted(allowed_origins(ledger)):
+                print(f"{each}\t{'added' if each in map(origin_of, added) else 'a server'}")
             if not servers:
                 print("(no server set: ComfyUI's default address is allowed)")
             return 0

@@ -1,4 +1,4 @@
-"""`batchline preset add|list|show|remove|versions|restore`: the presets stored in the ledger."""
+"""`batchline preset add|list|show|remove|versions|restore`: the presets in the ledger."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from cli.preset_versions_cmd import register_verbs
 from cli.common import (
     names_from_user,
     open_ledger,
@@ -17,6 +16,7 @@ from cli.common import (
     server_url,
     short_time,
 )
+from cli.preset_versions_cmd import register_verbs
 from core.batch import stored_preset
 from core.batch.varied import value_text
 from core.catalogue import Catalogue

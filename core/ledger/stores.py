@@ -157,7 +157,7 @@ class PresetStore:
             if old.workflow_hash == row.workflow_hash and old.editor_json == row.editor_json:
                 return PresetOutcome.unchanged, latest_number(row)
             now = self._handle.now()
-            row.workflow = old.workflow_hash
+            row.workflow = old.workflow  # the same stored workflow: nothing copied
             row.editor_json = old.editor_json
             row.source = old.source
             row.info_json = old.info_json
