@@ -26,6 +26,7 @@ from cli import (
     jobs_cmd,
     marks_cmd,
     name_cmd,
+    origins_cmd,
     preset_cmd,
     queue_cmd,
     run_cmd,
@@ -63,6 +64,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     servers_cmd,
     tokens_cmd,
     comfyui_extension_cmd,
+    origins_cmd,
     init_cmd,
 )
 

@@ -1,4 +1,4 @@
-"""`batchline preset add|list|show|remove`: the presets stored in the ledger."""
+"""`batchline preset add|list|show|remove|versions|restore`: the presets in the ledger."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from cli.common import (
     server_url,
     short_time,
 )
+from cli.preset_versions_cmd import register_verbs
 from core.batch import stored_preset
 from core.batch.varied import value_text
 from core.catalogue import Catalogue
@@ -38,7 +39,7 @@ CATALOGUE_TIMEOUT = httpx.Timeout(3.0, connect=0.5)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("preset", help="add, list, show and remove presets")
+    parser = subparsers.add_parser("preset", help="add, list, show, remove and restore presets")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
 
     add = verbs.add_parser("add", help="store a workflow file (API JSON, PNG or editor JSON)")
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
     remove = verbs.add_parser("remove", help="forget a preset (its batches keep their workflow)")
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(func=remove_preset)
+    register_verbs(verbs)
 
 
 # --- add -----------------------------------------------------------------------------------------

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from core.api.auth import LEDGER, bearer_auth
+from core.api.comfyui_send import add_comfyui_route, comfyui_cors
 from core.api.config import COMMANDS, CONFIG
 from core.api.connections import HEADER_TIMEOUT_S, CappedSite
 from core.api.errors import json_errors
 from core.api.events import STOPPING, STREAMS, StreamCount
+from core.api.host_check import host_check
 from core.api.quiet_log import quiet_accept_errors, quiet_logger
 from core.api.reads import API_THREADS, SLOTS
 from core.api.routes import add_routes
@@ -62,7 +64,10 @@ def _loopback(host: str) -> bool:
 
 
 def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
-    app = web.Application(middlewares=[json_errors, bearer_auth], client_max_size=MAX_FILE_BYTES)
+    app = web.Application(
+        middlewares=[host_check, comfyui_cors, json_errors, bearer_auth],
+        client_max_size=MAX_FILE_BYTES,
+    )
     app[LEDGER] = ledger
     app[CONFIG] = config
     app[COMMANDS] = LedgerCommands(ledger, servers=config.servers, limits=config.limits)
@@ -70,6 +75,7 @@ def make_app(ledger: Ledger, config: ApiConfig) -> web.Application:
     app[SLOTS] = asyncio.Semaphore(API_THREADS)
     app[STREAMS] = StreamCount(config.caps)
     add_routes(app)
+    add_comfyui_route(app)
 
     async def stop_streams(app: web.Application) -> None:
         app[STOPPING].set()

@@ -46,9 +46,10 @@ async def read_body(request: web.Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-async def read_json(request: web.Request) -> dict[str, Any]:
-    """The body as a JSON object (numbers finite, text valid Unicode)."""
-    data = await read_body(request, MAX_JSON_BYTES)
+async def read_json(request: web.Request, limit: int = MAX_JSON_BYTES) -> dict[str, Any]:
+    """The body as a JSON object (numbers finite, text valid Unicode), of ``limit`` bytes at
+    most (413 past it)."""
+    data = await read_body(request, limit)
     try:
         value = json.loads(data, parse_constant=_no_constant)
         if not isinstance(value, dict):

@@ -38,6 +38,7 @@ _CODES = {
     409: "conflict",
     413: "too_large",
     415: "unsupported_media_type",
+    421: "misdirected",
     429: "busy",
     503: "unavailable",
 }

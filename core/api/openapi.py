@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from core.api.bodies import MAX_FILE_NAME
+from core.api.comfyui_send import MAX_SEND_BYTES
 from core.batch.wildcard_spec import MODES
 from core.inputs import MAX_PICTURE_BYTES
 from core.job_state import AttemptResult, JobState
@@ -403,6 +404,23 @@ SCHEMAS: dict[str, Schema] = {
             "also_named": _NULLABLE_TEXT,
         }
     ),
+    "WorkflowSent": _object(
+        {
+            "name": {"type": "string", "description": "the workflow's name in the editor"},
+            "workflow": {"type": "object", "description": "the editor's graph (what Save writes)"},
+            "prompt": {"type": "object", "description": "the API prompt the editor made of it"},
+            "comfyui": {"type": "string", "description": "the ComfyUI page's origin"},
+        }
+    ),
+    "WorkflowStored": _object(
+        {
+            "preset": {"type": "string", "description": "the name it is stored under"},
+            "version": {"type": "integer", "minimum": 1},
+            "outcome": {"enum": ["created", "updated", "unchanged"]},
+            "message": {"type": "string"},
+            "window": {"type": "boolean", "description": "an open window was asked to show it"},
+        }
+    ),
     "Counts": {
         "type": "object",
         "properties": {state: {"type": "integer"} for state in _STATES},
@@ -596,6 +614,24 @@ PATHS: dict[str, Schema] = {
                 "content": {
                     "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
                 },
+            },
+        ),
+    },
+    "/v1/comfyui/workflows": {
+        "post": _operation(
+            "store a workflow sent from ComfyUI's editor as your preset of its name (a new "
+            "version of yours; another owner's name gets a free one, 'Fox portrait (2)'); the "
+            "one route a web page may call: CORS for the ComfyUI servers in the settings and "
+            "api.allowed_origins only",
+            {
+                "200": _json(_ref("WorkflowStored"), "a new version, or the same content"),
+                "201": _json(_ref("WorkflowStored"), "stored as a new preset"),
+                "403": _json(_ref("Error"), "the page (Origin) may not send here"),
+                "413": _json(_ref("Error"), f"the body is larger than {MAX_SEND_BYTES} bytes"),
+            },
+            requestBody={
+                "required": True,
+                "content": {"application/json": {"schema": _ref("WorkflowSent")}},
             },
         ),
     },

@@ -26,6 +26,8 @@ from core.ledger.schema import (
     BatchNotice,
     ControllerRun,
     Mark,
+    Preset,
+    PresetVersion,
     SavedSearch,
     ServerOffer,
     ServerPicture,
@@ -134,6 +136,24 @@ def _batch_notices(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
     BatchNotice.create_table(safe=True)
 
 
+def _preset_versions(db: SqliteDatabase, migrator: SqliteMigrator) -> None:
+    """Schema 14: every content a preset holds is a numbered version; each preset there has
+    its current content as version 1."""
+    PresetVersion.create_table(safe=True)
+    versioned = PresetVersion.select(PresetVersion.preset)
+    for row in Preset.select().where(Preset.id.not_in(versioned)):
+        PresetVersion.create(
+            preset=row.id,
+            number=1,
+            workflow=row.workflow_hash,
+            editor_json=row.editor_json,
+            source=row.source,
+            info_json=row.info_json,
+            created_at=row.updated_at,
+            stored_by=row.changed_by,
+        )
+
+
 MIGRATIONS: dict[int, Migration] = {
     2: _job_run_times,
     3: _drop_requests,
@@ -147,6 +167,7 @@ MIGRATIONS: dict[int, Migration] = {
     11: _server_pictures,
     12: _picture_search,
     13: _batch_notices,
+    14: _preset_versions,
 }
 
 

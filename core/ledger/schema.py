@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # "BTLN": marks a SQLite file as a Batchline ledger (PRAGMA application_id).
 APPLICATION_ID = 0x42544C4E
 # PRAGMA user_version of a ledger this code writes; database.MIGRATIONS bring older ones up to it.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 class ThreadLocalDatabase(DatabaseProxy):
@@ -100,6 +100,26 @@ class Preset(BaseModel):
     # Who stored it (its owner) and who last changed it, as owners.Actor keys (schema 9).
     stored_by = CharField()
     changed_by = CharField()
+
+
+class PresetVersion(BaseModel):
+    """Every content a preset has held, numbered from 1 (schema 14): replacing a preset's
+    content adds a version, so the old one is never lost."""
+
+    id = AutoField()
+    preset = ForeignKeyField(Preset, on_delete="CASCADE", backref="versions")
+    number = IntegerField()
+    workflow_hash: str
+    workflow = ForeignKeyField(Workflow, column_name="workflow_hash")
+    editor_json = TextField(null=True)
+    source = TextField(default="")
+    info_json = TextField(default="{}")
+    created_at = FloatField()
+    stored_by = CharField()  # who made this version, as an owners.Actor key
+    origin = TextField(default="")  # where it came from, e.g. the ComfyUI address it was sent from
+
+    class Meta:
+        indexes = ((("preset", "number"), True),)
 
 
 class Batch(BaseModel):
@@ -290,6 +310,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     Counter,
     Workflow,
     Preset,
+    PresetVersion,
     Batch,
     Job,
     Attempt,

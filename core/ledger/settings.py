@@ -345,6 +345,15 @@ NOTIFY_DESKTOP: Setting[bool] = Setting(
     _flag,
 )
 
+ALLOWED_ORIGINS: Setting[str] = Setting(
+    "api.allowed_origins",
+    "",
+    "Web pages (origins, scheme://host:port) besides the ComfyUI servers in server.url that "
+    "may send workflows to the API's POST /v1/comfyui/workflows from a browser (the "
+    "Send to Batchline extension), separated by commas; every other route answers no page.",
+    _text,
+)
+
 EVERY_SETTING: tuple[Setting[Any], ...] = (
     SERVER,
     OUTPUT_DIR,
@@ -355,6 +364,7 @@ EVERY_SETTING: tuple[Setting[Any], ...] = (
     MAX_BACKLOG,
     EXPORT_SIDECAR,
     NOTIFY_DESKTOP,
+    ALLOWED_ORIGINS,
 )
 
 

@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING, Any
 from core.errors import InputError, NotYours, SettingError, UnknownRecord
 from core.ledger import schema
 from core.ledger.owners import LOCAL, Actor
+from core.ledger.preset_versions import (
+    PresetVersionRecord,
+    add_version,
+    latest_number,
+    version_row,
+    versions_of,
+)
 from core.ledger.records import PresetRecord
 from core.names import checked_name
 
@@ -32,6 +39,16 @@ class PresetContent:
     editor_workflow: dict[str, Any] | None = None
     source: str = ""
     info: dict[str, Any] | None = None
+    origin: str = ""  # where it came from (the ComfyUI address it was sent from), if known
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where `PresetStore.add_own` stored content: the name, what it did, the version."""
+
+    name: str
+    outcome: PresetOutcome
+    version: int
 
 
 class PresetStore:
@@ -48,40 +65,107 @@ class PresetStore:
         self.actor = actor
 
     def add(self, name: str, content: PresetContent, *, replace: bool = False) -> PresetOutcome:
-        """Store ``content`` under ``name``.
+        """Store ``content`` under ``name``; replacing keeps the old content as a version.
 
         Raises:
             InputError: the name is taken by different content and ``replace`` is false.
             NotYours: the name is another owner's preset and the actor may not change it.
         """
         checked_name(name, "a preset")
+        with self._handle.tx():
+            return self._put(name, content, replace=replace)
+
+    def add_own(self, name: str, content: PresetContent) -> Placed:
+        """Store ``content`` as the actor's preset ``name``: a new version of its own preset of
+        that name, or, when the name is another owner's, under the first free name (or own
+        one) of ``name (2)``, ``name (3)``, ...: another's preset is never overwritten."""
+        checked_name(name, "a preset")
+        with self._handle.tx():
+            chosen, number = name, 1
+            while True:
+                row = schema.Preset.get_or_none(schema.Preset.name == chosen)
+                if row is None or self._may_change(row):
+                    break
+                number += 1
+                chosen = f"{name} ({number})"
+            outcome = self._put(chosen, content, replace=True)
+            version = latest_number(schema.Preset.get(schema.Preset.name == chosen))
+            return Placed(chosen, outcome, version)
+
+    def _put(self, name: str, content: PresetContent, *, replace: bool) -> PresetOutcome:
         now = self._handle.now()
         editor = json.dumps(content.editor_workflow) if content.editor_workflow else None
-        with self._handle.tx():
-            existing = schema.Preset.get_or_none(schema.Preset.name == name)
-            if existing:
-                self._check_may_change(existing)
-            if existing and existing.workflow_hash == content.workflow_hash:
-                return PresetOutcome.unchanged
-            if existing and not replace:
-                raise InputError(
-                    f"a preset named {name!r} already exists with other content; "
-                    "use --replace to overwrite it"
-                )
-            _store_workflow(content)
-            fields = {
-                "workflow": content.workflow_hash,
-                "editor_json": editor,
-                "source": content.source,
-                "info_json": json.dumps(content.info or {}),
-                "updated_at": now,
-                "changed_by": self.actor.key,
-            }
-            if existing:
-                schema.Preset.update(**fields).where(schema.Preset.id == existing.id).execute()
-                return PresetOutcome.replaced
+        existing = schema.Preset.get_or_none(schema.Preset.name == name)
+        if existing:
+            self._check_may_change(existing)
+        if existing and existing.workflow_hash == content.workflow_hash:
+            return PresetOutcome.unchanged
+        if existing and not replace:
+            raise InputError(
+                f"a preset named {name!r} already exists with other content; "
+                "use --replace to overwrite it"
+            )
+        _store_workflow(content)
+        fields = {
+            "workflow": content.workflow_hash,
+            "editor_json": editor,
+            "source": content.source,
+            "info_json": json.dumps(content.info or {}),
+            "updated_at": now,
+            "changed_by": self.actor.key,
+        }
+        if existing:
+            schema.Preset.update(**fields).where(schema.Preset.id == existing.id).execute()
+            outcome = PresetOutcome.replaced
+        else:
             schema.Preset.create(name=name, created_at=now, stored_by=self.actor.key, **fields)
-            return PresetOutcome.created
+            outcome = PresetOutcome.created
+        add_version(
+            schema.Preset.get(schema.Preset.name == name), now, self.actor.key, content.origin
+        )
+        return outcome
+
+    def versions(self, name: str) -> list[PresetVersionRecord]:
+        """The preset's versions, oldest first.
+
+        Raises:
+            UnknownRecord: no such preset the actor may see.
+        """
+        with self._handle.read():
+            return versions_of(self.row(name))
+
+    def version(self, name: str) -> int:
+        """The number of the preset's current version."""
+        with self._handle.read():
+            return latest_number(self.row(name))
+
+    def restore(self, name: str, number: int) -> tuple[PresetOutcome, int]:
+        """Make version ``number`` current again, as a new version (``unchanged`` when it is
+        the current content already); returns what it did and the current version's number.
+
+        Raises:
+            UnknownRecord: no such preset the actor may see, or no such version.
+            NotYours: the preset is another owner's and the actor may not change it.
+        """
+        with self._handle.tx():
+            row = self.row(name)
+            self._check_may_change(row)
+            old = version_row(row, number)
+            if old is None:
+                have = latest_number(row)
+                raise UnknownRecord(f"preset {name!r} has no version {number} (it has 1 to {have})")
+            if old.workflow_hash == row.workflow_hash and old.editor_json == row.editor_json:
+                return PresetOutcome.unchanged, latest_number(row)
+            now = self._handle.now()
+            row.workflow = old.workflow  # the same stored workflow: nothing copied
+            row.editor_json = old.editor_json
+            row.source = old.source
+            row.info_json = old.info_json
+            row.updated_at = now
+            row.changed_by = self.actor.key
+            row.save()
+            origin = f"version {number}"
+            return PresetOutcome.replaced, add_version(row, now, self.actor.key, origin)
 
     def row(self, name: str) -> schema.Preset:
         """The preset ``name`` if the actor may see it.
@@ -148,10 +232,13 @@ class PresetStore:
         artist = schema.Preset.stored_by.startswith(f"{LOCAL}:")
         return artist | (schema.Preset.stored_by == self.actor.key)
 
+    def _may_change(self, row: schema.Preset) -> bool:
+        """The artist changes any preset, locally; an API requester only those it stored."""
+        return self.actor.local or row.stored_by == self.actor.key
+
     def _check_may_change(self, row: schema.Preset) -> None:
-        """Raise NotYours unless the actor may change ``row``: the artist changes any, locally;
-        an API requester only those it stored."""
-        if self.actor.local or row.stored_by == self.actor.key:
+        """Raise NotYours unless the actor may change ``row`` (`_may_change`)."""
+        if self._may_change(row):
             return
         owner = Actor.from_key(row.stored_by)
         whose = f"the artist's ({owner.name}, changed only on that computer)"

@@ -29,6 +29,8 @@ def is_api_workflow(data: object) -> bool:
 def validate_api_workflow(data: Mapping[str, Any]) -> dict[str, Any]:
     """Check an API workflow's shape and links; return it as a plain dict."""
     for node_id, node in data.items():
+        if not isinstance(node, Mapping):
+            raise PresetError(f"node {node_id} is not an object")
         if not isinstance(node.get("class_type"), str) or not node["class_type"]:
             raise PresetError(f"node {node_id} has no class_type")
         inputs = node.get("inputs", {})

@@ -51,11 +51,12 @@ def store_preset(
     check_name(name, hint)
     presets = ledger.presets if requester is None else ledger.presets_for(requester)
     also = next((r.name for r in presets.all() if r.workflow_hash == preset.content_hash), None)
-    outcome = presets.add(name, _content(preset, seed_inputs), replace=replace)
+    outcome = presets.add(name, preset_content(preset, seed_inputs), replace=replace)
     return Stored(outcome, also if also != name else None)
 
 
-def _content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent:
+def preset_content(preset: Preset, seed_inputs: Sequence[str] | None) -> PresetContent:
+    """What the ledger stores of a loaded preset (and of the seed inputs chosen by hand)."""
     info: dict[str, Any] = {"format": preset.format.value, "notices": list(preset.notices)}
     if seed_inputs:
         info["seed_inputs"] = [str(seed.ref) for seed in preset.seed_inputs]

@@ -265,6 +265,7 @@ class Session(QObject):
         window.connect_real_requested.connect(self._leave_demo)
         window.settings_requested.connect(self._settings)
         window.quit_all_requested.connect(self._quit_all)
+        window.presets.arrived.connect(self.show_window)  # sent from ComfyUI's editor
         window.confirm_close = self._confirm_close
         self.tasks.failed.connect(lambda task, why: window.show_error(f"{task}: {why}"))
         install_excepthook(window.show_error)

@@ -30,12 +30,15 @@ from PySide6.QtWidgets import (
 from core.batch.queueing import stored_preset
 from core.batch.recall import add_recalled, recall_job, recall_png
 from core.errors import BatchlineError
+from core.ledger import PresetOutcome
+from core.ledger.arrivals import latest_arrival
 from core.presets.composer_state import has_unsaved_values
 from core.presets.storing import duplicate_preset, remove_preset, rename_preset
 from desktop.common.questions import confirm
 from desktop.composer.composer_memory import EDITED_TIP
 from desktop.composer.recall import RecallChoice, ask_recall_choice
-from desktop.presets.preset_files import AddResult, add_preset_files
+from desktop.presets.preset_files import AddResult, SameName, add_preset_files
+from desktop.presets.same_name import ask_same_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -120,6 +123,7 @@ class PresetsPanel(QWidget):
     """
 
     preset_selected = Signal(str)
+    arrived = Signal(str)
     values_recalled = Signal(str, dict)
     failed = Signal(str)
     notice = Signal(str)
@@ -145,6 +149,8 @@ class PresetsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.list, self.open_button, hint):
             layout.addWidget(widget)
+        arrival = latest_arrival(ledger)
+        self._arrived_at = arrival.at if arrival is not None else 0.0
         # Presets added or removed by another process (the CLI) show up within a few seconds.
         self._follow = QTimer(self)
         self._follow.setInterval(FOLLOW_MS)
@@ -165,6 +171,13 @@ class PresetsPanel(QWidget):
         current = self.current_name()
         if self.model.reload() and current is not None:
             self.select(current)
+        arrival = latest_arrival(self._ledger)
+        if arrival is not None and arrival.at > self._arrived_at:
+            self._arrived_at = arrival.at
+            self.select(arrival.preset)
+            self.arrived.emit(arrival.preset)
+            origin = f" from {arrival.origin}" if arrival.origin else ""
+            self.notice.emit(f"'{arrival.preset}' arrived{origin} (version {arrival.version}).")
 
     def stop(self) -> None:
         self._follow.stop()
@@ -177,11 +190,20 @@ class PresetsPanel(QWidget):
         """
         paths = list(paths)
         pictures = [path for path in paths if path.suffix.lower() == ".png"]
-        results = add_preset_files(self._ledger, [p for p in paths if p not in pictures])
+        ask = lambda name: self.ask_same_name(self, name)  # noqa: E731
+        results = add_preset_files(self._ledger, [p for p in paths if p not in pictures], ask)
         results += [self._recall_picture(path) for path in pictures]
         errors = [r.error for r in results if r.error]
         names = [r.name for r in results if r.name]
         self._show_error("\n".join(errors))
+        for result in results:
+            if result.outcome is PresetOutcome.unchanged:
+                self.notice.emit(f"'{result.name}' is already a preset with this workflow.")
+            elif result.outcome is PresetOutcome.replaced and result.name:
+                number = self._ledger.presets.version(result.name)
+                self.notice.emit(
+                    f"Updated '{result.name}' (version {number}; the old one is kept)."
+                )
         if names:
             self.model.reload()
             self.select(names[-1])
@@ -334,6 +356,11 @@ class PresetsPanel(QWidget):
         return answer if ok else None
 
     confirm = staticmethod(confirm)  # tests replace it with an answer
+
+    @staticmethod
+    def ask_same_name(parent: QWidget, name: str) -> SameName | None:
+        """A dropped workflow named as a preset with other content (tests monkeypatch this)."""
+        return ask_same_name(parent, name)
 
     def _show_error(self, text: str) -> None:
         if text:

@@ -15,6 +15,7 @@ from collections import Counter
 
 PER_BYTE_S = 0.1
 REFUSED_PAUSE_S = 0.2
+# Never a whole head (its headers trickle for ever), so its Host is never checked.
 START = b"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
 
@@ -83,7 +84,7 @@ async def stream(host: str, port: int, token: str, tally: Counter[str]) -> None:
     """An event stream from the start of the feed, read until the end."""
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(
-        b"GET /v1/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"GET /v1/events?since=0 HTTP/1.1\r\nHost: {host}:{port}\r\n".encode()
         + f"Authorization: Bearer {token}\r\n\r\n".encode()
     )
     answer = await reader.read(65536)

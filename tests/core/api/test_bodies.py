@@ -23,7 +23,8 @@ async def test_a_body_not_all_arrived_in_time_is_408_and_one_in_pieces_is_read_w
     host, port = api.url.removeprefix("http://").rsplit(":", 1)
     body = json.dumps({"preset": "noise", "count": 1}).encode()
     head = (
-        f"POST /v1/batches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {api.tokens['alice']}"
+        f"POST /v1/batches HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Authorization: Bearer {api.tokens['alice']}"
         f"\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n"
     ).encode()

@@ -75,6 +75,8 @@ def make_schema_1_ledger(folder: Path, jobs: int) -> list[str]:
     conn = sqlite3.connect(ledger_path(folder))
     try:
         conn.executescript(UNDO_12)
+        conn.execute("DROP TABLE batch_notice")  # schema 13
+        conn.execute("DROP TABLE preset_version")  # schema 14
         conn.execute("DROP INDEX attempt_result")
         conn.execute("DROP INDEX job_pending_line")
         conn.execute("ALTER TABLE job DROP COLUMN started_at")

@@ -176,6 +176,7 @@ def test_every_option_is_declared_once_with_a_description() -> None:
         "wildcards_dir",
         "export.sidecar",
         "notify.desktop",
+        "api.allowed_origins",
     }
     assert len({s.key for s in declared}) == len(declared)
     assert all(len(s.description) > 20 for s in declared)

@@ -161,3 +161,54 @@ def test_ok_in_settings_keeps_the_chosen_preset_and_its_edits(
         sim.stop()
     assert name == "Soft gradient (model-free)"
     assert shown == edited
+
+
+def test_a_preset_sent_from_comfyui_brings_the_window_forward_keeping_edits(
+    qtbot, qloop, tmp_path
+) -> None:
+    """A preset arriving through the API (recorded in the ledger by another process) shows
+    the window again with the composer on it; the values edited on another preset stay."""
+    import asyncio
+
+    from core.ledger.arrivals import Arrival, record_arrival
+
+    sim = SimulatorThread(SimulatorConfig(job_seconds=0.2, output_dir=tmp_path / "sim"))
+    sim.start()
+    with Ledger(tmp_path / "home") as real:
+        Settings(sim.url, tmp_path / "pictures", FAST).save(real)
+        names = [add_preset_file(real, preset).name for preset in (TXT2IMG, GRADIENT)]
+    options = SessionOptions(data_dir=tmp_path / "home")
+
+    async def scenario() -> tuple[bool, str | None, int, int]:
+        session = Session(options)
+        window = await session.open()
+        try:
+            window.presets.select("Soft gradient (model-free)")
+            width = next(
+                e for _p, e in window.composer.parameters_box.editors if isinstance(e, QSpinBox)
+            )
+            width.setValue(width.value() + 8)
+            edited = width.value()
+            window.hide()
+            with Ledger(tmp_path / "home") as api_side:
+                record_arrival(api_side, Arrival(names[0] or "", 1, "comfyui", "", api_side.now()))
+            for _ in range(100):
+                if window.isVisible():
+                    break
+                await asyncio.sleep(0.05)
+            visible, current = window.isVisible(), window.presets.current_name()
+            window.presets.select("Soft gradient (model-free)")
+            shown = next(
+                e for _p, e in window.composer.parameters_box.editors if isinstance(e, QSpinBox)
+            )
+            return visible, current, shown.value(), edited
+        finally:
+            await session.close()
+
+    try:
+        visible, current, shown, edited = qloop.run_until_complete(scenario())
+    finally:
+        sim.stop()
+    assert visible
+    assert current == names[0]
+    assert shown == edited

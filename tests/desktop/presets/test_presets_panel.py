@@ -8,7 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from core.ledger import PresetContent
+from core.ledger.arrivals import Arrival, record_arrival
 from core.presets.composer_state import load_composer_state, save_composer_state
+from desktop.presets.preset_files import SameName
 from desktop.presets.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel
 from desktop.window.main_window import MainWindow
 from tests.desktop.conftest import TXT2IMG
@@ -89,16 +91,82 @@ def test_open_starts_at_home_when_the_last_folder_is_gone(qtbot, ledger, tmp_pat
     assert panel.open_folder() == Path.home()
 
 
-def test_same_name_other_content_gets_a_new_name(qtbot, ledger, tmp_path) -> None:
-    panel = PresetsPanel(ledger)
-    qtbot.addWidget(panel)
+def _two_foxes(tmp_path: Path) -> tuple[Path, Path]:
     first = tmp_path / "a" / "fox.json"
     first.parent.mkdir()
     first.write_text(TXT2IMG.read_text().replace("1000", "7"), encoding="utf-8")
     second = tmp_path / "fox.json"
     second.write_text(TXT2IMG.read_text(), encoding="utf-8")
+    return first, second
+
+
+def test_same_name_other_content_asks_and_keep_both_gets_a_new_name(
+    qtbot, ledger, tmp_path, monkeypatch
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(
+        PresetsPanel,
+        "ask_same_name",
+        staticmethod(lambda _p, n: asked.append(n) or SameName.keep_both),
+    )
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    first, second = _two_foxes(tmp_path)
     assert panel.add_files([first, second]) == ["fox", "fox (2)"]
-    assert panel.add_files([second]) == ["fox (2)"]
+    assert asked == ["fox"]
+    with qtbot.waitSignal(panel.notice) as said:
+        assert panel.add_files([second]) == ["fox (2)"]  # dropped twice: no third copy
+    assert said.args == ["'fox (2)' is already a preset with this workflow."]
+    assert asked == ["fox"]
+    panel.stop()
+
+
+def test_dropping_the_same_workflow_twice_can_update_the_preset(
+    qtbot, ledger, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(PresetsPanel, "ask_same_name", staticmethod(lambda _p, _n: SameName.update))
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    first, second = _two_foxes(tmp_path)
+    assert panel.add_files([first]) == ["fox"]
+    with qtbot.waitSignal(panel.notice) as said:
+        assert panel.add_files([second]) == ["fox"]
+    assert said.args == ["Updated 'fox' (version 2; the old one is kept)."]
+    assert ledger.presets.names() == sorted(ledger.presets.names())
+    assert "fox (2)" not in ledger.presets.names()
+    versions = ledger.presets.versions("fox")
+    assert len(versions) == 2
+    assert versions[0].workflow_hash != versions[1].workflow_hash
+    assert panel.current_name() == "fox"
+    panel.stop()
+
+
+def test_cancelling_the_same_name_question_adds_nothing(
+    qtbot, ledger, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(PresetsPanel, "ask_same_name", staticmethod(lambda _p, _n: None))
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    first, second = _two_foxes(tmp_path)
+    panel.add_files([first])
+    before = ledger.presets.names()
+    assert panel.add_files([second]) == []
+    assert ledger.presets.names() == before
+    assert len(ledger.presets.versions("fox")) == 1
+    panel.stop()
+
+
+def test_a_preset_sent_from_comfyui_is_selected_and_said(qtbot, ledger, tmp_path) -> None:
+    panel = PresetsPanel(ledger)
+    qtbot.addWidget(panel)
+    first, _ = _two_foxes(tmp_path)
+    panel.add_files([first])
+    record_arrival(ledger, Arrival("fox", 1, "comfyui", "http://127.0.0.1:8188", ledger.now()))
+    with qtbot.waitSignal(panel.arrived, timeout=5000) as arrived:
+        pass
+    assert arrived.args == ["fox"]
+    assert panel.current_name() == "fox"
+    panel.stop()
 
 
 def test_presets_added_by_another_process_appear(qtbot, tmp_path) -> None:
