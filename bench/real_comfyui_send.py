@@ -83,7 +83,17 @@ def main() -> int:
             if args.name not in presets:
                 print(f"the preset {args.name!r} is not in Batchline")
                 return 1
-    print("ok: sent from the editor's menu and the canvas menu, preset in Batchline")
+            versions = json.loads(
+                run_batchline(home, comfy_url, "preset", "versions", args.name, "--json")
+            )
+            print(f"batchline preset versions {args.name!r} --json: {versions}")
+            if len(versions) != 2:
+                print("the tweaked workflow sent again is not the preset's second version")
+                return 1
+    print(
+        "ok: sent from the editor's menu, then tweaked and sent from the canvas menu: one "
+        "preset in Batchline with two versions"
+    )
     return 0
 
 
@@ -245,6 +255,12 @@ def browser_send(args: argparse.Namespace, comfy_url: str, address: str, token: 
             close.click()
         time.sleep(0.5)
 
+        # The artist tweaks the workflow (the sampler's steps), then sends it again: a new
+        # version of the same preset, not a second preset.
+        driver.execute_script(
+            "const n = app.graph._nodes.find(n => n.type === 'KSampler');"
+            "n.widgets.find(w => w.name === 'steps').value = 7; app.graph.setDirtyCanvas(true);"
+        )
         canvas = shown("#graph-canvas")[0]  # right-click on empty canvas, bottom left
         ActionChains(driver).move_to_element_with_offset(
             canvas, -600, 300

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from core.ledger import Ledger
+    from core.ledger.stores import Placed
 
 ROUTE = "/v1/comfyui/workflows"
 MAX_SEND_BYTES = 16 * 1024 * 1024  # an editor graph and its prompt; big ones are a few MB
@@ -179,18 +180,22 @@ async def send_workflow(request: web.Request) -> web.Response:
             ledger,
             Arrival(placed.name, placed.version, requester, sent.comfyui, ledger.now()),
         )
-        said = (
-            "Already in Batchline"
-            if placed.outcome is PresetOutcome.unchanged
-            else "Sent to Batchline"
-        )
         return {
             "preset": placed.name,
             "version": placed.version,
             "outcome": _OUTCOMES[placed.outcome],
-            "message": f"{said} as {placed.name!r}",
+            "message": _message(placed),
             "window": windows_open(ledger.folder),
         }
 
     body = await off_the_loop(request, store)
     return web.json_response(body, status=201 if body["outcome"] == "created" else 200)
+
+
+def _message(placed: Placed) -> str:
+    """What the editor tells the artist: "Sent to Batchline as 'Fox portrait'", with the
+    version when it updated one ("… (version 2)"), or that it was there already."""
+    if placed.outcome is PresetOutcome.unchanged:
+        return f"Already in Batchline as {placed.name!r} (version {placed.version})"
+    version = f" (version {placed.version})" if placed.version > 1 else ""
+    return f"Sent to Batchline as {placed.name!r}{version}"

@@ -53,6 +53,8 @@ async def test_a_sent_workflow_is_stored_and_sent_again_is_a_new_version(api: Ap
     assert first.headers["Vary"] == "Origin"
     assert (same.json()["outcome"], same.json()["version"]) == ("unchanged", 1)
     assert (changed.json()["outcome"], changed.json()["version"]) == ("updated", 2)
+    assert same.json()["message"] == "Already in Batchline as 'Fox portrait' (version 1)"
+    assert changed.json()["message"] == "Sent to Batchline as 'Fox portrait' (version 2)"
     record = api.ledger.presets_for("alice").get("Fox portrait")
     assert record.editor_workflow == EDITOR
     assert record.stored_by.name == "alice"
