@@ -58,7 +58,7 @@ from core.comfy.upload import (
 from core.errors import ComfyOutputTooLarge, ComfyProtocolError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Mapping
+    from collections.abc import AsyncIterator, Callable, Mapping
     from types import TracebackType
 
     from core.comfy.backoff import Backoff
@@ -235,14 +235,20 @@ class ComfyClient:
     # --- other routes -------------------------------------------------------------------------
 
     async def download(
-        self, image: ImageRef, dest: Path, *, max_bytes: int = DEFAULT_MAX_BYTES
+        self,
+        image: ImageRef,
+        dest: Path,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        finish: Callable[[Path], None] | None = None,
     ) -> Path:
         """Stream an output image from ``/view`` to ``dest``; returns the file written.
 
         The server's file name is only sent as a query value, never used as a local path.
         The file appears complete or not at all, and never replaces an existing file: when
         ``dest`` is taken the next free numbered name beside it is used, or an identical file
-        already there (`core.files.place`).
+        already there (`core.files.place`). ``finish`` is given the complete file before it
+        takes its name (`stream_to_file`).
 
         Raises:
             ComfyOutputTooLarge: the body exceeds ``max_bytes`` (nothing is kept).
@@ -256,7 +262,7 @@ class ComfyClient:
         ):
             await _raise_for_status(response, route)
             check_declared_size(response, max_bytes, route, ComfyOutputTooLarge)
-            return await stream_to_file(response, Path(dest), max_bytes, route)
+            return await stream_to_file(response, Path(dest), max_bytes, route, finish)
 
     async def has_output(self, image: ImageRef) -> bool:
         """Whether the server has the output file ``image`` names (``/view`` answers it; the

@@ -10,6 +10,7 @@ from core.errors import ComfyOutputTooLarge
 from core.files import open_part, place
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     import httpx
@@ -17,7 +18,13 @@ if TYPE_CHECKING:
 DEFAULT_MAX_BYTES = 256 * MIB
 
 
-async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, route: str) -> Path:
+async def stream_to_file(
+    response: httpx.Response,
+    dest: Path,
+    max_bytes: int,
+    route: str,
+    finish: Callable[[Path], None] | None = None,
+) -> Path:
     """Write the body beside ``dest`` through a temp file, never over an existing file.
 
     Args:
@@ -25,6 +32,9 @@ async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, r
         dest: the wanted file; its folder must exist.
         max_bytes: more than this many bytes raises ComfyOutputTooLarge and keeps nothing.
         route: names the route in errors.
+        finish: given the complete temp file before it takes its name (to add to it); what it
+            does must depend on the file's bytes alone, as an identical file already there is
+            reused.
 
     Returns:
         The file actually written (see `core.files.place`).
@@ -33,6 +43,8 @@ async def stream_to_file(response: httpx.Response, dest: Path, max_bytes: int, r
     try:
         with handle:
             await _copy(response, handle, max_bytes, route)
+        if finish is not None:  # on the loop, as the chunks were written: a few ms for MBs
+            finish(part)
         path = place(part, dest)
     finally:
         with contextlib.suppress(OSError):

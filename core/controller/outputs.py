@@ -24,6 +24,7 @@ from core.errors import (
 )
 from core.inputs import picture_params
 from core.ledger.settings import MAX_PICTURES_PER_JOB
+from core.presets.png_parameters import add_own_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -147,7 +148,8 @@ async def fetch_outputs(
     name: str | None = None,
 ) -> Fetched:
     """Download the images at ``refs`` (a recorded success's) into the output folder, named
-    by ``name`` (``output_name``; the job's id when None).
+    by ``name`` (``output_name``; the job's id when None); a PNG gets the A1111 parameters
+    text of the workflow it carries (`add_own_parameters`), as image browsers read it.
 
     The paths are the files actually written, never an existing file replaced; an image
     downloaded again (after a crash before the ledger recorded it) reuses its identical file.
@@ -167,7 +169,7 @@ async def fetch_outputs(
         with _room_in(output_dir):
             checked_batch_folder(output_dir, batch_id)
             try:
-                written = await client.download(image, dest)
+                written = await client.download(image, dest, finish=add_own_parameters)
             except TransientComfyError:
                 raise
             except (ComfyError, FileExistsError) as exc:

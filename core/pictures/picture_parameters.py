@@ -8,18 +8,20 @@ was sent), else from its job in the ledger (the batch's workflow with the job's 
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from core.batch.workflow import build_workflow
-from core.errors import BatchlineError, InputError
 from core.files import write_new
-from core.pictures.png_text import SIGNATURE, with_texts
 from core.presets.a1111_fields import infotext_of
 from core.presets.infotext import format_infotext
-from core.presets.png import read_text_chunks
+from core.presets.png_parameters import (
+    carried_workflow,
+    png_size,
+    with_parameters,
+)
+from core.presets.png_text import SIGNATURE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
     from core.pictures.pictures import Picture
     from core.presets.infotext import Infotext
 
-PARAMETERS = "parameters"
 SIDECAR_SUFFIX = ".json"
 
 
@@ -46,9 +47,7 @@ def carried(ledger: Ledger, picture: Picture, data: bytes) -> Carried:
     """The parameters of `picture` (its file's bytes `data`)."""
     job = ledger.job(picture.job_id)
     batch = ledger.batch(job.batch)
-    api = _carried_workflow(data) or build_workflow(
-        ledger.workflow(batch.workflow_hash), job.params
-    )
+    api = carried_workflow(data) or build_workflow(ledger.workflow(batch.workflow_hash), job.params)
     info = infotext_of(api, png_size(data))
     text = format_infotext(info) if info is not None else None
     sidecar: dict[str, Any] = {"parameters": text, **(_fields(info) if info else {})}
@@ -69,38 +68,12 @@ def export_picture(
     if not data.startswith(SIGNATURE):
         return write_new(folder / picture.path.name, partial(_write, data)), None
     found = carried(ledger, picture, data)
-    copy_bytes = _with_parameters(data, found.text)
+    copy_bytes = with_parameters(data, found.text)
     copy = write_new(folder / picture.path.name, partial(_write, copy_bytes))
     if not sidecar:
         return copy, None
     values = json.dumps(found.sidecar, ensure_ascii=False, indent=2).encode() + b"\n"
     return copy, write_new(copy.with_suffix(SIDECAR_SUFFIX), partial(_write, values))
-
-
-def _with_parameters(data: bytes, text: str | None) -> bytes:
-    """The PNG with its parameters text; a damaged one is copied as it is."""
-    if text is None:
-        return data
-    try:
-        return with_texts(data, {PARAMETERS: text})
-    except InputError:
-        return data
-
-
-def png_size(data: bytes) -> tuple[int, int] | None:
-    """A PNG's width and height from its header."""
-    if len(data) < 24 or data[12:16] != b"IHDR":
-        return None
-    width, height = struct.unpack(">II", data[16:24])
-    return int(width), int(height)
-
-
-def _carried_workflow(data: bytes) -> dict[str, Any] | None:
-    try:
-        prompt = json.loads(read_text_chunks(data).get("prompt", "null"))
-    except (BatchlineError, ValueError):
-        return None
-    return prompt if isinstance(prompt, dict) else None
 
 
 def _fields(info: Infotext) -> dict[str, Any]:

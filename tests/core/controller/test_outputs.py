@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -22,7 +23,9 @@ from core.controller.outputs import fetch_outputs, image_refs, output_path, outp
 from core.job_state import AttemptResult, JobState, Reason
 from core.ledger import Ledger, PresetContent
 from core.presets import workflow_hash
+from core.presets.png import read_text_chunks
 from simulator import Simulator
+from tests.conftest import DATA
 from tests.core.comfy.conftest import wait_until_finished, workflow
 from tests.core.conftest import MakeSimulator
 from tests.core.controller.conftest import MakeController, queue
@@ -389,3 +392,25 @@ async def test_nothing_more_is_sent_once_the_output_folder_is_found_full(
         filler.unlink()
         await wait_for(lambda: all(ledger.job(job_id).state.is_terminal for job_id in ids))
         assert {ledger.job(job_id).state for job_id in ids} == {JobState.succeeded}
+
+
+@pytest.mark.asyncio
+async def test_a_saved_picture_carries_the_parameters_text_of_its_workflow(
+    simulator: Simulator, tmp_path: Path
+) -> None:
+    """Pictures Batchline saves read in image browsers as A1111's do: the `parameters` text
+    is added beside ComfyUI's chunks, made from the picture's own workflow; downloading it
+    again after a crash finds the same bytes and writes nothing new."""
+    sampler = json.loads((DATA / "presets" / "api_sdxl_refiner.json").read_text("utf-8"))
+    async with ComfyClient(simulator.url) as client:
+        prompt_id = new_prompt_id()
+        await client.submit(sampler, prompt_id)
+        entry = await wait_until_finished(client, prompt_id)
+        paths, _ = await fetch(client, entry, tmp_path, "b", "j")
+        again, _ = await fetch(client, entry, tmp_path, "b", "j")
+    assert again == paths
+    chunks = read_text_chunks(Path(paths[0]).read_bytes())
+    assert {"prompt", "parameters"} <= set(chunks)
+    seed = next(n["inputs"]["noise_seed"] for n in sampler.values() if "noise_seed" in n["inputs"])
+    assert f"Seed: {seed}" in chunks["parameters"]
+    assert len(list((tmp_path / "b").iterdir())) == len(paths)

@@ -1,4 +1,4 @@
-"""Tests for core.pictures.png_text: text chunks added to a PNG without touching its pixels."""
+"""Tests for core.presets.png_text: text chunks added to a PNG without touching its pixels."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from core.errors import InputError
-from core.pictures.png_text import image_data, with_texts
+from core.presets.png_text import image_data, with_texts
 
 COMFY_PNG = Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png"
 
