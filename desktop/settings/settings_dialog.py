@@ -136,7 +136,7 @@ class SettingsDialog(QDialog):
         form.addRow(_buddy("&Wildcards folder", self.wildcards), wildcards_row)
         form.addRow("Exports", self.sidecar)
         self.notify = _notify_box(ledger, self)
-        form.addRow("", self.notify)
+        form.addRow("Notifications", self.notify)
         self.extension = ExtensionInstaller(fields)
         form.addRow("ComfyUI editor", self.extension)
         self.models = ServerModels(
