@@ -213,6 +213,8 @@ def retried_jobs(jobs: Sequence[JobRecord], queued_at: float) -> dict[str, JobRe
     own but for the sizes and batch sizes (`SHRUNK_INPUTS`); a retry of a retry goes back to
     the first. A job added with no such job is left out (it sits by its own params)."""
     origins: dict[str, JobRecord] = {}
+    if all(job.created_at <= queued_at for job in jobs):
+        return origins  # nothing added since: most batches, read each time the library meets one
     latest: dict[str, JobRecord] = {}  # params but the shrunk ones -> the latest job with them
     for job in sorted(jobs, key=lambda j: (j.created_at, j.id)):
         identity = _unshrunk(job.params)

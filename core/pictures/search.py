@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.ledger import Ledger
+    from core.ledger.picture_index import PictureQuery
     from core.ledger.saved_searches import SavedSearch
 
 DEFAULT_LIMIT = 100
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_OFFSET",
     "PictureHit",
     "delete_search",
+    "page_after",
     "save_search",
     "saved_search",
     "saved_searches",
@@ -49,20 +51,57 @@ def search(
     """The pictures ``query`` finds, newest first (the order their jobs finished in), a job's
     several pictures in their order; ``requester``'s own alone when given (the API's).
 
-    A page is ``limit`` pictures from the ``offset``-th; pictures whose file is gone (deleted
-    outside Batchline) are left out of it, so a page may hold fewer. Relative paths are read
-    under ``output_dir``.
+    A page is ``limit`` pictures from the ``offset``-th (the API's and the CLI's pages);
+    pictures whose file is gone (deleted outside Batchline) are left out of it, so a page may
+    hold fewer. Relative paths are read under ``output_dir``.
 
     Raises:
         InputError: the query cannot be read (the message quotes the part), or the limit or
             offset is out of range.
     """
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InputError(f"a search's limit is 1 to {MAX_LIMIT} pictures, not {limit}")
     if not 0 <= offset <= MAX_OFFSET:
         raise InputError(f"a search's offset is 0 to {MAX_OFFSET}, not {offset}")
-    compiled = parse_query(query)
+    compiled = _compiled(query, limit)
     hits = ledger.picture_index.search(compiled, requester=requester, limit=limit, offset=offset)
+    return _there(hits, output_dir)
+
+
+def page_after(
+    ledger: Ledger,
+    query: str,
+    after: PictureHit | None,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    output_dir: Path | None = None,
+) -> list[PictureHit]:
+    """The ``limit`` pictures ``query`` finds after ``after`` (the last of the page before;
+    None: the first page), as `search` orders them, fewer only at the end: the library's
+    pages as it scrolls. Gone pictures are read past (a folder deleted outside Batchline), a
+    page deep down is read as quickly as the first, and pictures that finish meanwhile, which
+    come first, bring none of those read into a later page again.
+
+    Raises:
+        InputError: the query cannot be read, or the limit is out of range.
+    """
+    compiled = _compiled(query, limit)
+    found: list[PictureHit] = []
+    while len(found) < limit:
+        wanted = limit - len(found)
+        hits = ledger.picture_index.search(compiled, limit=wanted, after=after)
+        found += _there(hits, output_dir)
+        if len(hits) < wanted:
+            break
+        after = hits[-1]
+    return found
+
+
+def _compiled(query: str, limit: int) -> PictureQuery:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InputError(f"a search's limit is 1 to {MAX_LIMIT} pictures, not {limit}")
+    return parse_query(query)
+
+
+def _there(hits: list[PictureHit], output_dir: Path | None) -> list[PictureHit]:
     placed = [_placed(hit, output_dir) for hit in hits]
     return [hit for hit in placed if hit.path.is_file()]
 

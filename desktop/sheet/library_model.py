@@ -1,8 +1,9 @@
 """The library's model: every picture a search finds across the batches, newest first, in the
 contact sheet's cells (the same roles, painted by `SheetCellDelegate`).
 
-Pictures are read a page at a time (``PAGE``, `core.pictures.search`) as the view scrolls
-(``canFetchMore``/``fetchMore``): a library of 100,000 pictures is never read at once.
+Pictures are read a page at a time (``PAGE``, `core.pictures.search.page_after`) as the view
+scrolls (``canFetchMore``/``fetchMore``), each page the one after the last picture read: a
+library of 100,000 pictures is never read at once, and a page deep down is as quick.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from core.batch.batch_title import batch_title
 from core.ledger.marks import Mark
 from core.pictures.pictures import Picture
-from core.pictures.search import search
+from core.pictures.search import page_after
 from desktop.sheet.contact_sheet_model import (
     LABEL_LINES_ROLE,
     LIST_LABEL_LINES,
@@ -24,7 +25,7 @@ from desktop.sheet.contact_sheet_model import (
     SHOWN_ROLE,
     STATUS_ROLE,
 )
-from desktop.sheet.sheet_batch import job_labels
+from desktop.sheet.sheet_batch import JobLabels
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,9 +56,8 @@ class LibraryModel(QAbstractListModel):
         self._hits: list[PictureHit] = []
         self._marks: dict[str, Mark] = {}
         self._names: dict[str, str] = {}  # batch id -> its title
-        self._job_labels: dict[str, str] = {}  # job id -> its values, as its sheet cell says
+        self._labels: dict[str, JobLabels] = {}  # batch id -> its jobs' values, as cells say
         self._rows_of_path: dict[str, list[int]] = {}
-        self._offset = 0  # the next page's first row in the index
         self._more = False
         thumbnails.ready.connect(self.thumbnail_ready)
 
@@ -69,12 +69,12 @@ class LibraryModel(QAbstractListModel):
         Raises:
             InputError: the query cannot be read; the pictures shown stay.
         """
-        first = search(self._ledger, query, limit=PAGE, output_dir=self.output_dir)
+        first = page_after(self._ledger, query, None, limit=PAGE, output_dir=self.output_dir)
         self.beginResetModel()
         self.query = query
         self._hits, self._marks, self._rows_of_path = [], {}, {}
-        self._names, self._job_labels = {}, {}  # read again: renamed, retried since
-        self._offset, self._more = PAGE, True
+        self._names, self._labels = {}, {}  # read again: renamed, retried since
+        self._more = True
         self._add(first)
         self.endResetModel()
 
@@ -91,12 +91,10 @@ class LibraryModel(QAbstractListModel):
     def fetchMore(self, parent: AnyIndex) -> None:
         if parent.isValid() or not self._more:
             return
-        hits = search(
-            self._ledger, self.query, limit=PAGE, offset=self._offset, output_dir=self.output_dir
-        )
-        self._offset += PAGE
+        after = self._hits[-1] if self._hits else None
+        hits = page_after(self._ledger, self.query, after, limit=PAGE, output_dir=self.output_dir)
         if not hits:
-            self._more = False  # a page of pictures all gone from disk ends it too: rare
+            self._more = False
             return
         self.beginInsertRows(QModelIndex(), len(self._hits), len(self._hits) + len(hits) - 1)
         self._add(hits)
@@ -110,7 +108,7 @@ class LibraryModel(QAbstractListModel):
             self._rows_of_path.setdefault(str(hit.path), []).append(row)
             if hit.batch_id not in self._names:
                 self._names[hit.batch_id] = self._batch_name(hit.batch_id)
-                self._job_labels.update(job_labels(self._ledger, hit.batch_id))
+                self._labels[hit.batch_id] = JobLabels(self._ledger, hit.batch_id)
         if not hits:
             self._more = False
 
@@ -191,7 +189,7 @@ class LibraryModel(QAbstractListModel):
 
     def label(self, hit: PictureHit) -> str:
         """What a cell says: its batch's title and the job's values ("Fox · cfg 8 · seed 2")."""
-        parts = (self._names.get(hit.batch_id, hit.batch_id), self._job_labels.get(hit.job_id))
+        parts = (self._names[hit.batch_id], self._labels[hit.batch_id].get(hit.job_id))
         return " · ".join(part for part in parts if part)
 
     def _picture(self, hit: PictureHit) -> QPixmap | None:

@@ -31,7 +31,13 @@ from core.ledger.marks import Mark
 from core.ledger.settings import EXPORT_SIDECAR, Settings
 from core.pictures.picture_parameters import export_picture
 from core.pictures.pictures import Picture
-from core.pictures.search import MAX_LIMIT, delete_search, save_search, saved_searches, search
+from core.pictures.search import (
+    MAX_LIMIT,
+    delete_search,
+    page_after,
+    save_search,
+    saved_searches,
+)
 from core.pictures.trash import trash_picture
 from desktop.common.questions import confirm
 from desktop.sheet.library_model import LibraryModel
@@ -346,16 +352,14 @@ class LibraryWidget(QWidget):
     def all_hits(self) -> list[PictureHit]:
         """Every picture the search finds (read in pages of the largest size)."""
         hits: list[PictureHit] = []
-        offset = 0
-        while page := search(
+        while page := page_after(
             self._ledger,
             self.model.query,
+            hits[-1] if hits else None,
             limit=MAX_LIMIT,
-            offset=offset,
             output_dir=self.model.output_dir,
         ):
             hits.extend(page)
-            offset += MAX_LIMIT
         return hits
 
     def bulk_mark(self, mark: Mark | None) -> None:

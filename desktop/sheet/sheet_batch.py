@@ -9,24 +9,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.batch.batch_title import batch_title
-from core.batch.varied import (
-    BatchValues,
-    batch_colours,
-    batch_input_names,
-    input_name,
-)
+from core.batch.varied import BatchValues, input_name
+from core.catalogue import Catalogue
 from core.job_state import JobState
 from core.ledger.attempt_error import current_errors
 from core.pictures.grid_pages import smaller_text, value_label
 from core.pictures.pictures import recorded_outputs
 from core.pictures.sheet_order import batch_grid, job_order, retries
-from core.presets.input_names import name_hints
+from core.presets.input_names import name_hints, names_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
-    from core.ledger import JobRecord, Ledger
+    from core.ledger import BatchRecord, JobRecord, Ledger
     from core.ledger.attempt_error import AttemptError
     from core.ledger.marks import Mark
     from core.pictures.grid_pages import Axis, Grid
@@ -100,25 +96,40 @@ class BatchView:
             self.errors.update(current_errors(jobs, ledger.attempts_of([j.id for j in jobs])))
 
 
-def job_labels(ledger: Ledger, batch_id: str) -> dict[str, str]:
-    """What each job of the batch is told apart by, as its sheet cell in a list says it
-    ("cfg 8 · seed 2"); a retry says its original's values."""
-    jobs = ledger.jobs(batch=batch_id)
-    retried = retries(jobs, ledger.batch(batch_id).created_at)
-    labels = _batch_labels(ledger, batch_id, jobs, retried)
-    return {job.id: labels.get(retried.get(job.id, job.id), "") for job in jobs}
+class JobLabels:
+    """What each job of one batch is told apart by, as its sheet cell in a list says it
+    ("cfg 8 · seed 2"); a retry says its original's values. The batch is read at once, each
+    label written when it is first asked for (``get``): the library meets a batch of 100 as
+    it scrolls and shows a few of them."""
+
+    def __init__(self, ledger: Ledger, batch_id: str) -> None:
+        batch = ledger.batch(batch_id)
+        jobs = ledger.jobs(batch=batch_id)
+        self._retried = retries(jobs, batch.created_at)
+        self._jobs = {job.id: job for job in jobs}
+        self._made: dict[str, str] = {}
+        self._says = _Says.of(ledger, batch, [j for j in jobs if j.id not in self._retried])
+
+    def get(self, job_id: str) -> str:
+        """The job's label; "" for a job not of the batch."""
+        job_id = self._retried.get(job_id, job_id)
+        found = self._made.get(job_id)
+        if found is None:
+            job = self._jobs.get(job_id)
+            found = self._made[job_id] = self._says.label(job) if job is not None else ""
+        return found
 
 
 def job_captions(ledger: Ledger) -> Callable[[str], str]:
     """A job's caption where its batch is not in view (the compare window): its batch's title
     and its values, "Fox portrait · cfg 8 · seed 2"; each batch read once."""
-    labels: dict[str, dict[str, str]] = {}
+    labels: dict[str, JobLabels] = {}
 
     def caption(job_id: str) -> str:
         batch = ledger.batch(ledger.job(job_id).batch)
         if batch.id not in labels:
-            labels[batch.id] = job_labels(ledger, batch.id)
-        parts = (batch_title(ledger, batch), labels[batch.id].get(job_id, ""))
+            labels[batch.id] = JobLabels(ledger, batch.id)
+        parts = (batch_title(ledger, batch), labels[batch.id].get(job_id))
         return " · ".join(part for part in parts if part)
 
     return caption
@@ -126,24 +137,24 @@ def job_captions(ledger: Ledger) -> Callable[[str], str]:
 
 def _batch_labels(
     ledger: Ledger,
-    batch_id: str,
+    batch: BatchRecord,
     jobs: list[JobRecord],
     retried: Mapping[str, str],
     leave_out: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, str]:
-    """The queued jobs' labels (`_labels`); a grid's leave out what its edges say
+    """The queued jobs' labels (`_Says`); a grid's leave out what its edges say
     (``leave_out``) and its seeds unless they vary."""
-    colours = batch_colours(ledger, batch_id)
-    names = batch_input_names(ledger, batch_id, {key for job in jobs for key in job.params})
     queued = [job for job in jobs if job.id not in retried]  # what varies is what was queued
-    return _labels(queued, colours, names, leave_out, seeds_always=not leave_out)[1]
+    says = _Says.of(ledger, batch, queued, leave_out)
+    return {job.id: says.label(job) for job in queued}
 
 
 def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) -> BatchView:
     """The batch as the sheet shows it (a few reads; in any thread with its own connection)."""
+    batch = ledger.batch(batch_id)
     jobs = ledger.jobs(batch=batch_id)
-    retried = retries(jobs, ledger.batch(batch_id).created_at)
-    labels = _batch_labels(ledger, batch_id, jobs, retried)
+    retried = retries(jobs, batch.created_at)
+    labels = _batch_labels(ledger, batch, jobs, retried)
     grid = batch_grid(ledger, batch_id)
     view = BatchView(
         batch_id,
@@ -160,7 +171,7 @@ def read_batch(ledger: Ledger, batch_id: str, output_dir: Path | None = None) ->
     view.grid = _grid_layout(grid) if grid is not None else None
     if view.grid is not None:  # the edges and the page say the rest
         told = {key for axis in view.grid.axes for key in axis.keys} | set(view.grid.page_inputs)
-        view.labels = _batch_labels(ledger, batch_id, jobs, retried, told)
+        view.labels = _batch_labels(ledger, batch, jobs, retried, told)
         view.labels.update(view.grid.smaller)  # its size is not what tells it: its cell does
     else:  # a retry beside its original: its label, and what it made smaller
         for retry, original in retried.items():
@@ -212,32 +223,44 @@ def _tip(axis: Axis, value: Any) -> str:
     return f"{axis.name}: {axis.text(value, _TIP_LIMIT)}"
 
 
-def _labels(
-    jobs: list[JobRecord],
-    colours: frozenset[str],
-    names: Mapping[str, str],
-    leave_out: set[str] | frozenset[str] = frozenset(),
-    *,
-    seeds_always: bool = True,
-) -> tuple[list[str], dict[str, str]]:
-    """The inputs that tell the batch's jobs apart (those that vary, and the seeds unless
-    ``seeds_always`` is False), and each job's label made of them, each input by its name in
-    ``names``: "KSampler · seed 1234", "KSampler · cfg 7 · KSampler · steps 20"."""
-    values = BatchValues.of(job.params for job in jobs)
-    keys = sorted((values.columns() if seeds_always else values.varied) - set(leave_out))
-    told = _cell_names(keys, names)
-    labels = {
-        job.id: " · ".join(
-            f"{told[key]} {_short(job.params[key], key in colours)}"
-            for key in keys
+@dataclass(frozen=True)
+class _Says:
+    """What a batch's cells say: the inputs that tell its jobs apart (``keys``: those that
+    vary, and the seeds unless a grid's edges say them), each by its name in a cell
+    (``told``, `_cell_names`), and which are colours."""
+
+    keys: list[str]
+    told: Mapping[str, str]
+    colours: frozenset[str]
+
+    @classmethod
+    def of(
+        cls,
+        ledger: Ledger,
+        batch: BatchRecord,
+        queued: list[JobRecord],
+        leave_out: set[str] | frozenset[str] = frozenset(),
+    ) -> _Says:
+        """From the jobs as queued (a grid's leave out what its edges say, ``leave_out``, and
+        their seeds unless they vary); the batch's workflow read once, its inputs' full names
+        made only for inputs that share a name (by the bundled catalogue)."""
+        workflow = ledger.workflow(batch.workflow_hash)
+        catalogue = Catalogue.bundled()
+        values = BatchValues.of(job.params for job in queued)
+        keys = sorted((values.varied if leave_out else values.columns()) - set(leave_out))
+        told = _cell_names(keys, lambda some: names_of(some, workflow, catalogue))
+        return cls(keys, told, catalogue.colour_inputs(workflow))
+
+    def label(self, job: JobRecord) -> str:
+        """ "seed 1234", "cfg 7 · steps (base) 20"."""
+        return " · ".join(
+            f"{self.told[key]} {_short(job.params[key], key in self.colours)}"
+            for key in self.keys
             if key in job.params
         )
-        for job in jobs
-    }
-    return keys, labels
 
 
-def _cell_names(keys: list[str], names: Mapping[str, str]) -> dict[str, str]:
+def _cell_names(keys: list[str], names: Callable[[list[str]], Mapping[str, str]]) -> dict[str, str]:
     """How a cell's label names each input: by the input alone ("color #3366FF"), so that a
     cell's narrow label keeps the value in sight, with what tells them apart where two inputs
     share it ("noise_seed (base)", "noise_seed (refiner)": `core.presets.input_names`)."""
@@ -247,7 +270,7 @@ def _cell_names(keys: list[str], names: Mapping[str, str]) -> dict[str, str]:
     shown = {key: input_name(key) for key in keys}
     for name, group in twins.items():
         if len(group) > 1:
-            hints = name_hints(group, names)
+            hints = name_hints(group, names(group))
             shown.update({key: f"{name} ({hints[key]})" for key in group})
     return shown
 

@@ -5,10 +5,10 @@ the keyboard focus."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from core.ledger.marks import Mark
@@ -44,6 +44,8 @@ _PLACE = {
     "done": "#e9ecef",
 }
 _BADGE = {Mark.star: ("★", "#f0ad00"), Mark.reject: ("✕", "#a4262c")}
+_LAID_OUT = 4096  # labels a delegate keeps laid out (a few pages of a library)
+_WORDS = 20_000  # word widths a font keeps measured
 
 
 def cell_size(font_height: int, lines: int = LIST_LABEL_LINES) -> QSize:
@@ -67,31 +69,68 @@ def label_lines(
         sized = QFont(font)
         if scale != 1.0:
             sized.setPointSizeF(font.pointSizeF() * scale)
-        metrics = QFontMetrics(sized)
-        lines = _wrapped(text, metrics, width)
-        wide = any(metrics.horizontalAdvance(line) > width for line in lines)
+        words = _Words.of(sized)
+        lines = _wrapped(text, words, width)
+        wide = any(words.metrics.horizontalAdvance(line) > width for line in lines)
         if len(lines) <= room and not wide:
             return sized, lines
     kept = lines[: room - 1]
     rest = " ".join(lines[room - 1 :])
-    return sized, [*kept, metrics.elidedText(rest, Qt.TextElideMode.ElideMiddle, width)]
+    return sized, [*kept, words.metrics.elidedText(rest, Qt.TextElideMode.ElideMiddle, width)]
 
 
-def _wrapped(text: str, metrics: QFontMetrics, width: int) -> list[str]:
+class _Words:
+    """One font's metrics and the widths of the words measured in it: the words of labels
+    repeat (a batch's title, "cfg", "seed"), and measuring is what laying one out costs."""
+
+    _fonts: ClassVar[dict[str, _Words]] = {}
+
+    def __init__(self, font: QFont) -> None:
+        self.metrics = QFontMetricsF(font)  # not rounded: a line's words add up to it
+        self._widths: dict[str, float] = {}
+        self.space = self.width(" ")
+
+    @classmethod
+    def of(cls, font: QFont) -> _Words:
+        key = font.key()
+        found = cls._fonts.get(key)
+        if found is None:
+            found = cls._fonts[key] = cls(font)
+        elif len(found._widths) > _WORDS:
+            found._widths.clear()
+        return found
+
+    def width(self, word: str) -> float:
+        found = self._widths.get(word)
+        if found is None:
+            found = self._widths[word] = self.metrics.horizontalAdvance(word)
+        return found
+
+
+def _wrapped(text: str, words: _Words, width: int) -> list[str]:
     """The text broken between words into lines no wider than ``width`` (a word wider than
-    that alone on its line)."""
+    that alone on its line), by the words' widths (a line is measured whole after)."""
     lines: list[str] = []
+    used = 0.0
     for word in text.split(" "):
-        joined = f"{lines[-1]} {word}" if lines else word
-        if lines and metrics.horizontalAdvance(joined) <= width:
-            lines[-1] = joined
+        wide = words.width(word)
+        if lines and used + words.space + wide <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+            used += words.space + wide
         else:
             lines.append(word)
+            used = wide
     return lines
 
 
 class SheetCellDelegate(QStyledItemDelegate):
-    """Paints a ContactSheetModel cell; the same for the list and the grid."""
+    """Paints a ContactSheetModel cell; the same for the list and the grid. Each label is laid
+    out once for its font and width (`label_lines` measures it word by word: most of a cell's
+    paint), then kept while the view scrolls by it."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._laid_out: dict[tuple[str, str, int, int], tuple[QFont, list[str]]] = {}
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -102,7 +141,14 @@ class SheetCellDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> tuple[QFont, list[str]]:
         """The label's font and lines as this cell (``option.rect``) is painted with them."""
-        return label_lines(index.data() or "", option.font, option.rect.width() - 4, _room(index))
+        text, width, room = index.data() or "", option.rect.width() - 4, _room(index)
+        key = (text, option.font.key(), width, room)
+        found = self._laid_out.get(key)
+        if found is None:
+            if len(self._laid_out) >= _LAID_OUT:
+                self._laid_out.clear()
+            found = self._laid_out[key] = label_lines(text, option.font, width, room)
+        return found
 
     def paint(
         self,

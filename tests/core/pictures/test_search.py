@@ -14,6 +14,7 @@ from core.ledger import Ledger
 from core.ledger.marks import Mark
 from core.pictures.search import (
     delete_search,
+    page_after,
     save_search,
     saved_search,
     saved_searches,
@@ -123,6 +124,63 @@ def test_a_page_and_its_bounds(library: tuple[Ledger, list[str]]) -> None:
         search(ledger, "", limit=0)
     with pytest.raises(InputError, match="offset is 0 to"):
         search(ledger, "", offset=-1)
+    with pytest.raises(InputError, match="limit is 1 to 1000 pictures, not 1001"):
+        page_after(ledger, "", None, limit=1001)
+
+
+def pages(ledger: Ledger, query: str, limit: int) -> list[list[tuple[str, int]]]:
+    """Every page ``page_after`` reads of ``query``, each picture as (job, its place)."""
+    read: list[list[tuple[str, int]]] = []
+    after = None
+    while page := page_after(ledger, query, after, limit=limit):
+        read.append([(hit.job_id, hit.index) for hit in page])
+        after = page[-1]
+    return read
+
+
+@pytest.mark.parametrize("query", ["", "fox", "-owl"])
+def test_pages_after_the_last_read_walk_the_search_once_each_job_split_across_pages(
+    tmp_path: Path, query: str
+) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        add_preset(ledger)
+        finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(4)], pictures=3)
+        finished(ledger, tmp_path / "out", [{"3.seed": 9, "6.text": "an owl"}], pictures=2)
+        whole = [(hit.job_id, hit.index) for hit in search(ledger, query)]
+        read = pages(ledger, query, limit=5)
+        assert [len(page) for page in read] == [5] * (len(whole) // 5) + (
+            [len(whole) % 5] if len(whole) % 5 else []
+        )
+        assert [picture for page in read for picture in page] == whole  # none twice, none left
+        assert len(whole) == (14 if query == "" else 12)
+
+
+def test_a_page_after_reads_past_a_folder_deleted_by_hand(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        add_preset(ledger)
+        _, old = finished(ledger, tmp_path / "old", [{"3.seed": n} for n in range(3)])
+        finished(ledger, tmp_path / "gone", [{"3.seed": n} for n in range(7)])
+        _, new = finished(ledger, tmp_path / "new", [{"3.seed": n} for n in range(2)])
+        for path in (tmp_path / "gone").iterdir():
+            path.unlink()  # seven pictures, more than a page of three
+        assert found(ledger, "", limit=3, offset=2) == []  # an offset's page holds fewer
+        assert pages(ledger, "", limit=3) == [
+            [(new[1], 0), (new[0], 0), (old[2], 0)],
+            [(old[1], 0), (old[0], 0)],
+        ]
+
+
+def test_pictures_that_finish_between_pages_bring_none_read_into_the_next(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        add_preset(ledger)
+        _, first = finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(4)])
+        page = page_after(ledger, "", None, limit=2)
+        assert [hit.job_id for hit in page] == [first[3], first[2]]
+        finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(5)])  # come first
+        assert [hit.job_id for hit in page_after(ledger, "", page[-1], limit=2)] == first[1::-1]
+        assert found(ledger, "", limit=2, offset=2) != first[1::-1]  # an offset's would
 
 
 def test_another_requesters_pictures_are_not_found(tmp_path: Path) -> None:

@@ -52,6 +52,21 @@ def test_pages_are_read_as_the_view_scrolls(library, ledger, tmp_path, monkeypat
     assert library.rowCount() == 5
 
 
+def test_pictures_finished_while_scrolling_are_not_shown_twice(
+    library, ledger, tmp_path, monkeypatch
+) -> None:
+    """A batch runs while the artist scrolls the library: the pictures it finishes come first
+    in the index, and a page counted by offset would bring those shown back in."""
+    monkeypatch.setattr(library_model, "PAGE", 2)
+    add_preset(ledger)
+    _, older = finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(4)])
+    library.set_query("")
+    finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(3)])
+    while library.canFetchMore(QModelIndex()):
+        library.fetchMore(QModelIndex())
+    assert _job_ids(library) == older[::-1]
+
+
 def test_a_bad_query_keeps_the_pictures_shown(library, ledger, tmp_path: Path) -> None:
     fill_library(ledger, tmp_path / "out")
     library.set_query("fox")
