@@ -13,7 +13,9 @@ and not the builder's. Measured there, with a cold thumbnail cache:
   16 ms through PAGES pages of 100 pictures (thumbnails made meanwhile), then back up (thumbnails
   cached): p50, p99 and the longest (target <= 16 ms);
 - the window's resident memory after scrolling, and its peak (target <= 400 MB), beside an empty
-  Qt window's in a process of its own.
+  Qt window's in a process of its own;
+- a page read at the library's far end as the library reads it (after the picture before it),
+  beside the same page read by its offset (reported).
 
 Run: `make bench-more` or `QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.library [JOBS]`.
 Prints; asserts nothing.
@@ -28,10 +30,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.feed import Figure, print_table
 from bench.search import build, sizes
+
+if TYPE_CHECKING:
+    from core.ledger.picture_index import PictureHit
 
 PAGES = 30  # library pages of 100 scrolled through
 STEP_MS = 16  # one scroll step a frame, as sheet_scroll.py
@@ -241,10 +246,34 @@ def child(*args: str) -> dict[str, Any]:
 # --- the table ------------------------------------------------------------------------------
 
 
+def deep_page(home: Path) -> tuple[int, float, float]:
+    """How deep the last page of the library is, and the median time (ms) of reading it as
+    the library does (after the picture before it) and, the baseline, by its offset."""
+    from core.ledger import Ledger
+    from core.pictures.search import MAX_LIMIT, page_after, search
+
+    with Ledger(home) as ledger:
+        before: list[PictureHit] = []
+        while page := page_after(ledger, "", before[-1] if before else None, limit=MAX_LIMIT):
+            before.extend(page)
+        depth = max(0, len(before) - 100)
+        after = before[depth - 1] if depth else None
+        times: dict[str, list[float]] = {"after": [], "offset": []}
+        for _ in range(9):
+            started = time.perf_counter()
+            page_after(ledger, "", after, limit=100)
+            times["after"].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            search(ledger, "", limit=100, offset=depth)
+            times["offset"].append((time.perf_counter() - started) * 1000)
+    return depth, percentile(times["after"], 0.5), percentile(times["offset"], 0.5)
+
+
 def figures(jobs: int, home: Path) -> list[Figure]:
     empty = child("--empty")
     got = child("--window", str(home))
     index, total = sizes(home)
+    depth, after_ms, offset_ms = deep_page(home)
     down, up = got["down_gaps"], got["up_gaps"]
     longest = max(max(down, default=0.0), max(up, default=0.0))
     sheet = f"batch sheet, 100 jobs: {got['sheet_first_screen']:.0f} ms"
@@ -297,6 +326,14 @@ def figures(jobs: int, home: Path) -> list[Figure]:
             "<= 16",
             f"p50 {percentile(up, 0.5):.1f}, p99 {percentile(up, 0.99):.1f} ms",
             max(up, default=0.0) <= 16,
+        ),
+        Figure(
+            f"a page of 100 read {depth:,} pictures deep",
+            after_ms,
+            "ms",
+            "reported",
+            f"by its offset: {offset_ms:.1f} ms; {offset_ms / max(after_ms, 1e-9):.0f}x",
+            None,
         ),
         Figure(
             "window RSS after scrolling",
