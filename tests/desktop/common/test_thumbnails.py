@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from desktop.common import thumbnails as thumbnails_module
-from desktop.common.thumbnails import make_thumbnail, thumbnail_path
+from desktop.common.thumbnails import ThumbnailLoader, make_thumbnail, sharp_size, thumbnail_path
 
 
 @pytest.fixture
@@ -51,6 +51,34 @@ def test_made_in_a_worker_announced_on_the_gui_thread(qtbot, thumbnails, image, 
     thumbnails.request(str(image))  # made: not again
     assert len(made_in) == 1
     assert made_in[0].startswith("thumbnails")
+
+
+def test_at_200_percent_thumbnails_are_made_twice_as_big(qtbot, tmp_path, image, monkeypatch):
+    """Seen at 200 %: every picture of the sheet and the library blurred, a thumbnail of 160
+    pixels drawn on 264."""
+
+    class Screen:
+        def __init__(self, ratio: float) -> None:
+            self.ratio = ratio
+
+        def devicePixelRatio(self) -> float:
+            return self.ratio
+
+    monkeypatch.setattr(
+        thumbnails_module.QGuiApplication, "screens", lambda: [Screen(1.0), Screen(2.0)]
+    )
+    assert sharp_size() == 320
+    loader = ThumbnailLoader(tmp_path / "cache")
+    try:
+        with qtbot.waitSignal(loader.ready):
+            assert loader.pixmap(str(image)) is None  # made for a later paint
+        pixmap = loader.pixmap(str(image))
+        assert pixmap is not None
+        assert (pixmap.width(), pixmap.height()) == (320, 240)
+    finally:
+        loader.shutdown()
+    monkeypatch.setattr(thumbnails_module.QGuiApplication, "screens", lambda: [Screen(1.0)])
+    assert sharp_size() == 160
 
 
 @pytest.mark.expect_log("desktop.common.thumbnails")
