@@ -8,11 +8,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from core.job_state import JobState
-
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from pathlib import Path
+
+    from core.batch.batch_counts import BatchCounts
 
 
 class EndState(StrEnum):
@@ -22,49 +21,27 @@ class EndState(StrEnum):
     attention = "attention"  # not ended, but nothing moves without the artist
 
 
-@dataclass(frozen=True)
-class Counts:
-    """A batch's jobs: ended (by how) and not yet."""
+def end_of(counts: BatchCounts) -> EndState | None:
+    """How the batch ended, or None while some job has not."""
+    if counts.active or not counts.total:
+        return None
+    if counts.succeeded:
+        return EndState.finished
+    return EndState.failed if counts.failed else EndState.cancelled
 
-    succeeded: int = 0
-    failed: int = 0
-    cancelled: int = 0
-    active: int = 0
 
-    @classmethod
-    def of_states(cls, counts: Mapping[JobState, int]) -> Counts:
-        ended = {JobState.succeeded, JobState.failed, JobState.cancelled}
-        return cls(
-            succeeded=counts.get(JobState.succeeded, 0),
-            failed=counts.get(JobState.failed, 0),
-            cancelled=counts.get(JobState.cancelled, 0),
-            active=sum(n for state, n in counts.items() if state not in ended),
-        )
-
-    @property
-    def total(self) -> int:
-        return self.succeeded + self.failed + self.cancelled + self.active
-
-    @property
-    def end(self) -> EndState | None:
-        """How the batch ended, or None while some job has not."""
-        if self.active or not self.total:
-            return None
-        if self.succeeded:
-            return EndState.finished
-        return EndState.failed if self.failed else EndState.cancelled
-
-    def words(self) -> str:
-        """``38 done, 2 failed`` (the counts that are not zero; done always)."""
-        parts = [f"{self.succeeded} done"]
-        parts += [
-            f"{n} {word}"
-            for word, n in (("failed", self.failed), ("cancelled", self.cancelled))
-            if n
-        ]
-        if self.active:
-            parts.append(f"{self.active} waiting")
-        return ", ".join(parts)
+def count_words(counts: BatchCounts) -> str:
+    """``38 done, 2 failed`` (the counts that are not zero; done always; those not ended as
+    waiting)."""
+    parts = [f"{counts.succeeded} done"]
+    parts += [
+        f"{n} {word}"
+        for word, n in (("failed", counts.failed), ("cancelled", counts.cancelled))
+        if n
+    ]
+    if counts.active:
+        parts.append(f"{counts.active} waiting")
+    return ", ".join(parts)
 
 
 _HEADINGS = {
@@ -83,10 +60,16 @@ class BatchNews:
     batch_id: str
     title: str  # batch_title
     state: EndState
-    counts: Counts
+    counts: BatchCounts
     at: float  # when it was seen (wall clock)
     folder: Path | None = None  # where its pictures are
     why: str = ""  # the attention's kind ("paused")
+
+    @property
+    def line(self) -> str:
+        """Heading and text on one line, as a banner says it: ``Batch finished: Portrait · 40
+        seeds: 38 done, 2 failed``."""
+        return f"{self.heading}: {self.text}"
 
     @property
     def heading(self) -> str:
@@ -96,7 +79,7 @@ class BatchNews:
     @property
     def text(self) -> str:
         """``Portrait · 40 seeds: 38 done, 2 failed``; with why it needs attention."""
-        text = f"{self.title}: {self.counts.words()}"
+        text = f"{self.title}: {count_words(self.counts)}"
         if self.why:
             text += f" ({_WHY.get(self.why, self.why)})"
         return text

@@ -19,11 +19,12 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from core.batch.batch_counts import BatchCounts
 from core.batch.batch_title import batch_title
 from core.job_state import JobState
 from core.ledger.settings import NOTIFY_DESKTOP, PAUSED
 from core.notify.desktop import DesktopNotices
-from core.notify.messages import BatchNews, Counts, EndState
+from core.notify.messages import BatchNews, EndState, end_of
 from core.notify.webhooks import WebhookLimits, WebhookSender
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ class BatchNotifier:
             self.ledger.notices.read_to(seq)
 
     async def _ended(self, batch_id: str) -> None:
-        counts = Counts.of_states(self.ledger.count_by_state(batch=batch_id))
-        end = counts.end
+        counts = BatchCounts.read(self.ledger, batch_id)
+        end = end_of(counts)
         if end is None:
             if self.why_waiting is not None and batch_id not in self._watched:
                 self._watched[batch_id] = (0.0, None, "")
@@ -145,7 +146,9 @@ class BatchNotifier:
                 continue
             del self._watched[batch_id]
             if self.ledger.notices.take_attention(batch_id, "waits"):
-                news = self._news(batch_id, EndState.attention, Counts.of_states(counts), why=why)
+                news = self._news(
+                    batch_id, EndState.attention, BatchCounts.of_states(counts), why=why
+                )
                 await self._show(news, self.ledger.notices.get(batch_id).choice.desktop)
 
     async def _paused_batches(self) -> None:
@@ -155,11 +158,13 @@ class BatchNotifier:
         for batch_id in sorted(batches):
             if not self.ledger.notices.take_attention(batch_id, "paused"):
                 continue
-            counts = Counts.of_states(self.ledger.count_by_state(batch=batch_id))
+            counts = BatchCounts.read(self.ledger, batch_id)
             news = self._news(batch_id, EndState.attention, counts, why="paused")
             await self._show(news, self.ledger.notices.get(batch_id).choice.desktop)
 
-    def _news(self, batch_id: str, state: EndState, counts: Counts, why: str = "") -> BatchNews:
+    def _news(
+        self, batch_id: str, state: EndState, counts: BatchCounts, why: str = ""
+    ) -> BatchNews:
         title = batch_title(self.ledger, self.ledger.batch(batch_id))
         folder = (self.output_dir / batch_id).absolute()
         return BatchNews(batch_id, title, state, counts, time.time(), folder, why)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.common.batch_counts import BatchCounts
+from core.batch.batch_counts import BatchCounts
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent

@@ -1,5 +1,7 @@
-"""Batch notices in the window: each batch over said once in the window's own banner, and,
-where the controller found no notification server on the desktop, its notice in the tray.
+"""Batch notices in the window: each batch over said once in the window's own banner, in the
+words of the desktop's notification, and, where the controller found no notification server on
+the desktop, its notice in the tray (in the banner where there is no tray, unless the banner
+said it already).
 
 The desktop's notification itself is the controller's (core/notify): it is sent once by the
 controller that saw the batch end, with or without a window, so the window never sends one of
@@ -10,17 +12,18 @@ and shows them as its tray's message (or in its banner where there is no tray).
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from core.batch.batch_counts import BatchCounts
 from core.batch.batch_title import batch_title
 from core.errors import BatchlineError
 from core.ledger.settings import NOTIFY_DESKTOP
-from core.notify.messages import BatchNews, Counts, EndState
-from desktop.common.batch_counts import BatchCounts
+from core.notify.messages import BatchNews, EndState, end_of
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QIcon
@@ -47,6 +50,7 @@ class BatchNotifier(QObject):
         self.ledger = ledger
         self._states: dict[str, dict[str, JobState]] = {}  # batch -> job -> state
         self._announced: set[str] = set()
+        self._bannered: set[str] = set()  # the batches whose end the banner said
         self._tray: QSystemTrayIcon | None = None
         if QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages():
             self._tray = QSystemTrayIcon(icon, self)
@@ -79,8 +83,10 @@ class BatchNotifier(QObject):
         over = [b for b in sorted(touched) if b not in self._announced and self._counts(b).over]
         for batch in over:
             self._announced.add(batch)
-            title, text = self._counts(batch).finished_message(self._title(batch))
-            self.banner.emit(f"{title}: {text}")
+            self._bannered.add(batch)
+            counts = self._counts(batch)
+            end = end_of(counts) or EndState.finished
+            self.banner.emit(BatchNews(batch, self._title(batch), end, counts, time.time()).line)
         return over
 
     def _title(self, batch: str) -> str:
@@ -98,27 +104,23 @@ class BatchNotifier(QObject):
             return []
         try:
             taken = self.ledger.notices.take_tray()
-            said = [heading_and_text(self.ledger, r) for r in taken]
+            said = [(r.batch_id, news_of(self.ledger, r)) for r in taken]
             shown = NOTIFY_DESKTOP.get(self.ledger)
         except BatchlineError:  # the ledger gone, busy, a setting broken: said elsewhere
             return []
-        if shown:
-            for title, text in said:
-                self.announce(title, text)
+        for batch, news in said if shown else []:
+            if self._tray is not None:
+                self._tray.showMessage(
+                    news.heading, news.text, QSystemTrayIcon.MessageIcon.Information, 8000
+                )
+            elif batch not in self._bannered:
+                self.banner.emit(news.line)
         return [record.batch_id for record in taken]
 
-    @Slot(str, str)
-    def announce(self, title: str, text: str) -> None:
-        if self._tray is not None:
-            self._tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 8000)
-        else:
-            self.banner.emit(f"{title}: {text}")
 
-
-def heading_and_text(ledger: Ledger, record: NoticeRecord) -> tuple[str, str]:
-    """The words the desktop's notification would have had."""
-    counts = Counts.of_states(ledger.count_by_state(batch=record.batch_id))
+def news_of(ledger: Ledger, record: NoticeRecord) -> BatchNews:
+    """What the desktop's notification would have said."""
+    counts = BatchCounts.read(ledger, record.batch_id)
     state = EndState(record.ended_state or EndState.finished)
     title = batch_title(ledger, ledger.batch(record.batch_id))
-    news = BatchNews(record.batch_id, title, state, counts, record.ended_at or 0.0)
-    return news.heading, news.text
+    return BatchNews(record.batch_id, title, state, counts, record.ended_at or 0.0)

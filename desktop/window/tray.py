@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from core.batch.batch_counts import BatchCounts
 from core.controller.status import Connection
 from core.errors import BatchlineError
 from core.ledger.settings import NOTIFY_DESKTOP
-from desktop.common.batch_counts import BatchCounts
 from desktop.common.icon import app_icon
-from desktop.window.notifications import heading_and_text
+from desktop.window.notifications import news_of
 
 if TYPE_CHECKING:
     from core.controller.status import ControllerStatus
@@ -100,7 +100,8 @@ class ProgressTray(QObject):
         try:
             if not NOTIFY_DESKTOP.get(self.ledger):
                 return []
-            return [heading_and_text(self.ledger, r) for r in self.ledger.notices.take_tray()]
+            said = [news_of(self.ledger, r) for r in self.ledger.notices.take_tray()]
+            return [(news.heading, news.text) for news in said]
         except BatchlineError:  # the ledger gone, busy, a setting broken: said elsewhere
             return []
 

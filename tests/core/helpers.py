@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.controller import ControllerConfig
+from core.job_state import Reason
+from core.ledger.attempt_error import AttemptError, ErrorKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,3 +72,28 @@ def succeed_late(
     if not ledger.observe_late_success(prompt_id, server_refs(outputs), times=times):
         return False
     return ledger.observe_fetched(prompt_id, outputs)
+
+
+def run_job(ledger: Ledger, job_id: str, n: int = 1) -> str:
+    """Submit, queue and start the job's current attempt; returns its prompt id."""
+    prompt_id = f"prompt-{job_id}-{n}"
+    ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
+    ledger.observe_queued(prompt_id, 1)
+    ledger.observe_running(prompt_id)
+    return prompt_id
+
+
+def fail_job(ledger: Ledger, job_id: str, reason: Reason = Reason.oom) -> str:
+    prompt_id = run_job(ledger, job_id)
+    kind = {Reason.oom: ErrorKind.oom, Reason.validation_error: ErrorKind.validation}
+    error = AttemptError(
+        kind.get(reason, ErrorKind.execution), "CUDA out of memory", "3", "KSampler"
+    )
+    ledger.observe_failed(prompt_id, reason, error)
+    return prompt_id
+
+
+def succeed_job(ledger: Ledger, job_id: str, outputs: list[str]) -> str:
+    prompt_id = run_job(ledger, job_id)
+    succeed(ledger, prompt_id, outputs)
+    return prompt_id

@@ -1,4 +1,5 @@
-"""Helpers for desktop tests: drag-and-drop stubs, answering a question, ledger job stories."""
+"""Helpers for desktop tests: drag-and-drop stubs, answering a question (the ledger's job
+stories, running, failing and succeeding a job, are `tests.core.helpers`)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
-from core.job_state import Reason
-from core.ledger.attempt_error import AttemptError, ErrorKind
-from tests.core.helpers import succeed
-
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
     from PySide6.QtWidgets import QWidget
-
-    from core.ledger import Ledger
 
 
 class StubMime:
@@ -63,31 +58,6 @@ def answer_question(button: QMessageBox.StandardButton, asked: list[str]) -> Non
         box.button(button).click()
 
     QTimer.singleShot(0, press)
-
-
-def run_job(ledger: Ledger, job_id: str, n: int = 1) -> str:
-    """Submit, queue and start the job's current attempt; returns its prompt id."""
-    prompt_id = f"prompt-{job_id}-{n}"
-    ledger.submit_attempt(job_id, prompt_id, "http://127.0.0.1:9", "hash")
-    ledger.observe_queued(prompt_id, 1)
-    ledger.observe_running(prompt_id)
-    return prompt_id
-
-
-def fail_job(ledger: Ledger, job_id: str, reason: Reason = Reason.oom) -> str:
-    prompt_id = run_job(ledger, job_id)
-    kind = {Reason.oom: ErrorKind.oom, Reason.validation_error: ErrorKind.validation}
-    error = AttemptError(
-        kind.get(reason, ErrorKind.execution), "CUDA out of memory", "3", "KSampler"
-    )
-    ledger.observe_failed(prompt_id, reason, error)
-    return prompt_id
-
-
-def succeed_job(ledger: Ledger, job_id: str, outputs: list[str]) -> str:
-    prompt_id = run_job(ledger, job_id)
-    succeed(ledger, prompt_id, outputs)
-    return prompt_id
 
 
 async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:

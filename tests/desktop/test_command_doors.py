@@ -30,8 +30,9 @@ from desktop.jobs.batch_names import ask_and_name
 from desktop.jobs.job_actions import JobActions
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from tests.cli.conftest import Cli
+from tests.core.helpers import fail_job, run_job, succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import answer_name, fail_job, run_job, succeed_job, until
+from tests.desktop.helpers import answer_name, until
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -13,13 +13,13 @@ import httpx
 
 from cli.main import main
 from core.api import ApiConfig, serve_api
+from core.batch.batch_counts import time_left_text
 from core.controller.backpressure import Limits
 from core.controller.commands import LedgerCommands
 from core.controller.published import status_to_json
 from core.controller.status import Connection, ControllerStatus, ServerStatus
 from core.durations import duration_text
 from core.ledger import NewJob
-from desktop.common.batch_counts import time_left_text
 from desktop.composer.batch_composer import BatchComposerWidget
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.sheet.contact_sheet_model import STATUS_ROLE

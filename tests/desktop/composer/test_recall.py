@@ -20,7 +20,8 @@ from desktop.composer.recall import RecallChoice
 from desktop.presets.presets_panel import PresetsPanel
 from desktop.window.main_window import MainWindow
 from simulator.images import pnginfo
-from tests.desktop.helpers import StubDropEvent, succeed_job
+from tests.core.helpers import succeed_job
+from tests.desktop.helpers import StubDropEvent
 
 COMFY_PNG = Path(__file__).parents[2] / "data" / "comfyui-output-with-workflow.png"
 

@@ -6,8 +6,8 @@ import pytest
 from PIL import Image
 
 from core.job_state import Reason
+from tests.core.helpers import fail_job, run_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from desktop.app.session import Session, SessionOptions
 from desktop.jobs.job_states import state_label
 from desktop.jobs.job_table_model import CHECKING, CHECKING_TIP, Column
 from desktop.presets.preset_files import add_preset_file
+from tests.core.helpers import run_job
 from tests.desktop.background_helpers import until
 from tests.desktop.conftest import TXT2IMG, make_jobs
-from tests.desktop.helpers import run_job
 
 TIP = Qt.ItemDataRole.ToolTipRole
 

@@ -16,8 +16,9 @@ from desktop.jobs.job_action_scope import (
     short_batch,
 )
 from desktop.jobs.job_actions import JobActions
+from tests.core.helpers import run_job, succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import run_job, succeed_job, until
+from tests.desktop.helpers import until
 
 if TYPE_CHECKING:
     from core.ledger import JobRecord

@@ -5,9 +5,8 @@ from __future__ import annotations
 from core.job_state import AttemptResult, Reason
 from core.pictures.pictures import job_outputs
 from desktop.jobs.job_details import JobDetailsWidget
-from tests.core.helpers import succeed_late
+from tests.core.helpers import fail_job, succeed_late
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job
 
 
 def test_failed_job_shows_attempt_timeline_and_failure(qtbot, ledger, preset_name, thumbnails):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from core.job_state import JobState
 from desktop.jobs.job_filter_bar import STATE_CHOICES
+from tests.core.helpers import run_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import run_job
 
 
 def test_the_count_follows_the_filter(window, ledger, preset_name, qtbot) -> None:

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from core.job_state import JobState
 from desktop.jobs.job_filter_proxy import JobFilterProxyModel
 from desktop.jobs.job_table_model import JOB_ROLE, Column, JobTableModel
+from tests.core.helpers import run_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import run_job
 
 
 @pytest.fixture

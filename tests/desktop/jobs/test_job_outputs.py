@@ -6,8 +6,8 @@ import pytest
 
 from desktop.jobs.job_details import JobDetailsWidget
 from desktop.jobs.job_outputs import OutputsModel
+from tests.core.helpers import succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import succeed_job
 
 
 def test_outputs_get_thumbnails_off_the_gui_thread(

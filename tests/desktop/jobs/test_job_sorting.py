@@ -8,7 +8,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from core.ledger import NewJob
 from desktop.jobs.job_filter_proxy import JobFilterProxyModel
 from desktop.jobs.job_table_model import JOB_ROLE, Column, JobTableModel
-from tests.desktop.helpers import run_job
+from tests.core.helpers import run_job
 
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
 SEEDS = [10, 9, 100, 2, 33]

@@ -9,10 +9,9 @@ from core.controller.client import NOT_RUNNING
 from core.controller.status import Connection, ControllerStatus, Progress
 from core.job_state import JobState
 from desktop.jobs.job_table_model import JOB_ROLE, PROGRESS_ROLE, Column, JobTableModel, values_text
-from tests.core.helpers import succeed
+from tests.core.helpers import run_job, succeed
 from tests.core.ledger.test_handle import statements
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import run_job
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ from PIL import Image
 
 from core.controller.previews import FOLDER
 from desktop.window.main_window import MainWindow
-from tests.core.helpers import succeed
+from tests.core.helpers import run_job, succeed
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import run_job
 
 
 def write_preview(ledger, job_id: str, colour: tuple[int, int, int]) -> None:

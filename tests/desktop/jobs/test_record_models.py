@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core.job_state import Reason
+from tests.core.helpers import fail_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job
 
 
 def test_record_models_pass_the_tester(qtmodeltester, ledger, preset_name) -> None:

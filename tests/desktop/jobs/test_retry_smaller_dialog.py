@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from core.batch.memory_told import MemoryTold
 from desktop.jobs.retry_smaller_dialog import RetrySmallerDialog
 from desktop.window.main_window import MainWindow
+from tests.core.helpers import fail_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job
 
 BIG_BATCH = {"size": {"5.width": 1024, "5.height": 768}, "batch size": {"5.batch_size": 4096}}
 

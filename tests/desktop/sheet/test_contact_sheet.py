@@ -14,8 +14,8 @@ from desktop.sheet.contact_sheet_model import (
     PROGRESS_ROLE,
     STATUS_ROLE,
 )
+from tests.core.helpers import fail_job, run_job, succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job, succeed_job
 
 
 def cells(window) -> list[str]:

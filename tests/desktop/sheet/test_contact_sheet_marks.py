@@ -15,8 +15,9 @@ from core.ledger.marks import Mark
 from core.ledger.settings import EXPORT_SIDECAR
 from desktop.sheet.contact_sheet import ContactSheetWidget
 from desktop.sheet.contact_sheet_model import MARK_ROLE, PICTURE_ROLE, STATUS_ROLE
+from tests.core.helpers import succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import answer_question, succeed_job
+from tests.desktop.helpers import answer_question
 from tests.trash_home import use_trash
 
 

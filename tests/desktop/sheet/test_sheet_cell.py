@@ -14,7 +14,7 @@ from core.ledger import NewJob
 from core.ledger.marks import Mark
 from desktop.sheet.contact_sheet_model import LABEL_LINES_ROLE
 from desktop.sheet.sheet_cell import FOCUS_COLOUR, SheetCellDelegate, label_lines
-from tests.desktop.helpers import fail_job, run_job, succeed_job
+from tests.core.helpers import fail_job, run_job, succeed_job
 
 BIG_SEED = 18446744073709551615  # 2**64 - 1: a random seed of ComfyUI's range
 

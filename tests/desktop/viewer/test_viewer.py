@@ -21,8 +21,8 @@ from core.pictures.search import search
 from desktop.presets.preset_files import add_preset_file
 from desktop.sheet.contact_sheet_model import JOB_ROLE
 from desktop.viewer.viewer import PictureViewer
+from tests.core.helpers import succeed_job
 from tests.desktop.conftest import GRADIENT
-from tests.desktop.helpers import succeed_job
 from tests.desktop.sheet.library_pictures import fill_library
 from tests.desktop.viewer.viewer_batch import SEEDS, run_batch
 from tests.trash_home import use_trash

@@ -16,8 +16,9 @@ from desktop.jobs.job_table_model import Column
 from desktop.presets.preset_files import add_preset_file
 from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from desktop.window.main_window import MainWindow
+from tests.core.helpers import run_job, succeed_job
 from tests.desktop.conftest import TXT2IMG, make_jobs
-from tests.desktop.helpers import answer_question, run_job, shown_ampersands, succeed_job, until
+from tests.desktop.helpers import answer_question, shown_ampersands, until
 from tests.desktop.sheet.library_pictures import fill_library
 from tests.trash_home import use_trash
 
@@ -132,7 +133,7 @@ def test_only_batches_ending_while_open_are_announced(qtbot, ledger, controller,
     new = make_jobs(ledger, name, 1)
     succeed_job(ledger, new[0], [])
     qtbot.waitUntil(lambda: not window.banner.isHidden())
-    assert "1 succeeded" in window.banner.text()
+    assert window.banner.text().endswith(": 1 done")
     window.close()
 
 
@@ -158,7 +159,7 @@ def test_no_label_shows_a_mnemonic_ampersand(window) -> None:
 
 def test_one_name_for_a_validation_error_everywhere(window, ledger, preset_name, qtbot) -> None:
     from core.job_state import Reason
-    from tests.desktop.helpers import fail_job
+    from tests.core.helpers import fail_job
 
     (job_id,) = make_jobs(ledger, preset_name, 1)
     fail_job(ledger, job_id, Reason.validation_error)
@@ -340,7 +341,7 @@ def test_a_sheet_click_selects_its_job_under_a_table_filter_that_hides_it(
     from desktop.jobs.job_filter_bar import STATE_CHOICES
 
     ids = make_jobs(ledger, preset_name, 3)
-    from tests.desktop.helpers import fail_job
+    from tests.core.helpers import fail_job
 
     fail_job(ledger, ids[0])
     qtbot.waitUntil(lambda: window.sheet.model.rowCount() == 3)

@@ -40,7 +40,7 @@ def test_no_notice_moves_a_widget(window, ledger, preset_name, qtbot, tmp_path) 
         "queued": window.composer.queue_button.click,
         "refused": lambda: window.composer.show_error("the batch repeats seed 5"),
         "file that did not load": lambda: window.dropEvent(StubDropEvent([broken])),
-        "batch done": lambda: window.notifier.announce("Batch done", "3 succeeded"),
+        "batch done": lambda: window.notifier.banner.emit("Batch finished: Fox: 3 done"),
         "action failed": lambda: window.job_actions.failed.emit("cancel: job gone"),
     }
     for notice, show in notices.items():

@@ -6,8 +6,8 @@ from core.batch.batch_title import batch_title
 from core.job_state import Reason
 from desktop.common.icon import app_icon
 from desktop.window.notifications import BatchNotifier
+from tests.core.helpers import fail_job, succeed_job
 from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, succeed_job
 
 
 def test_banner_once_when_the_batch_is_over(qtbot, ledger, preset_name) -> None:
@@ -19,7 +19,7 @@ def test_banner_once_when_the_batch_is_over(qtbot, ledger, preset_name) -> None:
     fail_job(ledger, ids[1], Reason.execution_error)
     with qtbot.waitSignal(notifier.banner) as blocker:
         assert notifier.observe(ledger.jobs()) == [ledger.job(ids[0]).batch]
-    assert blocker.args[0].endswith("1 succeeded, 1 failed")
+    assert blocker.args[0].endswith(": 1 done, 1 failed")
     assert notifier.observe(ledger.jobs()) == []
 
 
@@ -41,7 +41,7 @@ def test_the_window_names_a_finished_batch_by_its_title(qtbot, window, ledger, p
     succeed_job(ledger, ids[0], [])
     with qtbot.waitSignal(window.notifier.banner) as blocker:
         window.notifier.observe(ledger.jobs())
-    assert blocker.args[0] == "Batch Dusk study finished: 1 succeeded"
+    assert blocker.args[0] == "Batch finished: Dusk study: 1 done"
 
 
 def test_what_no_notification_server_showed_is_said_once_by_the_window(
@@ -69,7 +69,29 @@ def test_a_batch_over_is_said_in_the_window_by_its_name(qtbot, ledger, preset_na
     succeed_job(ledger, ids[0], [])
     with qtbot.waitSignal(notifier.banner) as blocker:
         notifier.observe(ledger.jobs())
-    assert blocker.args[0] == "Batch Fox finished: 1 succeeded"
+    assert blocker.args[0] == "Batch finished: Fox: 1 done"
+
+
+def test_the_window_says_a_batch_end_once_in_the_words_of_the_desktops_notice(
+    qtbot, ledger, preset_name
+) -> None:
+    """Seen with no notification server and no tray: "Batch Fox finished: 2 succeeded, 1
+    failed" from the window, then "Batch finished: Fox: 2 done, 1 failed" from the
+    controller's notice; one end said twice, in two wordings."""
+    notifier = BatchNotifier(app_icon(), ledger)
+    ids = make_jobs(ledger, preset_name, 2)
+    batch = ledger.job(ids[0]).batch
+    ledger.name_batch(batch, "Fox")
+    notifier.seed(ledger.jobs())
+    succeed_job(ledger, ids[0], [])
+    fail_job(ledger, ids[1], Reason.execution_error)
+    said: list[str] = []
+    notifier.banner.connect(said.append)
+    notifier.observe(ledger.jobs())
+    ledger.notices.take_end(batch, "finished", None)
+    ledger.notices.said_on_desktop(batch, "no_server")
+    assert notifier.show_unshown() == [batch]  # taken: no other window says it
+    assert said == ["Batch finished: Fox: 1 done, 1 failed"]
 
 
 def _title(ledger, batch: str) -> str:

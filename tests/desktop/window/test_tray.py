@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.batch.batch_counts import BatchCounts
 from core.controller.status import Connection, ControllerStatus
 from core.job_state import JobState
 from core.ledger import Ledger
 from desktop.app import session as session_module
 from desktop.app.close_dialog import KEEP_TEXT
 from desktop.app.session import Session, SessionOptions
-from desktop.common.batch_counts import BatchCounts
 from desktop.window.tray import tooltip_text
 from tests.desktop.background_helpers import (
     answer_close_dialog,

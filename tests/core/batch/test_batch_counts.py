@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from core.batch.batch_counts import BatchCounts, time_left_text
 from core.job_state import JobState
-from desktop.common.batch_counts import BatchCounts, time_left_text
-from tests.desktop.conftest import make_jobs
-from tests.desktop.helpers import fail_job, run_job, succeed_job
+from core.ledger import Ledger, NewJob
+from tests.core.helpers import fail_job, run_job, succeed_job
 
 
 @pytest.mark.parametrize(
@@ -26,8 +26,14 @@ def test_time_left_in_words(seconds: float, text: str) -> None:
     assert time_left_text(seconds) == text
 
 
-def test_the_ledger_and_the_feed_give_the_same_counts(ledger, preset_name, tmp_path) -> None:
-    ids = make_jobs(ledger, preset_name, 7)
+def make_jobs(ledger: Ledger, count: int) -> list[str]:
+    jobs = [NewJob({"3.seed": n}) for n in range(count)]
+    _batch, ids = ledger.create_batch("noise", jobs, requester="tester")
+    return ids
+
+
+def test_the_ledger_and_the_feed_give_the_same_counts(ledger, tmp_path) -> None:
+    ids = make_jobs(ledger, 7)
     picture = tmp_path / "a.png"
     picture.write_bytes(b"png")
     succeed_job(ledger, ids[0], [str(picture)])
@@ -46,8 +52,8 @@ def test_the_ledger_and_the_feed_give_the_same_counts(ledger, preset_name, tmp_p
     assert BatchCounts.read(ledger) == counts  # the whole ledger: this batch alone
 
 
-def test_the_sheets_line_counts_a_cancelling_job_as_cancelling(ledger, preset_name) -> None:
-    jobs = [ledger.job(job_id) for job_id in make_jobs(ledger, preset_name, 6)]
+def test_the_sheets_line_counts_a_cancelling_job_as_cancelling(ledger) -> None:
+    jobs = [ledger.job(job_id) for job_id in make_jobs(ledger, 6)]
     states = [JobState.succeeded, JobState.succeeded, JobState.failed, JobState.running]
     jobs = [replace(job, state=state) for job, state in zip(jobs, states, strict=False)] + jobs[4:]
     line = BatchCounts.of_jobs(jobs).progress_line
@@ -68,15 +74,3 @@ def test_the_trays_lines() -> None:
     assert BatchCounts().tray_lines() == ["No jobs yet"]
     cancelling = BatchCounts(succeeded=1, running=1, cancelling=2)  # was left out before
     assert cancelling.tray_lines() == ["1 of 4 done", "1 running, 0 waiting, 2 cancelling"]
-
-
-def test_the_notice_of_a_batch_over() -> None:
-    counts = BatchCounts.of_states({JobState.succeeded: 38, JobState.failed: 2})
-    assert counts.over
-    assert counts.finished_message("b1") == ("Batch b1 finished", "38 succeeded, 2 failed")
-    assert BatchCounts(failed=3).finished_message("b2")[0] == "Batch b2 failed"
-    assert BatchCounts(succeeded=1, cancelled=2).finished_message("b3") == (
-        "Batch b3 finished",
-        "1 succeeded, 2 cancelled",
-    )
-    assert not BatchCounts().over

@@ -91,14 +91,6 @@ class BatchCounts:
             lines = [f"{self.succeeded} of {self.total} done", ", ".join(now)]
         return lines + _some(("failed", self.failed))
 
-    def finished_message(self, batch: str) -> tuple[str, str]:
-        """Title and text of the notice for a batch whose jobs have all ended."""
-        failed_all = self.failed and not self.succeeded
-        title = f"Batch {batch} failed" if failed_all else f"Batch {batch} finished"
-        parts = [f"{self.succeeded} succeeded"]
-        parts += _some(("failed", self.failed), ("cancelled", self.cancelled))
-        return title, ", ".join(parts)
-
 
 def _some(*counts: tuple[str, int]) -> list[str]:
     """``3 failed`` for each count that is not zero."""
