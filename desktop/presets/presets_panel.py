@@ -38,6 +38,7 @@ from desktop.common.questions import confirm
 from desktop.composer.composer_memory import EDITED_TIP
 from desktop.composer.recall import RecallChoice, ask_recall_choice
 from desktop.presets.preset_files import AddResult, SameName, add_preset_files
+from desktop.presets.preset_versions_dialog import PresetVersionsDialog
 from desktop.presets.same_name import ask_same_name
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class PresetsPanel(QWidget):
             layout.addWidget(widget)
         arrival = latest_arrival(ledger)
         self._arrived_at = arrival.at if arrival is not None else 0.0
+        self._shown: tuple[str, int] | None = None  # the preset selected, and its version then
         # Presets added or removed by another process (the CLI) show up within a few seconds.
         self._follow = QTimer(self)
         self._follow.setInterval(FOLLOW_MS)
@@ -171,6 +173,7 @@ class PresetsPanel(QWidget):
         current = self.current_name()
         if self.model.reload() and current is not None:
             self.select(current)
+        self.show_new_version()
         arrival = latest_arrival(self._ledger)
         if arrival is not None and arrival.at > self._arrived_at:
             self._arrived_at = arrival.at
@@ -207,6 +210,7 @@ class PresetsPanel(QWidget):
         if names:
             self.model.reload()
             self.select(names[-1])
+            self.show_new_version()
         return names
 
     def _recall_picture(self, path: Path) -> AddResult:
@@ -299,12 +303,43 @@ class PresetsPanel(QWidget):
         menu.deleteLater()
 
     def context_menu(self, name: str) -> QMenu:
-        """Rename…, Duplicate and Remove… for preset `name`."""
+        """Rename…, Duplicate, Versions… and Remove… for preset `name`."""
         menu = QMenu(self)
         menu.addAction("&Rename…", lambda: self.ask_rename(name))
         menu.addAction("&Duplicate", lambda: self.duplicate(name))
+        menu.addAction("&Versions…", lambda: self.ask_version(name))
         menu.addAction("Re&move…", lambda: self.ask_remove(name))
         return menu
+
+    def ask_version(self, name: str) -> None:
+        number = self.choose_version(self, self._ledger, name)
+        if number is not None:
+            self.restore(name, number)
+
+    @staticmethod
+    def choose_version(parent: QWidget, ledger: Ledger, name: str) -> int | None:
+        """The preset's versions, and the one to restore (tests monkeypatch this)."""
+        dialog = PresetVersionsDialog(ledger, name, parent)
+        dialog.exec()
+        return dialog.chosen
+
+    def restore(self, name: str, number: int) -> bool:
+        """Make version ``number`` of the preset current again (as a new version); the
+        composer shows it, keeping what the artist changed there."""
+        try:
+            outcome, current = self._ledger.presets.restore(name, number)
+        except BatchlineError as exc:
+            self._show_error(str(exc))
+            return False
+        if outcome is PresetOutcome.unchanged:
+            self.notice.emit(f"Version {number} of '{name}' is its content already.")
+        else:
+            self.notice.emit(
+                f"Version {number} of '{name}' is current again, as version {current}."
+            )
+        self.select(name)
+        self.show_new_version()
+        return True
 
     def ask_rename(self, name: str) -> None:
         new_name = self.ask_text(self, "Rename preset", f"New name for “{name}”:", name)
@@ -374,4 +409,23 @@ class PresetsPanel(QWidget):
     @Slot(QModelIndex, QModelIndex)
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.preset_selected.emit(current.data(NAME_ROLE))
+            self._show(current.data(NAME_ROLE))
+
+    def show_new_version(self) -> None:
+        """The selected preset again (`preset_selected`) when its content changed since it
+        was selected: updated by a drop, sent from ComfyUI's editor, restored. Seen: the
+        window said "'Fox' arrived (version 2)" and queued version 1, the composer's."""
+        name, shown = self.current_name(), self._shown
+        changed = shown is not None and shown[0] == name and self._version(name) != shown[1]
+        if name is not None and changed:
+            self._show(name)
+
+    def _show(self, name: str) -> None:
+        self._shown = (name, self._version(name))
+        self.preset_selected.emit(name)
+
+    def _version(self, name: str) -> int:
+        try:
+            return self._ledger.presets.version(name)
+        except BatchlineError:  # removed meanwhile: the list follows
+            return -1

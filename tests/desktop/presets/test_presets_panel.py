@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,13 @@ from PySide6.QtCore import Qt
 from core.ledger import PresetContent
 from core.ledger.arrivals import Arrival, record_arrival
 from core.presets.composer_state import load_composer_state, save_composer_state
+from core.presets.model import workflow_hash
 from desktop.presets.preset_files import SameName
 from desktop.presets.presets_panel import OPEN_FOLDER_KEY, PresetListModel, PresetsPanel
 from desktop.window.main_window import MainWindow
 from tests.desktop.conftest import TXT2IMG
 from tests.desktop.helpers import StubDropEvent
+from tests.desktop.presets.versions import grey_foxes, shown_value
 
 
 @pytest.fixture
@@ -254,12 +257,33 @@ def test_remove_asks_first(panel, ledger, preset_name) -> None:
     assert preset_name in asked[0]
 
 
-def test_the_context_menu_offers_the_three_actions(panel, ledger, preset_name) -> None:
+def test_the_context_menu_offers_its_actions(panel, ledger, preset_name) -> None:
     menu = panel.context_menu(preset_name)
     actions = menu.actions()
-    assert [action.text() for action in actions] == ["&Rename…", "&Duplicate", "Re&move…"]
+    texts = [action.text() for action in actions]
+    assert texts == ["&Rename…", "&Duplicate", "&Versions…", "Re&move…"]
     actions[1].trigger()
     assert f"{preset_name} copy" in ledger.presets.names()
+
+
+def test_a_new_version_of_the_shown_preset_is_shown_keeping_the_artists_edits(
+    window, ledger, tmp_path, monkeypatch
+) -> None:
+    """Seen: "Updated 'fox' (version 2)", and the composer kept version 1's workflow, the one
+    it queued; so did a version sent from ComfyUI's editor while the preset was shown."""
+    monkeypatch.setattr(PresetsPanel, "ask_same_name", staticmethod(lambda _p, _n: SameName.update))
+    four, twenty, eight = grey_foxes(tmp_path, 4, 20, 8)
+    window.show()
+    assert window.presets.add_files([four]) == ["fox"]
+    assert shown_value(window, "3.steps") == 4
+    cfg = next(e for p, e in window.composer.parameters_box.editors if str(p.ref) == "3.cfg")
+    cfg.setValue(9.5)  # the artist's edit, not saved
+    assert window.presets.add_files([twenty]) == ["fox"]
+    assert (shown_value(window, "3.steps"), shown_value(window, "3.cfg")) == (20, 9.5)
+    workflow = json.loads(eight.read_text(encoding="utf-8"))  # stored by another process
+    ledger.presets.add("fox", PresetContent(workflow_hash(workflow), workflow), replace=True)
+    window.presets.follow_ledger()
+    assert (shown_value(window, "3.steps"), shown_value(window, "3.cfg")) == (8, 9.5)
 
 
 def test_a_preset_changed_in_the_composer_is_marked_edited_until_saved_or_reset(
