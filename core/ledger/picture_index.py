@@ -251,15 +251,17 @@ class PictureIndex:
         limit: int = 100,
         offset: int = 0,
         after: PictureHit | None = None,
+        newer: PictureHit | None = None,
     ) -> list[PictureHit]:
         """The pictures ``query`` finds (of ``requester`` alone when given), newest first (the
         order their jobs finished in), a job's pictures in their order: ``limit`` of them from
-        the ``offset``-th, or those that follow the picture ``after`` (a hit of this search).
+        the ``offset``-th, or those that follow the picture ``after`` (a hit of this search),
+        or those of jobs that finished after ``newer``'s (the newest first).
 
         A page read ``after`` costs the same however deep it is (an offset is counted row by
         row: 20 ms a page 90,000 pictures down), and pictures that finish meanwhile, which
         come first, do not push the ones already read into it again."""
-        sql, params = _search_sql(query, requester, after)
+        sql, params = _search_sql(query, requester, after, newer)
         with self._handle.read():
             rows = self._handle.database.execute_sql(sql, (*params, limit, offset)).fetchall()
         return [
@@ -298,16 +300,23 @@ def _same(recorded: Path, path: Path) -> bool:
 
 
 def _search_sql(
-    query: PictureQuery, requester: str | None, after: PictureHit | None = None
+    query: PictureQuery,
+    requester: str | None,
+    after: PictureHit | None = None,
+    newer: PictureHit | None = None,
 ) -> tuple[str, list[Any]]:
     """The statement of a search and its parameters (but the page's limit and offset); the
-    rows that follow ``after``'s in the order `_BY_TEXT` and `_BY_ENTRY` read."""
+    rows that follow ``after``'s in the order `_BY_TEXT` and `_BY_ENTRY` read, those of jobs
+    newer than ``newer``'s."""
     conditions: list[str] = []
     params: list[Any] = []
+    row = "e.id" if query.match is None else "picture_text.rowid"  # the one FTS5 ranges
     if after is not None:  # older jobs, or the same job's later pictures
-        row = "e.id" if query.match is None else "picture_text.rowid"  # the one FTS5 ranges
         conditions.append(f"{row} <= ? AND (e.id < ? OR f.n > ?)")
         params.extend((after.entry, after.entry, after.index))
+    if newer is not None:
+        conditions.append(f"{row} > ?")
+        params.append(newer.entry)
     match = query.match
     if match is not None and requester is not None and _has_words(requester):
         # The index narrows to the requester's rows; the equality below makes it exact.

@@ -31,6 +31,7 @@ __all__ = [
     "MAX_OFFSET",
     "PictureHit",
     "delete_search",
+    "newer_than",
     "page_after",
     "save_search",
     "saved_search",
@@ -93,6 +94,26 @@ def page_after(
             break
         after = hits[-1]
     return found
+
+
+def newer_than(
+    ledger: Ledger,
+    query: str,
+    first: PictureHit,
+    *,
+    limit: int = MAX_LIMIT,
+    output_dir: Path | None = None,
+) -> list[PictureHit] | None:
+    """The pictures ``query`` finds of jobs that finished after ``first``'s (the newest shown),
+    newest first, to put above it: the library as pictures arrive. None when there are more
+    than ``limit`` (read the search again instead).
+
+    Raises:
+        InputError: the query cannot be read, or the limit is out of range.
+    """
+    compiled = _compiled(query, limit)
+    hits = ledger.picture_index.search(compiled, limit=limit + 1, newer=first)
+    return _there(hits, output_dir) if len(hits) <= limit else None
 
 
 def _compiled(query: str, limit: int) -> PictureQuery:

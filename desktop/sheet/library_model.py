@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from core.batch.batch_title import batch_title
 from core.ledger.marks import Mark
 from core.pictures.pictures import Picture
-from core.pictures.search import page_after
+from core.pictures.search import newer_than, page_after
 from desktop.sheet.contact_sheet_model import (
     LABEL_LINES_ROLE,
     LIST_LABEL_LINES,
@@ -100,17 +100,42 @@ class LibraryModel(QAbstractListModel):
         self._add(hits)
         self.endInsertRows()
 
+    def add_newer(self) -> int:
+        """Put the pictures finished since the newest shown above it (the library as they
+        arrive); how many. Too many of them: the search is read again."""
+        if not self._hits:
+            self.reload()
+            return len(self._hits)
+        newer = newer_than(self._ledger, self.query, self._hits[0], output_dir=self.output_dir)
+        if newer is None:
+            self.reload()
+            return len(self._hits)
+        if newer:
+            self.beginInsertRows(QModelIndex(), 0, len(newer) - 1)
+            self._hits[0:0] = newer
+            self._read_facts(newer)
+            self._rows_of_path = {}
+            for row, hit in enumerate(self._hits):
+                self._rows_of_path.setdefault(str(hit.path), []).append(row)
+            self.endInsertRows()
+        return len(newer)
+
     def _add(self, hits: list[PictureHit]) -> None:
         start = len(self._hits)
         self._hits.extend(hits)
-        self._marks.update(self._ledger.marks.of([hit.job_id for hit in hits]))
+        self._read_facts(hits)
         for row, hit in enumerate(hits, start):
             self._rows_of_path.setdefault(str(hit.path), []).append(row)
+        if not hits:
+            self._more = False
+
+    def _read_facts(self, hits: list[PictureHit]) -> None:
+        """The marks of these pictures' jobs, their batches' titles and labels."""
+        self._marks.update(self._ledger.marks.of([hit.job_id for hit in hits]))
+        for hit in hits:
             if hit.batch_id not in self._names:
                 self._names[hit.batch_id] = self._batch_name(hit.batch_id)
                 self._labels[hit.batch_id] = JobLabels(self._ledger, hit.batch_id)
-        if not hits:
-            self._more = False
 
     def _batch_name(self, batch_id: str) -> str:
         return batch_title(self._ledger, self._ledger.batch(batch_id))

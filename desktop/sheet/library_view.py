@@ -143,6 +143,8 @@ class LibraryWidget(QWidget):
             "Compare", "Show the two selected pictures side by side", self.compare_selected
         )
         self.view = self._list_view()
+        self._newer_waiting = False  # pictures arrived while the artist was scrolled down
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._layout()
         self.list_boards()
 
@@ -214,7 +216,25 @@ class LibraryWidget(QWidget):
 
     def show_library(self) -> None:
         """Read the library again (pictures finished since), keeping the search and the board."""
+        self._newer_waiting = False
         self.run_search()
+
+    def pictures_arrived(self) -> None:
+        """Pictures finished: shown above the newest when the view is at its top; scrolled
+        down, when the artist comes back up (the pictures browsed stay where they are)."""
+        if self.view.verticalScrollBar().value() > 0:
+            self._newer_waiting = True
+            return
+        self._newer_waiting = False
+        try:
+            self.model.add_newer()
+        except BatchlineError:  # the ledger busy or gone: the next arrival, or the tab, reads
+            self._newer_waiting = True
+
+    @Slot(int)
+    def _scrolled(self, value: int) -> None:
+        if value == 0 and self._newer_waiting:
+            self.pictures_arrived()
 
     @Slot()
     def run_search(self) -> bool:

@@ -45,6 +45,7 @@ from core.batch import shrink_choices
 from core.batch.batch_title import batch_title, batch_titles
 from core.batch.memory_told import memory_told
 from core.errors import BatchlineError, LedgerError
+from core.job_state import JobState
 from desktop.common.icon import app_icon
 from desktop.common.thumbnails import ThumbnailLoader
 from desktop.composer.batch_composer import BatchComposerWidget
@@ -425,6 +426,9 @@ class MainWindow(QMainWindow):
     def on_feed_read(self, jobs: list[Any]) -> None:
         self.job_actions.update_enabled()  # the batches' counts in the actions' texts
         self.sheet.update_jobs(jobs)
+        finished = any(job.state is JobState.succeeded for job in jobs)
+        if finished and self.middle.currentWidget() is self.library:
+            self.library.pictures_arrived()
         if self._initial_load:
             self.notifier.seed(jobs)
         else:

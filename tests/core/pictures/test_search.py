@@ -14,6 +14,7 @@ from core.ledger import Ledger
 from core.ledger.marks import Mark
 from core.pictures.search import (
     delete_search,
+    newer_than,
     page_after,
     save_search,
     saved_search,
@@ -181,6 +182,24 @@ def test_pictures_that_finish_between_pages_bring_none_read_into_the_next(
         finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(5)])  # come first
         assert [hit.job_id for hit in page_after(ledger, "", page[-1], limit=2)] == first[1::-1]
         assert found(ledger, "", limit=2, offset=2) != first[1::-1]  # an offset's would
+
+
+@pytest.mark.parametrize("query", ["", "fox"])
+def test_the_pictures_newer_than_the_newest_shown(tmp_path: Path, query: str) -> None:
+    with Ledger(tmp_path / "home") as ledger:
+        add_preset(ledger)
+        finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(3)])
+        (newest, *_) = search(ledger, query)
+        assert newer_than(ledger, query, newest) == []
+        _, new = finished(ledger, tmp_path / "out", [{"3.seed": 5}, {"3.seed": 6}], pictures=2)
+        arrived = newer_than(ledger, query, newest)
+        assert [(hit.job_id, hit.index) for hit in arrived or []] == [
+            (new[1], 0),
+            (new[1], 1),
+            (new[0], 0),
+            (new[0], 1),
+        ]
+        assert newer_than(ledger, query, newest, limit=3) is None  # too many: read it again
 
 
 def test_another_requesters_pictures_are_not_found(tmp_path: Path) -> None:

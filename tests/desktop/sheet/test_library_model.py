@@ -67,6 +67,25 @@ def test_pictures_finished_while_scrolling_are_not_shown_twice(
     assert _job_ids(library) == older[::-1]
 
 
+def test_pictures_that_arrive_go_above_the_newest_shown(
+    library, ledger, tmp_path, qtbot, monkeypatch
+) -> None:
+    monkeypatch.setattr(library_model, "PAGE", 2)
+    add_preset(ledger)
+    _, older = finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(3)])
+    library.set_query("")
+    assert library.add_newer() == 0
+    _, new = finished(ledger, tmp_path / "out", [{"3.seed": 7}, {"3.seed": 8}], name="Later")
+    with qtbot.waitSignal(library.rowsInserted) as inserted:
+        assert library.add_newer() == 2
+    assert inserted.args[1:] == [0, 1]
+    assert _job_ids(library) == [new[1], new[0], older[2], older[1]]
+    assert library.index(0).data().startswith("Later · ")
+    while library.canFetchMore(QModelIndex()):
+        library.fetchMore(QModelIndex())
+    assert _job_ids(library) == [*new[::-1], *older[::-1]]  # none twice, none left
+
+
 def test_a_bad_query_keeps_the_pictures_shown(library, ledger, tmp_path: Path) -> None:
     fill_library(ledger, tmp_path / "out")
     library.set_query("fox")

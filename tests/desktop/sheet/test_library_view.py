@@ -12,8 +12,9 @@ from PIL import Image
 
 from core.ledger import Ledger
 from core.ledger.marks import Mark
-from desktop.sheet import library_view
+from desktop.sheet import library_model, library_view
 from desktop.sheet.library_view import ALL_RESULTS, LibraryWidget, board_text
+from tests.core.finished_pictures import add_preset, finished
 from tests.desktop.fakes import FakeController
 from tests.desktop.sheet.library_pictures import fill_library
 from tests.trash_home import use_trash
@@ -54,6 +55,33 @@ def test_a_search_finds_by_words_seed_model_value_and_mark(library, jobs) -> Non
     assert _found(library, "lora:film_grain") == _by_name(jobs, "snow")
     assert _found(library, "value:ddim") == _by_name(jobs, "cat")
     assert _found(library, "is:starred") == _by_name(jobs, "fox")
+
+
+def test_pictures_arrive_on_top_and_wait_while_the_artist_is_scrolled_down(
+    qtbot, ledger, thumbnails, controller, tmp_path, monkeypatch
+) -> None:
+    """The library showed a batch's pictures only when its tab was chosen again; they now
+    come as they finish, without moving the pictures being looked at."""
+    monkeypatch.setattr(library_model, "PAGE", 20)
+    add_preset(ledger)
+    finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(60)])
+    widget = LibraryWidget(ledger, thumbnails, controller)
+    qtbot.addWidget(widget)
+    widget.resize(700, 500)
+    widget.show()
+    widget.show_library()
+    bar = widget.view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    first = widget.model.hits()[0]
+    _, (seen_later,) = finished(ledger, tmp_path / "out", [{"3.seed": 100}])
+    widget.pictures_arrived()
+    assert widget.model.hits()[0] == first, "scrolled down: the pictures stay"
+    bar.setValue(0)
+    assert widget.model.hits()[0].job_id == seen_later
+    _, (at_top,) = finished(ledger, tmp_path / "out", [{"3.seed": 101}])
+    widget.pictures_arrived()
+    assert widget.model.hits()[0].job_id == at_top
 
 
 def test_a_bad_query_says_why_in_one_line_and_keeps_the_pictures(library, jobs) -> None:

@@ -16,6 +16,7 @@ from desktop.jobs.job_table_model import Column
 from desktop.presets.preset_files import add_preset_file
 from desktop.sheet.contact_sheet_model import STATUS_ROLE
 from desktop.window.main_window import MainWindow
+from tests.core.finished_pictures import finished
 from tests.core.helpers import run_job, succeed_job
 from tests.desktop.conftest import TXT2IMG, make_jobs
 from tests.desktop.helpers import answer_question, shown_ampersands, until
@@ -134,6 +135,20 @@ def test_only_batches_ending_while_open_are_announced(qtbot, ledger, controller,
     succeed_job(ledger, new[0], [])
     qtbot.waitUntil(lambda: not window.banner.isHidden())
     assert window.banner.text().endswith(": 1 done")
+    window.close()
+
+
+def test_the_library_shows_pictures_as_they_finish(qtbot, ledger, controller, tmp_path):
+    window = MainWindow(ledger, controller, thumbnail_dir=tmp_path / "thumbs")
+    qtbot.addWidget(window)
+    jobs = fill_library(ledger, tmp_path / "out")
+    window.start()
+    qtbot.waitUntil(lambda: not window.model.loading)
+    window.show_library()
+    assert window.library.model.rowCount() == len(jobs)
+    _, (new,) = finished(ledger, tmp_path / "out", [{"3.seed": 5}], name="Just now")
+    qtbot.waitUntil(lambda: window.library.model.rowCount() == len(jobs) + 1)
+    assert window.library.model.hits()[0].job_id == new
     window.close()
 
 
