@@ -25,6 +25,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "resources" / "comfyui-extension"
 # Changing the extension means adding its new digest here (a test checks the current one is).
 SHIPPED_DIGESTS = (
     "8aaf37a7b5a0ba1d44f344443ed92361f5661380fe0fa783921cebef98d797c6",  # 1: issue 32
+    "821c4abf15b63407f9c8441a85cdc297a34423e7548c26ad8351cd97409b48f0",  # 2: Other pages
 )
 
 _SKIPPED = {"__pycache__", ".DS_Store"}

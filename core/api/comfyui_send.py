@@ -125,8 +125,8 @@ async def comfyui_cors(
     if origin is not None and not allowed:
         return error_response(
             403,
-            f"the page {origin} may not send here: add it to the servers in Batchline's "
-            "Settings or to api.allowed_origins",
+            f"the page {origin} may not send here: add it in Batchline's Settings (a server, "
+            "or Other pages) or with `batchline origins add`",
         )
     response = await handler(request)
     if origin is not None:

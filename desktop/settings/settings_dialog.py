@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.api.comfyui_send import origin_of
 from core.comfy import server_address
 from core.comfy.token_store import TOKEN_ENV, keyring_available, save_token
 from core.errors import BatchlineError
 from core.ledger.settings import (
+    ALLOWED_ORIGINS,
     DEFAULT_SERVER,
     EXPORT_SIDECAR,
     NOTIFY_DESKTOP,
@@ -139,6 +141,8 @@ class SettingsDialog(QDialog):
         form.addRow("Notifications", self.notify)
         self.extension = ExtensionInstaller(fields)
         form.addRow("ComfyUI editor", self.extension)
+        self.origins = _origins_field(ledger, self)
+        form.addRow(_buddy("Other &pages", self.origins), self.origins)
         self.models = ServerModels(
             ledger, lambda: configured_servers(self.server.text()), commands, fields
         )
@@ -180,6 +184,8 @@ class SettingsDialog(QDialog):
             WILDCARDS_FOLDER.set(self._ledger, Path(wildcards).expanduser())  # else as it was
         if self.sidecar.isChecked() != _sidecar_set(self._ledger):
             EXPORT_SIDECAR.set(self._ledger, self.sidecar.isChecked())
+        origins = [origin_of(text) for text in server_list(self.origins.text())]
+        ALLOWED_ORIGINS.set(self._ledger, ", ".join(dict.fromkeys(o for o in origins if o)))
         if self.token.text():
             for server in server_list(settings.server):
                 save_token(server_address(server), self.token.text())
@@ -199,6 +205,9 @@ class SettingsDialog(QDialog):
         wildcards = self.wildcards.text().strip()
         if wildcards and not Path(wildcards).expanduser().is_absolute():
             return f"The wildcards folder must be a full path (from / or ~), not {wildcards!r}"
+        for text in server_list(self.origins.text()):
+            if origin_of(text) is None:
+                return f"Other pages: {text!r} is not a web page's origin (scheme://host:port)"
         return None
 
     def accept(self) -> None:
@@ -316,6 +325,19 @@ def _sidecar_set(ledger: Ledger) -> bool:
         return EXPORT_SIDECAR.get(ledger)
     except BatchlineError:
         return False
+
+
+def _origins_field(ledger: Ledger, parent: QWidget) -> QLineEdit:
+    """The web pages besides the ComfyUI servers that may send workflows (`ALLOWED_ORIGINS`,
+    `batchline origins`): a ComfyUI reached by another name, behind a proxy."""
+    field = QLineEdit(ALLOWED_ORIGINS.get(ledger), parent)
+    field.setPlaceholderText("e.g. http://gpu-box.lan:8188 (comma-separated)")
+    field.setAccessibleName("Other pages that may send workflows")
+    field.setToolTip(
+        "Besides the ComfyUI servers above, the ComfyUI editors at these addresses may send "
+        "workflows here (Send to Batchline): one reached by another name or through a proxy."
+    )
+    return field
 
 
 def _notify_box(ledger: Ledger, parent: QWidget) -> QCheckBox:

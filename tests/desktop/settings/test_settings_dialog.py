@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from core.comfy.token_store import load_token, save_token
 from core.ledger import Ledger
 from core.ledger.settings import (
+    ALLOWED_ORIGINS,
     CONTROLLER,
     EXPORT_SIDECAR,
     NOTIFY_DESKTOP,
@@ -155,6 +156,25 @@ def test_notifications_are_turned_off_and_on_for_every_batch(qtbot, ledger) -> N
     again = SettingsDialog(ledger)
     qtbot.addWidget(again)
     assert not again.notify.isChecked()
+
+
+def test_other_pages_that_may_send_workflows_are_a_setting(qtbot, ledger) -> None:
+    """They were `batchline origins add` only: an artist whose ComfyUI is reached by another
+    name had no way in the window to let its editor send."""
+    dialog = SettingsDialog(ledger)
+    qtbot.addWidget(dialog)
+    assert dialog.origins.text() == ""
+    dialog.origins.setText("box.lan:8188")
+    assert dialog.problem() == (
+        "Other pages: 'box.lan:8188' is not a web page's origin (scheme://host:port)"
+    )
+    dialog.origins.setText("http://box.lan:8188/, https://proxy.example, http://box.lan:8188")
+    assert dialog.problem() is None
+    dialog.apply()
+    assert ALLOWED_ORIGINS.get(ledger) == "http://box.lan:8188, https://proxy.example"
+    again = SettingsDialog(ledger)
+    qtbot.addWidget(again)
+    assert again.origins.text() == "http://box.lan:8188, https://proxy.example"
 
 
 def test_the_dialog_goes_with_its_answer(qtbot, tmp_path) -> None:

@@ -128,7 +128,7 @@ test("a Batchline that answers but refuses this origin (CORS) is told apart from
   assert.deepEqual(asked, ["POST", "no-cors"]);
   assert.equal(
     result.text,
-    "Batchline at http://127.0.0.1:8190 did not let this editor in: add http://box:8188 to Batchline's ComfyUI servers in its Settings, or check the address.",
+    "Batchline at http://127.0.0.1:8190 did not let this editor in: add http://box:8188 in Batchline's Settings (Other pages), or check the address.",
   );
   assert.equal(toasts[0].detail, result.text);
 });

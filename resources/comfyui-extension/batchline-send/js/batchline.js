@@ -124,8 +124,8 @@ export async function sendWorkflow(app, { fetchImpl = globalThis.fetch, origin }
     });
   } catch {
     const text = (await answers(fetchImpl, where.address + ROUTE))
-      ? `Batchline at ${where.address} did not let this editor in: add ${body.comfyui} to ` +
-        "Batchline's ComfyUI servers in its Settings, or check the address."
+      ? `Batchline at ${where.address} did not let this editor in: add ${body.comfyui} in ` +
+        "Batchline's Settings (Other pages), or check the address."
       : `Batchline does not answer at ${where.address}; is it running?`;
     tell(app, false, text);
     return { ok: false, text };
