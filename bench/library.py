@@ -257,7 +257,7 @@ def deep_page(home: Path) -> tuple[int, float, float]:
         while page := page_after(ledger, "", before[-1] if before else None, limit=MAX_LIMIT):
             before.extend(page)
         depth = max(0, len(before) - 100)
-        after = before[depth - 1] if depth else None
+        after = before[depth - 1].place if depth else None
         times: dict[str, list[float]] = {"after": [], "offset": []}
         for _ in range(9):
             started = time.perf_counter()

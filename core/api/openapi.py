@@ -356,7 +356,13 @@ SCHEMAS: dict[str, Schema] = {
             "pictures": {"type": "array", "items": _ref("PictureFound")},
             "next": {
                 "type": ["integer", "null"],
-                "description": "pass as `offset` for the next page; null on the last page",
+                "description": "pass as `offset` for the next page; null on the last page "
+                "(and when paging by `after`)",
+            },
+            "after": {
+                "type": ["string", "null"],
+                "description": "pass as `after` for the next page (pictures finishing "
+                "meanwhile bring none of this page into it); null on the last page",
             },
         }
     ),
@@ -660,6 +666,12 @@ PATHS: dict[str, Schema] = {
                     "in": "query",
                     "description": "the `next` of the page before",
                     "schema": {"type": "integer", "minimum": 0, "maximum": SEARCH_MAX_OFFSET},
+                },
+                {
+                    "name": "after",
+                    "in": "query",
+                    "description": "the `after` of the page before (not with `offset`)",
+                    "schema": {"type": "string", "pattern": r"^[0-9]{1,18}\.[0-9]{1,9}$"},
                 },
             ],
         ),

@@ -20,7 +20,14 @@ from core.api.errors import ApiError
 from core.api.reads import off_the_loop
 from core.inputs import MAX_PICTURE_BYTES, PictureRef, PictureStore, pictures_json
 from core.ledger.job_json import iso
-from core.pictures.search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, search
+from core.pictures.search import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    Place,
+    page_after,
+    search,
+)
 from core.whole_numbers import parse_whole
 
 if TYPE_CHECKING:
@@ -43,20 +50,40 @@ async def add_picture(request: web.Request) -> web.Response:
 
 async def find_pictures(request: web.Request) -> web.Response:
     """The requester's own pictures that ``?q=`` finds (none: all), newest first, a page of
-    ``?limit=`` (default 100, at most 1000) from ``?offset=``; ``next`` is the offset of the
-    next page, null on the last. A query that cannot be read is a 400 naming its part."""
+    ``?limit=`` (default 100, at most 1000) from ``?offset=``, or after ``?after=`` (the
+    ``after`` of the page before: pictures finishing meanwhile bring none read into the next
+    page, as an offset's would); ``next`` is the offset of the next page, ``after`` its
+    place, each null on the last. A query that cannot be read is a 400 naming its part."""
     ledger, requester = request.app[LEDGER], requester_of(request)
     query = request.query.get("q", "")
     limit = _whole(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     offset = _whole(request, "offset", 0, 0, MAX_OFFSET)
+    after = _place(request)
 
-    def read() -> list[dict[str, Any]]:
-        hits = search(ledger, query, requester=requester, limit=limit, offset=offset)
-        return _hits_json(ledger, hits)
+    def read() -> tuple[list[dict[str, Any]], str | None]:
+        if after is None:
+            hits = search(ledger, query, requester=requester, limit=limit, offset=offset)
+        else:
+            hits = page_after(ledger, query, after, requester=requester, limit=limit)
+        return _hits_json(ledger, hits), hits[-1].place.text() if len(hits) == limit else None
 
-    pictures = await off_the_loop(request, read)
-    following = offset + limit if len(pictures) == limit else None
-    return web.json_response({"query": query, "pictures": pictures, "next": following})
+    pictures, last = await off_the_loop(request, read)
+    following = offset + limit if len(pictures) == limit and after is None else None
+    return web.json_response(
+        {"query": query, "pictures": pictures, "next": following, "after": last}
+    )
+
+
+def _place(request: web.Request) -> Place | None:
+    text = request.query.get("after")
+    if text is None:
+        return None
+    if "offset" in request.query:
+        raise ApiError(400, "after, offset: give one of them")
+    place = Place.read(text)
+    if place is None:
+        raise ApiError(400, "after: must be the `after` of the page before (ENTRY.N)")
+    return place
 
 
 def _whole(request: web.Request, name: str, default: int, low: int, high: int) -> int:

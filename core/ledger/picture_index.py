@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +108,26 @@ class PictureQuery:
     spans: tuple[DateSpan, ...] = ()
 
 
+_PLACE = re.compile(r"([0-9]{1,18})\.([0-9]{1,9})")
+
+
+class Place(NamedTuple):
+    """Where a picture stands in a search's order: its job's row in the index (``entry``) and
+    its place among the job's pictures (``n``); written ``ENTRY.N`` (the API's ``after``)."""
+
+    entry: int
+    n: int
+
+    def text(self) -> str:
+        return f"{self.entry}.{self.n}"
+
+    @classmethod
+    def read(cls, text: str) -> Place | None:
+        """``12.0`` -> Place(12, 0); None for anything else."""
+        found = _PLACE.fullmatch(text)
+        return cls(int(found[1]), int(found[2])) if found else None
+
+
 @dataclass(frozen=True)
 class PictureHit:
     """One picture a search found: its job, its place among the job's pictures, its file as
@@ -119,6 +140,10 @@ class PictureHit:
     path: Path
     finished_at: float
     entry: int
+
+    @property
+    def place(self) -> Place:
+        return Place(self.entry, self.index)
 
 
 def create_tables(db: SqliteDatabase) -> None:
@@ -250,13 +275,13 @@ class PictureIndex:
         requester: str | None = None,
         limit: int = 100,
         offset: int = 0,
-        after: PictureHit | None = None,
-        newer: PictureHit | None = None,
+        after: Place | None = None,
+        newer: Place | None = None,
     ) -> list[PictureHit]:
         """The pictures ``query`` finds (of ``requester`` alone when given), newest first (the
         order their jobs finished in), a job's pictures in their order: ``limit`` of them from
-        the ``offset``-th, or those that follow the picture ``after`` (a hit of this search),
-        or those of jobs that finished after ``newer``'s (the newest first).
+        the ``offset``-th, or those that follow the place ``after`` (a hit of this search's),
+        or those of jobs that finished after the one at ``newer`` (the newest first).
 
         A page read ``after`` costs the same however deep it is (an offset is counted row by
         row: 20 ms a page 90,000 pictures down), and pictures that finish meanwhile, which
@@ -302,8 +327,8 @@ def _same(recorded: Path, path: Path) -> bool:
 def _search_sql(
     query: PictureQuery,
     requester: str | None,
-    after: PictureHit | None = None,
-    newer: PictureHit | None = None,
+    after: Place | None = None,
+    newer: Place | None = None,
 ) -> tuple[str, list[Any]]:
     """The statement of a search and its parameters (but the page's limit and offset); the
     rows that follow ``after``'s in the order `_BY_TEXT` and `_BY_ENTRY` read, those of jobs
@@ -313,7 +338,7 @@ def _search_sql(
     row = "e.id" if query.match is None else "picture_text.rowid"  # the one FTS5 ranges
     if after is not None:  # older jobs, or the same job's later pictures
         conditions.append(f"{row} <= ? AND (e.id < ? OR f.n > ?)")
-        params.extend((after.entry, after.entry, after.index))
+        params.extend((after.entry, after.entry, after.n))
     if newer is not None:
         conditions.append(f"{row} > ?")
         params.append(newer.entry)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
-from core.ledger.picture_index import PictureHit
+from core.ledger.picture_index import PictureHit, Place
 from core.pictures.search_query import parse_query
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_OFFSET",
     "PictureHit",
+    "Place",
     "delete_search",
     "newer_than",
     "page_after",
@@ -70,16 +71,18 @@ def search(
 def page_after(
     ledger: Ledger,
     query: str,
-    after: PictureHit | None,
+    after: Place | None,
     *,
+    requester: str | None = None,
     limit: int = DEFAULT_LIMIT,
     output_dir: Path | None = None,
 ) -> list[PictureHit]:
-    """The ``limit`` pictures ``query`` finds after ``after`` (the last of the page before;
-    None: the first page), as `search` orders them, fewer only at the end: the library's
-    pages as it scrolls. Gone pictures are read past (a folder deleted outside Batchline), a
-    page deep down is read as quickly as the first, and pictures that finish meanwhile, which
-    come first, bring none of those read into a later page again.
+    """The ``limit`` pictures ``query`` finds after the place ``after`` (the last picture's of
+    the page before; None: the first page), as `search` orders them, fewer only at the end:
+    the library's pages as it scrolls, the API's by ``after``. Gone pictures are read past (a
+    folder deleted outside Batchline), a page deep down is read as quickly as the first, and
+    pictures that finish meanwhile, which come first, bring none of those read into a later
+    page again.
 
     Raises:
         InputError: the query cannot be read, or the limit is out of range.
@@ -88,25 +91,26 @@ def page_after(
     found: list[PictureHit] = []
     while len(found) < limit:
         wanted = limit - len(found)
-        hits = ledger.picture_index.search(compiled, limit=wanted, after=after)
+        index = ledger.picture_index
+        hits = index.search(compiled, requester=requester, limit=wanted, after=after)
         found += _there(hits, output_dir)
         if len(hits) < wanted:
             break
-        after = hits[-1]
+        after = hits[-1].place
     return found
 
 
 def newer_than(
     ledger: Ledger,
     query: str,
-    first: PictureHit,
+    first: Place,
     *,
     limit: int = MAX_LIMIT,
     output_dir: Path | None = None,
 ) -> list[PictureHit] | None:
-    """The pictures ``query`` finds of jobs that finished after ``first``'s (the newest shown),
-    newest first, to put above it: the library as pictures arrive. None when there are more
-    than ``limit`` (read the search again instead).
+    """The pictures ``query`` finds of jobs that finished after the one at ``first`` (the
+    newest shown), newest first, to put above it: the library as pictures arrive. None when
+    there are more than ``limit`` (read the search again instead).
 
     Raises:
         InputError: the query cannot be read, or the limit is out of range.

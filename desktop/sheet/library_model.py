@@ -91,7 +91,7 @@ class LibraryModel(QAbstractListModel):
     def fetchMore(self, parent: AnyIndex) -> None:
         if parent.isValid() or not self._more:
             return
-        after = self._hits[-1] if self._hits else None
+        after = self._hits[-1].place if self._hits else None
         hits = page_after(self._ledger, self.query, after, limit=PAGE, output_dir=self.output_dir)
         if not hits:
             self._more = False
@@ -106,7 +106,8 @@ class LibraryModel(QAbstractListModel):
         if not self._hits:
             self.reload()
             return len(self._hits)
-        newer = newer_than(self._ledger, self.query, self._hits[0], output_dir=self.output_dir)
+        first = self._hits[0].place
+        newer = newer_than(self._ledger, self.query, first, output_dir=self.output_dir)
         if newer is None:
             self.reload()
             return len(self._hits)

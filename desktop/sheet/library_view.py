@@ -375,7 +375,7 @@ class LibraryWidget(QWidget):
         while page := page_after(
             self._ledger,
             self.model.query,
-            hits[-1] if hits else None,
+            hits[-1].place if hits else None,
             limit=MAX_LIMIT,
             output_dir=self.model.output_dir,
         ):

@@ -164,6 +164,38 @@ async def test_pictures_need_a_token_as_batches_do(api: Api, tmp_path: Path) -> 
     assert kept(api) == []
 
 
+async def test_pages_after_the_last_read_miss_none_and_repeat_none_as_pictures_finish(
+    api: Api, tmp_path: Path
+) -> None:
+    """Paged by offset while a batch runs, the pictures it finishes push those read into the
+    next page again; paged by ``after``, none is read twice and none is missed."""
+    from tests.core.finished_pictures import add_preset, finished
+
+    add_preset(api.ledger)
+    pictures = [{"3.seed": n} for n in range(3)]
+    _, older = finished(api.ledger, tmp_path / "a", pictures, requester="alice")
+    finished(api.ledger, tmp_path / "b", [{"3.seed": 9}], requester="bob")
+    async with api.client("alice") as http:
+        first = (await http.get("/v1/pictures", params={"limit": "2"})).json()
+        assert [p["job"] for p in first["pictures"]] == older[:0:-1]
+        assert (first["next"], first["after"] is not None) == (2, True)
+        finished(api.ledger, tmp_path / "a", [{"3.seed": 7}], requester="alice")  # meanwhile
+        by_offset = await http.get("/v1/pictures", params={"limit": "2", "offset": "2"})
+        assert by_offset.json()["pictures"][0]["job"] == older[1], "read twice"
+        rest = await http.get("/v1/pictures", params={"limit": "2", "after": first["after"]})
+        assert rest.status_code == 200, rest.text
+        assert [p["job"] for p in rest.json()["pictures"]] == [older[0]]
+        assert (rest.json()["after"], rest.json()["next"]) == (None, None)
+        both = await http.get("/v1/pictures", params={"after": "1.0", "offset": "2"})
+        assert (both.status_code, both.json()["message"]) == (
+            400,
+            "after, offset: give one of them",
+        )
+        wrong = await http.get("/v1/pictures", params={"after": "../etc"})
+        assert wrong.status_code == 400
+        assert wrong.json()["message"].startswith("after: must be the `after`")
+
+
 async def test_a_search_finds_the_requesters_own_pictures_only(api: Api, tmp_path: Path) -> None:
     """GET /v1/pictures?q=: the window's query language over the token's own pictures, each
     with the URL that serves it; bob's fox is never alice's to find."""

@@ -135,7 +135,7 @@ def pages(ledger: Ledger, query: str, limit: int) -> list[list[tuple[str, int]]]
     after = None
     while page := page_after(ledger, query, after, limit=limit):
         read.append([(hit.job_id, hit.index) for hit in page])
-        after = page[-1]
+        after = page[-1].place
     return read
 
 
@@ -180,7 +180,9 @@ def test_pictures_that_finish_between_pages_bring_none_read_into_the_next(
         page = page_after(ledger, "", None, limit=2)
         assert [hit.job_id for hit in page] == [first[3], first[2]]
         finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(5)])  # come first
-        assert [hit.job_id for hit in page_after(ledger, "", page[-1], limit=2)] == first[1::-1]
+        assert [hit.job_id for hit in page_after(ledger, "", page[-1].place, limit=2)] == first[
+            1::-1
+        ]
         assert found(ledger, "", limit=2, offset=2) != first[1::-1]  # an offset's would
 
 
@@ -189,7 +191,7 @@ def test_the_pictures_newer_than_the_newest_shown(tmp_path: Path, query: str) ->
     with Ledger(tmp_path / "home") as ledger:
         add_preset(ledger)
         finished(ledger, tmp_path / "out", [{"3.seed": n} for n in range(3)])
-        (newest, *_) = search(ledger, query)
+        newest = search(ledger, query)[0].place
         assert newer_than(ledger, query, newest) == []
         _, new = finished(ledger, tmp_path / "out", [{"3.seed": 5}, {"3.seed": 6}], pictures=2)
         arrived = newer_than(ledger, query, newest)
