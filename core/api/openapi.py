@@ -51,8 +51,16 @@ def _json(schema: Schema, description: str, headers: Schema | None = None) -> Sc
     return answer
 
 
+# A request HTTP itself cannot read (a Content-Length that is no number, a header line with no
+# colon) is answered by the HTTP layer before Batchline sees it, in plain text (seen by the
+# schema fuzzer: 400 "Invalid character in Content-Length").
+_UNREADABLE_HTTP = {"text/plain": {"schema": {"type": "string"}}}
 _ERRORS = {
-    "400": _json(_ref("Error"), "a bad request: the message names the field"),
+    "400": {
+        "description": "a bad request: the message names the field (in plain text: a request "
+        "that is not well-formed HTTP, answered before it is read)",
+        "content": {**_json(_ref("Error"), "")["content"], **_UNREADABLE_HTTP},
+    },
     "401": _json(
         _ref("Error"),
         "no token, or an unknown one",
