@@ -114,6 +114,8 @@ class LibraryModel(QAbstractListModel):
         if newer:
             self.beginInsertRows(QModelIndex(), 0, len(newer) - 1)
             self._hits[0:0] = newer
+            for hit in newer:  # their batches read again: a retry added since, a new name
+                self._names.pop(hit.batch_id, None)
             self._read_facts(newer)
             self._rows_of_path = {}
             for row, hit in enumerate(self._hits):
