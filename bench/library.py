@@ -254,7 +254,7 @@ def deep_page(home: Path) -> tuple[int, float, float]:
 
     with Ledger(home) as ledger:
         before: list[PictureHit] = []
-        while page := page_after(ledger, "", before[-1] if before else None, limit=MAX_LIMIT):
+        while page := page_after(ledger, "", before[-1].place if before else None, limit=MAX_LIMIT):
             before.extend(page)
         depth = max(0, len(before) - 100)
         after = before[depth - 1].place if depth else None
