@@ -53,13 +53,15 @@ class PresetVersionsDialog(QDialog):
         self.table.setRootIsDecorated(False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         before: dict[str, Any] = {}
+        before_names: dict[str, str] = {}
         catalogue = Catalogue.bundled()
         for version in versions:
             workflow = ledger.workflow(version.workflow_hash)
-            names = {**input_names(before, catalogue), **input_names(workflow, catalogue)}
-            changed = changes(before, workflow, names) if before else "first version"
+            names = input_names(workflow, catalogue)
+            told = {**before_names, **names}  # an input removed: by its name before
+            changed = changes(before, workflow, told) if before else "first version"
             self.table.addTopLevelItem(self._row(version, versions[-1], changed))
-            before = workflow
+            before, before_names = workflow, names
         for column in range(len(self.COLUMNS) - 1):
             self.table.resizeColumnToContents(column)
         said = QLabel(

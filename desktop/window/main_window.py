@@ -426,8 +426,8 @@ class MainWindow(QMainWindow):
     def on_feed_read(self, jobs: list[Any]) -> None:
         self.job_actions.update_enabled()  # the batches' counts in the actions' texts
         self.sheet.update_jobs(jobs)
-        finished = any(job.state is JobState.succeeded for job in jobs)
-        if finished and self.middle.currentWidget() is self.library:
+        shown = self.middle.currentWidget() is self.library  # else read when it is chosen
+        if shown and any(job.state is JobState.succeeded for job in jobs):
             self.library.pictures_arrived()
         if self._initial_load:
             self.notifier.seed(jobs)
