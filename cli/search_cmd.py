@@ -6,22 +6,21 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cli.common import names_from_user, open_ledger
 from core.ledger.job_json import iso
+from core.ledger.picture_index import PictureHit, Place
 from core.pictures.search import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
     delete_search,
+    page_after,
     save_search,
     saved_search,
     saved_searches,
     search,
 )
-
-if TYPE_CHECKING:
-    from core.ledger.picture_index import PictureHit
 
 LANGUAGE = """\
 the query (every part must hold; docs/search.md has it all):
@@ -55,7 +54,15 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=f"at most N pictures (1 to {MAX_LIMIT}; default {DEFAULT_LIMIT})",
     )
-    parser.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N")
+    page = parser.add_mutually_exclusive_group()
+    page.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N")
+    page.add_argument(
+        "--after",
+        type=place,
+        metavar="PLACE",
+        help='the pictures after the one at PLACE (the "place" of --json\'s last picture): '
+        "pages that neither skip nor repeat a picture while new ones finish",
+    )
     kept = parser.add_mutually_exclusive_group()
     kept.add_argument("--save", metavar="NAME", help="also keep the query under NAME")
     kept.add_argument("--saved", metavar="NAME", help="run the search kept under NAME")
@@ -76,7 +83,10 @@ def run_search(args: argparse.Namespace) -> int:
             query = saved_search(ledger, args.saved).query
         if args.save is not None:
             save_search(ledger, args.save, query)
-        hits = search(ledger, query, limit=args.limit, offset=args.offset)
+        if args.after is not None:
+            hits = page_after(ledger, query, args.after, limit=args.limit)
+        else:
+            hits = search(ledger, query, limit=args.limit, offset=args.offset)
     if args.json:
         print(json.dumps([hit_json(hit) for hit in hits], indent=2))
     elif hits:
@@ -95,7 +105,16 @@ def hit_json(hit: PictureHit) -> dict[str, Any]:
         "index": hit.index,
         "path": str(hit.path),
         "finished_at": iso(hit.finished_at),
+        "place": hit.place.text(),
     }
+
+
+def place(text: str) -> Place:
+    """``--after``'s PLACE: ``ENTRY.N``, as --json writes it."""
+    found = Place.read(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a place (ENTRY.N, as --json writes it)")
+    return found
 
 
 def hit_line(hit: PictureHit) -> str:

@@ -43,6 +43,25 @@ def test_a_search_prints_the_pictures_newest_first(cli: Cli, tmp_path: Path) -> 
     assert cli("search", "cat").out == "no picture found by 'cat'\n"
 
 
+def test_pages_follow_the_place_of_the_last_picture_and_miss_none_as_pictures_finish(
+    cli: Cli, tmp_path: Path
+) -> None:
+    ids = pictures(cli, tmp_path)
+    first = cli("search", "--limit", "2", "--json").json()
+    assert [p["job"] for p in first] == [ids[2], ids[1]]
+    with Ledger(cli.home) as ledger:  # one finishes between the two pages
+        _, newer = finished(ledger, tmp_path / "out", [{"3.seed": 5}])
+    after = cli("search", "--limit", "2", "--after", first[-1]["place"], "--json").json()
+    assert [p["job"] for p in after] == [ids[0]]
+    by_offset = cli("search", "--limit", "2", "--offset", "2", "--json").json()
+    assert [p["job"] for p in by_offset] == [ids[1], ids[0]]  # offsets repeat one: ids[1]
+    assert cli("search", "--json").json()[0]["job"] == newer[0]
+    refused = cli("search", "--after", "12")
+    assert refused.code == 2
+    assert "'12' is not a place (ENTRY.N" in refused.err
+    assert cli("search", "--after", "1.0", "--offset", "1").code == 2
+
+
 def test_a_query_that_cannot_be_read_is_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> None:
     pictures(cli, tmp_path)
     refused = cli("search", "seed:abc")
